@@ -1,0 +1,235 @@
+"""The Executor: runs a program's global block over a scope.
+
+    exe = Executor("cpu")
+    exe.run(startup_program)                       # parameters into the global scope
+    loss, = exe.run(main_program, feed={"x": x}, fetch_list=[avg_loss])
+
+Feeds are checked against the data variables' declared dtype, shape and
+lod_level. Plans are cached per (program, version, feed signature, fetch
+list): the second run of a program pays for its kernels, not for inference,
+lookups or kernel selection. `check=True` re-runs inference on every run and
+compares each kernel's outputs with it; `check_nan_inf=True` stops at the first
+op that writes NaN or Inf.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from executor.plan import BlockCompiler, Plan, run_steps
+from executor.scope import Scope, global_scope
+from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.errors import FeedError, FetchError, MissingVariableError, PaddleIRError
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.proto import framework_pb2 as pb
+
+_MAX_CACHED_PLANS = 64
+
+
+@dataclass
+class ExecutionOptions:
+    allow_fallback: bool = True
+    check_nan_inf: bool = False
+
+
+def _program_desc(program) -> pb.ProgramDesc:
+    if isinstance(program, pb.ProgramDesc):
+        return program
+    desc = getattr(program, "desc", None)
+    if not isinstance(desc, pb.ProgramDesc):
+        raise PaddleIRError(f"Executor.run needs a Program or a ProgramDesc, got "
+                            f"{type(program).__name__}")
+    return desc
+
+
+def _split_value(name: str, value):
+    """A feed as (array or SelectedRows, LoD offsets)."""
+    if isinstance(value, LoDTensor):
+        return value.numpy(), value.offsets
+    if isinstance(value, SelectedRows):
+        return value, ()
+    if isinstance(value, np.ndarray):
+        return value, ()
+    if isinstance(value, (list, tuple, int, float, bool, np.generic)):
+        return np.asarray(value), ()
+    raise FeedError(f"feed {name!r} must be an ndarray, a LoDTensor or a SelectedRows, got "
+                    f"{type(value).__name__}")
+
+
+class Executor:
+    def __init__(self, place: str = "cpu", *, check: bool = False, check_nan_inf: bool = False,
+                 storage_fallback: str = "warn"):
+        if str(place).lower() not in ("cpu", "cpuplace", "cpuplace()"):
+            raise PaddleIRError(f"place {place!r} is not supported; paddle-ir runs on 'cpu'")
+        if storage_fallback not in ("warn", "error"):
+            raise PaddleIRError("storage_fallback must be 'warn' or 'error'")
+        self.place = "cpu"
+        self.check = check
+        self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
+        self._plans: OrderedDict = OrderedDict()
+        self.last_plan: Plan | None = None
+        self.profile: dict | None = None
+
+    # -- public API ---------------------------------------------------------------------------
+    def run(self, program=None, feed=None, fetch_list=None, scope: Scope | None = None,
+            return_numpy: bool = True):
+        if program is None:
+            from paddle_ir.framework import default_main_program  # builder sits above us
+
+            program = default_main_program()
+        desc = _program_desc(program)
+        scope = global_scope() if scope is None else scope
+        block = desc.blocks[0]
+        declared = {v.name: v for v in block.vars}
+        feeds = self._prepare_feeds(declared, feed or {})
+        fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
+
+        signature = tuple((n, v.__class__, getattr(v, "dtype", None), v.ndim if v.__class__
+                           is np.ndarray else 0, len(off)) for n, (v, off) in feeds.items())
+        key = (id(desc), getattr(program, "_version_counter", desc.ByteSize()), signature,
+               tuple(fetch_names))
+        plan = None if self.check or self.options.check_nan_inf else self._plans.get(key)
+        if plan is not None and plan[0] is desc:
+            plan = plan[1]
+            env = [None] * len(plan.names)
+            lods = [()] * len(plan.names)
+            if self._bind(plan, env, lods, feeds, scope, strict_kinds=True):
+                run_steps(plan, env, lods, self.profile)
+            else:  # a scope value changed kind since the plan was made
+                plan, env, lods = self._compile(desc, block, declared, feeds, scope,
+                                                fetch_names, key)
+        else:
+            plan, env, lods = self._compile(desc, block, declared, feeds, scope, fetch_names,
+                                            key)
+        self.last_plan = plan
+        self._write_back(plan, env, lods, scope)
+        return [self._fetch_value(plan, env, lods, n, declared, return_numpy)
+                for n in fetch_names]
+
+    def close(self) -> None:
+        self._plans.clear()
+
+    # -- compiling and binding --------------------------------------------------------------------
+    def _compile(self, desc, block, declared, feeds, scope, fetch_names, key):
+        persistable = {v.name for v in block.vars if v.persistable}
+        compiler = BlockCompiler(block, persistable, self.options)
+
+        def bind(plan, env, lods):
+            self._bind(plan, env, lods, feeds, scope, strict_kinds=False)
+
+        plan, env, lods = compiler.compile_and_run(bind, fetch_names)
+        if not (self.check or self.options.check_nan_inf):
+            self._plans[key] = (desc, plan)
+            if len(self._plans) > _MAX_CACHED_PLANS:
+                self._plans.popitem(last=False)
+        return plan, env, lods
+
+    def _bind(self, plan: Plan, env, lods, feeds, scope, strict_kinds: bool) -> bool:
+        """Put feeds and scope values into the frame; False if a kind changed since compile."""
+        kinds = plan.external_kinds
+        for k, (i, name) in enumerate(plan.external):
+            fed = feeds.get(name)
+            if fed is not None:
+                value, offsets = fed
+            else:
+                holder = scope.find_var(name)
+                stored = None if holder is None else holder.value
+                if stored is None:
+                    if strict_kinds:
+                        return False
+                    continue  # reported by the op that reads it, with the op's context
+                if stored.__class__ is LoDTensor:
+                    value, offsets = stored._array, stored._offsets
+                else:
+                    value, offsets = stored, ()
+            if strict_kinds and (value.__class__ is not kinds[k][0]
+                                 or len(offsets) != kinds[k][1]):
+                return False
+            env[i], lods[i] = value, offsets
+        return True
+
+    def _write_back(self, plan: Plan, env, lods, scope: Scope) -> None:
+        for i, name in plan.persistable_outputs:
+            value = env[i]
+            holder = scope.find_var(name) or scope.var(name)
+            current = holder.value
+            if value.__class__ is SelectedRows:
+                holder.value = value
+            elif (current.__class__ is not LoDTensor or current._array is not value
+                  or current._offsets is not lods[i]):
+                holder.value = LoDTensor._make(value, lods[i])
+
+    # -- feeds and fetches ----------------------------------------------------------------------
+    def _prepare_feeds(self, declared, feed) -> dict:
+        prepared = {}
+        for name, raw in feed.items():
+            var = declared.get(name)
+            if var is None:
+                raise FeedError(f"feed {name!r} is not a variable of the program's global block",
+                                hint=f"data variables: {sorted(n for n in declared)[:20]}")
+            value, offsets = _split_value(name, raw)
+            self._check_feed(name, var, value, offsets)
+            prepared[name] = (value, offsets)
+        return prepared
+
+    @staticmethod
+    def _check_feed(name, var: pb.VarDesc, value, offsets) -> None:
+        is_sr = var.type == pb.VarDesc.SELECTED_ROWS
+        if is_sr != isinstance(value, SelectedRows):
+            want = "SelectedRows" if is_sr else "dense tensor"
+            raise FeedError(f"feed {name!r} must be a {want}, got {type(value).__name__}")
+        tensor = var.selected_rows_desc if is_sr else var.lod_desc.tensor
+        want_dtype = to_numpy_dtype(tensor.data_type)
+        if value.dtype != want_dtype:
+            raise FeedError(
+                f"feed {name!r} must have dtype {dtype_name(want_dtype)}, got "
+                f"{dtype_name(value.dtype)}",
+                hint=f"convert it with .astype('{dtype_name(want_dtype)}')")
+        dims = list(tensor.dims)
+        shape = list(value.shape)
+        if dims and (len(dims) != len(shape)
+                     or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True))):
+            raise FeedError(
+                f"feed {name!r} has shape {shape}, but the variable is declared with shape "
+                f"{dims} (-1 is any size)")
+        if not is_sr and len(offsets) != var.lod_desc.lod_level:
+            level = var.lod_desc.lod_level
+            hint = None
+            if level and not offsets:
+                hint = (f"feed a LoDTensor: create_lod_tensor(data, "
+                        f"{[[3, 1, 2]] * level}) with your sequence lengths")
+            raise FeedError(
+                f"feed {name!r} carries {len(offsets)} LoD levels, but the variable is declared "
+                f"with lod_level={level}", hint=hint)
+
+    @staticmethod
+    def _fetch_name(item) -> str:
+        if isinstance(item, str):
+            return item
+        name = getattr(item, "name", None)
+        if isinstance(name, str):
+            return name
+        raise FetchError(f"fetch_list items must be Variables or names, got {item!r}")
+
+    @staticmethod
+    def _fetch_value(plan, env, lods, name, declared, return_numpy):
+        i = plan.index[name]
+        value = env[i]
+        if value is None:
+            raise MissingVariableError(
+                f"cannot fetch {name!r}: no op of the program wrote it and it has no value in "
+                f"the scope")
+        if value.__class__ is SelectedRows:
+            # Returned as is even for return_numpy=True: densifying a [V, D] gradient
+            # silently is what sparse storage exists to avoid; np.asarray(sr) densifies.
+            return value
+        var = declared.get(name)
+        if not value.flags.owndata or (var is not None and var.persistable):
+            value = value.copy()  # later runs update persistables in place
+        if return_numpy:
+            return value
+        return LoDTensor._make(value, lods[i])

@@ -1,0 +1,508 @@
+"""Compiling a block into a cached execution plan, and running it.
+
+The first run of a block for a given feed signature interprets it op by op,
+in the order DESIGN.md fixes: resolve the op's variables, run its InferVarType
+and InferShape on the actual values, select a kernel by (storage types of the
+key inputs, dtype, place), run it, and check its outputs against what
+inference declared. Every decision made there (variable slots, kernel, LoD
+sharing, output classes) is frozen into one small closure per op, so that a
+later run with the same signature pays for the kernels and little else.
+
+The run loop knows no op by name: everything op-specific comes from the
+registry.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from executor.runtime_context import RuntimeContext
+from ops import registry as op_registry
+from ops.context import LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES, default_infer_var_type
+from ops.registry import DENSE, KernelKey
+from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
+from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.errors import (
+    InvalidProgramError,
+    KernelError,
+    KernelNotFoundError,
+    MissingVariableError,
+    NanInfError,
+    OpLocation,
+    PaddleIRError,
+)
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.proto import framework_pb2 as pb
+
+ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point
+_EMPTY = ()
+_CLASS_OF_TYPE = {LOD_TENSOR: np.ndarray, SELECTED_ROWS: SelectedRows}
+
+
+class StorageFallbackWarning(UserWarning):
+    """An op had no kernel for its sparse inputs and ran densified."""
+
+
+def storage_of(value) -> str:
+    return op_registry.SELECTED_ROWS if isinstance(value, SelectedRows) else DENSE
+
+
+@dataclass
+class KernelChoice:
+    """What the executor chose for one op: observable by tests and `--profile`."""
+
+    op_idx: int
+    op_type: str
+    key: KernelKey
+    kernel: str
+    fallback: bool = False
+
+
+@dataclass
+class Plan:
+    names: list[str]
+    index: dict[str, int]
+    # Slots read before any op writes them: bound from the feed or the scope each run.
+    external: list[tuple[int, str]]
+    # The class and LoD level each external value had when the plan was made.
+    external_kinds: list[tuple[type, int]]
+    persistable_outputs: list[tuple[int, str]]
+    steps: list[Callable]
+    op_types: list[str]
+    choices: list[KernelChoice] = field(default_factory=list)
+    locations: list[Callable] = field(default_factory=list)
+    compile_ms: float = 0.0
+
+
+def parse_attrs(op: pb.OpDesc, opdef, location: OpLocation) -> dict:
+    """Attributes of a parsed op, checked against its spec, with defaults filled."""
+    attrs = {}
+    for a in op.attrs:
+        spec = opdef.attr_spec(a.name)
+        if spec is None:
+            raise InvalidProgramError(f"{op.type} has no attribute {a.name!r}", op=location)
+        try:
+            value = from_attr_proto(a)
+        except KeyError:
+            raise InvalidProgramError(
+                f"attribute {a.name!r} has unknown AttrType {a.type}", op=location) from None
+        problem = check_attr_value(spec.kind, value)
+        expected_type = ATTR_KINDS[spec.kind][0]
+        if problem or a.type != expected_type:
+            raise InvalidProgramError(
+                f"attribute {a.name!r} of {op.type} must be {spec.kind} "
+                f"(AttrType {pb.AttrType.Name(expected_type)}), but the program stores "
+                f"{pb.AttrType.Name(a.type) if a.type in pb.AttrType.values() else a.type}",
+                op=location)
+        attrs[a.name] = value
+    for spec in opdef.attrs:
+        if spec.name not in attrs:
+            if spec.required:
+                raise InvalidProgramError(
+                    f"attribute {spec.name!r} of {op.type} is required", op=location)
+            attrs[spec.name] = spec.default
+    return attrs
+
+
+def _slot_map(vars_) -> dict[str, list[str]]:
+    return {v.parameter: list(v.arguments) for v in vars_}
+
+
+def _check_slots(op: pb.OpDesc, opdef, ins, outs, location) -> None:
+    for kind, given, slots in (("input", ins, opdef.inputs), ("output", outs, opdef.outputs)):
+        known = {s.name: s for s in slots}
+        for slot, names in given.items():
+            if slot not in known:
+                raise InvalidProgramError(
+                    f"{op.type} has no {kind} slot {slot!r}; its {kind}s are {list(known)}",
+                    op=location)
+            if len(names) > 1 and not known[slot].duplicable:
+                raise InvalidProgramError(
+                    f"{kind} {slot} of {op.type} takes one variable, got {names}", op=location)
+        for s in slots:
+            if not s.dispensable and not given.get(s.name):
+                raise InvalidProgramError(
+                    f"{kind} {s.name} of {op.type} is required but was not given", op=location)
+
+
+# --- kernel selection ------------------------------------------------------------------------
+
+
+def select_kernel(opdef, attrs, ctx: RuntimeContext, env, index, allow_fallback: bool):
+    """(kernel, key, fell_back) by exact key; else the op's densify fallback; else an error."""
+    storages = []
+    for slot in opdef.key_inputs:
+        names = ctx.input_names(slot)
+        value = env[index[names[0]]] if names else None
+        storages.append(storage_of(value))
+    dtype = _kernel_dtype(opdef, attrs, ctx, env, index)
+    key = KernelKey(tuple(storages), dtype)
+    kernel = opdef.find_kernel(key)
+    if kernel is not None:
+        return kernel, key, False
+    dense_key = KernelKey((DENSE,) * len(storages), dtype)
+    dense = opdef.find_kernel(dense_key)
+    if dense is not None and opdef.fallback and storages != list(dense_key.storage):
+        if not allow_fallback:
+            raise KernelNotFoundError(
+                f"no {op_registry.SELECTED_ROWS} kernel for key {key}, and storage fallback "
+                f"is turned off (Executor(storage_fallback='error'))", op=ctx.location(),
+                hint=f"kernels of {opdef.type}: {opdef.kernel_list()}")
+        return dense, dense_key, True
+    raise KernelNotFoundError(
+        f"no kernel of {opdef.type} for key {key}; available kernels: {opdef.kernel_list()}",
+        op=ctx.location(),
+        hint=("this op has no densify fallback for sparse inputs"
+              if SELECTED_ROWS in [v.var_type for v in map(ctx.var_info, _key_names(opdef, ctx))]
+              else None))
+
+
+def _key_names(opdef, ctx) -> list[str]:
+    return [ctx.input_names(s)[0] for s in opdef.key_inputs if ctx.input_names(s)]
+
+
+def _kernel_dtype(opdef, attrs, ctx, env, index) -> np.dtype:
+    source = opdef.dtype_from
+    if source is None:
+        return np.dtype(np.float32)
+    if source.startswith("attr:"):
+        return to_numpy_dtype(attrs[source[5:]])
+    names = ctx.input_names(source)
+    if not names:
+        return np.dtype(np.float32)
+    return env[index[names[0]]].dtype
+
+
+# --- steps --------------------------------------------------------------------------------------
+
+
+def _bad_output(op_type: str, name: str, value, expected: type):
+    got = type(value).__name__
+    raise KernelError(
+        f"the kernel of {op_type} returned a {got} for {name!r}, but var-type inference "
+        f"declared {expected.__name__}",
+        op=OpLocation(op_type=op_type))
+
+
+def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_name: str):
+    """A step for the common case: single-variable slots, one output, no LoD, no fallback."""
+    if len(ins) == 1:
+        (a,) = ins
+
+        def step(env, lods):
+            v = fn(attrs, env[a])
+            if v.__class__ is not cls:
+                _bad_output(op_type, out_name, v, cls)
+            env[out] = v
+
+    elif len(ins) == 2:
+        a, b = ins
+
+        def step(env, lods):
+            v = fn(attrs, env[a], env[b])
+            if v.__class__ is not cls:
+                _bad_output(op_type, out_name, v, cls)
+            env[out] = v
+
+    else:
+
+        def step(env, lods):
+            v = fn(attrs, *[env[i] for i in ins])
+            if v.__class__ is not cls:
+                _bad_output(op_type, out_name, v, cls)
+            env[out] = v
+
+    return step
+
+
+def _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_aware,
+                  densify, to_sparse, shares, single_output, op_type):
+    """A step for everything else: duplicable slots, LoD-aware kernels, fallbacks, LoD sharing."""
+
+    def fetch(env, lods, i):
+        v = env[i]
+        if densify and v.__class__ is SelectedRows:
+            return v.to_dense()
+        if lod_aware and v.__class__ is np.ndarray:
+            return LoDTensor._make(v, lods[i])
+        return v
+
+    def step(env, lods):
+        args = []
+        for item in in_layout:
+            if item is None:
+                args.append(None)
+            elif item.__class__ is int:
+                args.append(fetch(env, lods, item))
+            else:
+                args.append([fetch(env, lods, i) for i in item])
+        result = fn(attrs, *args)
+        results = (result,) if single_output else result
+        k = 0
+        for item, value in zip(out_layout, results, strict=True):
+            for i, v in ((item, value),) if item.__class__ is int else zip(item, value,
+                                                                              strict=True):
+                if v.__class__ is LoDTensor:
+                    env[i], lods[i] = v._array, v._offsets
+                else:
+                    if to_sparse[k] and v.__class__ is np.ndarray:
+                        v = SelectedRows.from_dense(v)
+                    env[i], lods[i] = v, _EMPTY
+                if env[i].__class__ is not out_classes[k]:
+                    _bad_output(op_type, out_names[k], env[i], out_classes[k])
+                k += 1
+        for src, dst in shares:
+            lods[dst] = lods[src]
+
+    return step
+
+
+# --- compiling ----------------------------------------------------------------------------------
+
+
+class BlockCompiler:
+    """Interprets one block with full inference, recording a Plan as it goes."""
+
+    def __init__(self, block: pb.BlockDesc, persistable: set[str], options):
+        self.block = block
+        self.persistable = persistable
+        self.options = options
+        self.names: list[str] = ["<absent>"]
+        self.index: dict[str, int] = {}
+
+    def slot(self, name: str) -> int:
+        i = self.index.get(name)
+        if i is None:
+            i = self.index[name] = len(self.names)
+            self.names.append(name)
+        return i
+
+    def external_slots(self, fetch_names) -> list[str]:
+        """Names read before any op of the block writes them, in first-read order."""
+        written, external, seen = set(), [], set()
+        for op in self.block.ops:
+            for v in op.inputs:
+                for n in v.arguments:
+                    if n not in written and n not in seen:
+                        seen.add(n)
+                        external.append(n)
+            for v in op.outputs:
+                written.update(v.arguments)
+        for n in fetch_names:
+            if n not in written and n not in seen:
+                seen.add(n)
+                external.append(n)
+        return external
+
+    def compile_and_run(self, bind: Callable, fetch_names) -> tuple[Plan, list, list]:
+        """Bind inputs with `bind(plan, env, lods)`, then run and record every op."""
+        started = time.perf_counter()
+        external_names = self.external_slots(fetch_names)
+        external = [(self.slot(n), n) for n in external_names]
+        for op in self.block.ops:
+            for v in list(op.inputs) + list(op.outputs):
+                for n in v.arguments:
+                    self.slot(n)
+        for n in fetch_names:
+            self.slot(n)
+        env = [None] * len(self.names)
+        lods = [_EMPTY] * len(self.names)
+        plan = Plan(self.names, self.index, external, [], [], [], [])
+        bind(plan, env, lods)
+        plan.external_kinds = [(type(env[i]), len(lods[i])) for i, _ in external]
+        written_persistables = {}
+        for op_idx, op in enumerate(self.block.ops):
+            step, choice, location_fn = self._compile_op(op_idx, op, env, lods)
+            step(env, lods)
+            plan.steps.append(step)
+            plan.op_types.append(op.type)
+            plan.choices.append(choice)
+            plan.locations.append(location_fn)
+            self._check_outputs(op, env, lods, location_fn)
+            for v in op.outputs:
+                for n in v.arguments:
+                    if n in self.persistable:
+                        written_persistables[n] = self.index[n]
+        plan.persistable_outputs = [(i, n) for n, i in written_persistables.items()]
+        plan.compile_ms = (time.perf_counter() - started) * 1e3
+        return plan, env, lods
+
+    def _location_fn(self, op_idx, op):
+        def location(shapes=None):
+            return OpLocation(
+                op_type=op.type, block_idx=self.block.idx, op_idx=op_idx,
+                inputs=_slot_map(op.inputs), outputs=_slot_map(op.outputs),
+                creation_site=op.creation_site if op.HasField("creation_site") else None,
+                shapes=shapes or {})
+        return location
+
+    def _compile_op(self, op_idx, op, env, lods):
+        location_fn = self._location_fn(op_idx, op)
+        opdef = op_registry.get_op_def(op.type)
+        if opdef is None:
+            raise InvalidProgramError(
+                f"unknown op type {op.type!r}: no operator of that name is registered",
+                op=location_fn(), hint="`paddle-ir ops` lists the registered op types")
+        ins, outs = _slot_map(op.inputs), _slot_map(op.outputs)
+        _check_slots(op, opdef, ins, outs, location_fn())
+        attrs = parse_attrs(op, opdef, location_fn())
+        for slot, names in ins.items():
+            for n in names:
+                if env[self.index[n]] is None:
+                    raise MissingVariableError(
+                        f"input {slot} reads {n!r}, which has no value in the scope",
+                        op=location_fn(self._shapes(env, ins)),
+                        hint="did you run the startup program? Parameters get their values "
+                             "there; data variables must be fed")
+        ctx = RuntimeContext(op.type, attrs, ins, outs, self.index, env, lods, location_fn)
+        (opdef.infer_var_type_fn or default_infer_var_type)(ctx)
+        if opdef.infer_shape_fn is not None:
+            opdef.infer_shape_fn(ctx)
+        kernel, key, fell_back = select_kernel(opdef, attrs, ctx, env, self.index,
+                                               self.options.allow_fallback)
+        if fell_back:
+            names = ", ".join(f"{s}={ins[s]}" for s in opdef.key_inputs if s in ins)
+            warnings.warn(
+                f"{op.type} has no kernel for its SelectedRows inputs ({names}); they are "
+                f"densified and the dense kernel runs. Pass storage_fallback='error' to the "
+                f"Executor to forbid this.", StorageFallbackWarning, stacklevel=4)
+        self._pending = (ctx, kernel)
+        step = self._make_step(op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back)
+        choice = KernelChoice(op_idx, op.type, key, kernel.name, fell_back)
+        return step, choice, location_fn
+
+    def _shapes(self, env, slots):
+        return {n: env[self.index[n]].shape for names in slots.values() for n in names
+                if env[self.index[n]] is not None}
+
+    def _make_step(self, op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back):
+        index = self.index
+        in_layout = []
+        for s in opdef.inputs:
+            names = ins.get(s.name, [])
+            if s.duplicable:
+                in_layout.append([index[n] for n in names])
+            else:
+                in_layout.append(index[names[0]] if names else None)
+        out_layout, out_names, out_classes, to_sparse = [], [], [], []
+        for s in opdef.outputs:
+            names = outs.get(s.name, [])
+            if s.duplicable:
+                out_layout.append([index[n] for n in names])
+            elif names:
+                out_layout.append(index[names[0]])
+            else:
+                continue
+            for n in names:
+                vt = ctx.var_info(n).var_type if n in ctx.inferred else LOD_TENSOR
+                out_names.append(n)
+                out_classes.append(_CLASS_OF_TYPE[vt])
+                to_sparse.append(fell_back and vt == SELECTED_ROWS)
+        shares = [(index[src], index[dst]) for src, dst in ctx.lod_shares]
+        # Absent outputs of the spec are skipped by the kernel contract: kernels return
+        # values for every declared output slot; unbound ones are dropped here.
+        n_declared = len(opdef.outputs)
+        bound = [s.name in outs for s in opdef.outputs]
+        single_output = n_declared == 1
+        if not all(bound):
+            fn_inner = kernel.fn
+
+            def fn(attrs_, *args):
+                result = fn_inner(attrs_, *args)
+                results = (result,) if single_output else result
+                kept = tuple(r for r, b in zip(results, bound, strict=True) if b)
+                return kept[0] if len(kept) == 1 else kept
+
+            single = sum(bound) == 1
+        else:
+            fn, single = kernel.fn, single_output
+        simple = (
+            not kernel.lod and not fell_back and not shares and single and len(out_layout) == 1
+            and all(isinstance(i, int) or i is None for i in in_layout)
+            and isinstance(out_layout[0], int)
+            and not lods[out_layout[0]]
+        )
+        if simple:
+            ins_idx = [ABSENT if i is None else i for i in in_layout]
+            return _fast_step(fn, attrs, ins_idx, out_layout[0], out_classes[0], op.type,
+                              out_names[0])
+        return _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes,
+                             kernel.lod, fell_back, to_sparse, shares, single, op.type)
+
+    def _check_outputs(self, op, env, lods, location_fn) -> None:
+        """The kernel's results must agree with what inference declared."""
+        ctx, kernel = self._pending
+        for v in op.outputs:
+            for n in v.arguments:
+                i = self.index[n]
+                value = env[i]
+                declared = ctx.inferred.get(n)
+                if value is None:
+                    raise KernelError(f"the kernel left output {n!r} without a value",
+                                      op=location_fn())
+                if declared is None:
+                    continue
+                got_type = SELECTED_ROWS if isinstance(value, SelectedRows) else LOD_TENSOR
+                problems = []
+                if got_type != declared.var_type:
+                    problems.append(f"type {VAR_TYPE_NAMES[got_type]} "
+                                    f"(declared {VAR_TYPE_NAMES[declared.var_type]})")
+                if declared.shape is not None and (
+                    len(declared.shape) != len(value.shape)
+                    or any(d >= 0 and d != g for d, g in zip(declared.shape, value.shape,
+                                                            strict=True))):
+                    problems.append(f"shape {list(value.shape)} (declared "
+                                    f"{list(declared.shape)})")
+                if declared.dtype is not None and value.dtype != declared.dtype:
+                    problems.append(f"dtype {dtype_name(value.dtype)} (declared "
+                                    f"{dtype_name(declared.dtype)})")
+                if got_type == LOD_TENSOR and len(lods[i]) != declared.lod_level:
+                    problems.append(f"{len(lods[i])} LoD levels (declared "
+                                    f"lod_level {declared.lod_level})")
+                if problems:
+                    raise KernelError(
+                        f"kernel {kernel.name} wrote {n!r} with " + "; ".join(problems)
+                        + ": it disagrees with the op's InferShape", op=location_fn())
+                if self.options.check_nan_inf:
+                    check_finite(op.type, n, value, location_fn)
+
+
+def check_finite(op_type, name, value, location_fn) -> None:
+    data = value.value if isinstance(value, SelectedRows) else value
+    if data.dtype.kind in "fc" and data.size and not np.isfinite(data).all():
+        kind = "NaN" if np.isnan(data).any() else "Inf"
+        raise NanInfError(f"output {name!r} of {op_type} contains {kind}",
+                          op=location_fn({name: value.shape}),
+                          hint="the first op that produced a non-finite value is shown")
+
+
+def run_steps(plan: Plan, env, lods, profile: dict | None = None) -> None:
+    """Run a compiled plan; on failure, explain it in terms of the op that failed."""
+    steps = plan.steps
+    i = 0
+    try:
+        if profile is None:
+            for i, step in enumerate(steps):  # noqa: B007 - i names the failing op
+                step(env, lods)
+        else:
+            clock = time.perf_counter
+            for i, step in enumerate(steps):  # noqa: B007
+                t0 = clock()
+                step(env, lods)
+                entry = profile.setdefault(plan.op_types[i], [0, 0.0])
+                entry[0] += 1
+                entry[1] += clock() - t0
+    except PaddleIRError as exc:
+        if exc.op is not None and exc.op.op_idx is None and i < len(plan.locations):
+            exc.op = plan.locations[i]()
+            exc.args = (exc._render(),)
+        raise
+    except Exception as exc:  # a kernel raised: report it against its op
+        location = plan.locations[i]() if i < len(plan.locations) else None
+        raise KernelError(f"{type(exc).__name__}: {exc}", op=location) from exc

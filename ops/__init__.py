@@ -1,0 +1,14 @@
+"""The operator library: one registry, one module per op or tight op family.
+
+Registration is explicit: importing this package imports the modules listed
+below, each of which registers its ops with `ops.registry.register_op`.
+"""
+
+from ops import (  # noqa: F401 - imported for their registrations
+    elementwise,
+    fill,
+    scale,
+)
+from ops.registry import get_op_def, registered_op_types
+
+__all__ = ["get_op_def", "registered_op_types"]

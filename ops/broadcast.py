@@ -1,0 +1,63 @@
+"""Paddle's broadcasting rule for elementwise ops, shared by their rules and kernels.
+
+Y's dims line up with X's starting at `axis`; axis = -1 aligns them at the
+end, which is numpy's rule (then either side may broadcast). Unknown dims
+(-1) at build time stay unknown unless the other side fixes them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def aligned_y_shape(x_ndim: int, y_shape: tuple[int, ...], axis: int) -> tuple[int, ...] | None:
+    """Y's shape padded with 1s to X's rank, or None if it cannot be aligned at `axis`."""
+    y_ndim = len(y_shape)
+    if axis == -1:
+        axis = x_ndim - y_ndim
+    if axis < 0 or axis + y_ndim > x_ndim:
+        return None
+    return (1,) * axis + tuple(y_shape) + (1,) * (x_ndim - axis - y_ndim)
+
+
+def broadcast_shapes(x_shape, y_shape, axis: int) -> tuple[int, ...] | str:
+    """The output shape, or a message saying why the shapes do not broadcast."""
+    x_shape, y_shape = tuple(x_shape), tuple(y_shape)
+    if axis != -1 or len(y_shape) <= len(x_shape):
+        y_aligned = aligned_y_shape(len(x_shape), y_shape, axis)
+        if y_aligned is None:
+            return (f"Y of rank {len(y_shape)} cannot be aligned with X of rank {len(x_shape)} "
+                    f"at axis {axis}")
+        x_aligned = x_shape
+    else:  # numpy's rule lets X be the smaller one when aligning at the end
+        x_aligned = (1,) * (len(y_shape) - len(x_shape)) + x_shape
+        y_aligned = y_shape
+    out = []
+    for i, (a, b) in enumerate(zip(x_aligned, y_aligned, strict=True)):
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        elif a < 0 or b < 0:
+            out.append(max(a, b) if min(a, b) >= 0 else -1)
+        else:
+            return (f"X.shape={list(x_shape)} and Y.shape={list(y_shape)} do not broadcast at "
+                    f"axis {axis}: dim {i} is {a} in X and {b} in Y")
+    return tuple(out)
+
+
+def align_y(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+    """Y reshaped so that numpy broadcasting applies Paddle's `axis` rule."""
+    if axis == -1 or y.ndim == x.ndim:
+        return y
+    return y.reshape(aligned_y_shape(x.ndim, y.shape, axis))
+
+
+def reduce_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum a broadcast gradient back down to `shape` (numpy-aligned at the end)."""
+    if grad.shape == tuple(shape):
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1)
+    return grad.sum(axis=axes, keepdims=False).reshape(shape) if axes else grad.reshape(shape)

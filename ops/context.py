@@ -1,0 +1,151 @@
+"""The inference context: what an op's InferShape and InferVarType rules see.
+
+The same rule runs at build time, over VarDescs (unknown dims are -1, LoD is a
+`lod_level`), and at run time, over the actual values (real shapes, real LoD).
+The builder and the executor each implement the few primitive methods; the
+rules only use the helpers below, so one function serves both, as Paddle's
+InferShapeContext does.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from paddle_ir.core.errors import OpLocation, ShapeInferenceError, VarTypeInferenceError
+from paddle_ir.proto import framework_pb2 as pb
+
+LOD_TENSOR = pb.VarDesc.LOD_TENSOR
+SELECTED_ROWS = pb.VarDesc.SELECTED_ROWS
+VAR_TYPE_NAMES = {LOD_TENSOR: "LOD_TENSOR", SELECTED_ROWS: "SELECTED_ROWS"}
+
+
+@dataclass
+class VarInfo:
+    shape: tuple[int, ...]
+    dtype: np.dtype | None
+    lod_level: int
+    var_type: int
+
+
+class InferContext(ABC):
+    """Base of the build-time and run-time contexts. Subclasses fill the primitives."""
+
+    op_type: str
+    attrs: dict
+    is_runtime: bool = False
+
+    # -- primitives: the builder's and the executor's contexts implement these ----
+    @abstractmethod
+    def input_names(self, slot: str) -> list[str]: ...
+
+    @abstractmethod
+    def output_names(self, slot: str) -> list[str]: ...
+
+    @abstractmethod
+    def output_slots(self) -> list[str]: ...
+
+    @abstractmethod
+    def var_info(self, name: str) -> VarInfo: ...
+
+    @abstractmethod
+    def _set_var(self, name: str, shape, dtype, lod_level, var_type) -> None: ...
+
+    @abstractmethod
+    def _share_lod(self, src: str, dst: str) -> None: ...
+
+    @abstractmethod
+    def location(self) -> OpLocation: ...
+
+    # -- reading inputs ---------------------------------------------------------
+    def attr(self, name: str):
+        return self.attrs[name]
+
+    def has_input(self, slot: str) -> bool:
+        return bool(self.input_names(slot))
+
+    def has_output(self, slot: str) -> bool:
+        return bool(self.output_names(slot))
+
+    def input_count(self, slot: str) -> int:
+        return len(self.input_names(slot))
+
+    def _input(self, slot: str, i: int) -> VarInfo:
+        names = self.input_names(slot)
+        if i >= len(names):
+            self.fail(f"input {slot} is required but was not given")
+        return self.var_info(names[i])
+
+    def input_shape(self, slot: str, i: int = 0) -> tuple[int, ...]:
+        return self._input(slot, i).shape
+
+    def input_shapes(self, slot: str) -> list[tuple[int, ...]]:
+        return [self.var_info(n).shape for n in self.input_names(slot)]
+
+    def input_dtype(self, slot: str, i: int = 0) -> np.dtype:
+        return self._input(slot, i).dtype
+
+    def input_lod_level(self, slot: str, i: int = 0) -> int:
+        return self._input(slot, i).lod_level
+
+    def input_var_type(self, slot: str, i: int = 0) -> int:
+        return self._input(slot, i).var_type
+
+    def input_var_types(self, slot: str) -> list[int]:
+        return [self.var_info(n).var_type for n in self.input_names(slot)]
+
+    def output_var_type(self, slot: str, i: int = 0) -> int:
+        return self.var_info(self.output_names(slot)[i]).var_type
+
+    # -- writing outputs --------------------------------------------------------
+    def set_output(self, slot: str, shape: Sequence[int], dtype=None, i: int = 0) -> None:
+        """Declare the shape (and dtype) of output `slot`[i]; -1 marks an unknown dim."""
+        names = self.output_names(slot)
+        if i < len(names):
+            shape = tuple(-1 if d is None else int(d) for d in shape)
+            self._set_var(names[i], shape, None if dtype is None else np.dtype(dtype), None, None)
+
+    def set_output_lod_level(self, slot: str, lod_level: int, i: int = 0) -> None:
+        names = self.output_names(slot)
+        if i < len(names):
+            self._set_var(names[i], None, None, lod_level, None)
+
+    def share_lod(self, in_slot: str, out_slot: str, i: int = 0, j: int = 0) -> None:
+        """Output `out_slot`[j] carries the LoD of input `in_slot`[i] (if both exist)."""
+        ins, outs = self.input_names(in_slot), self.output_names(out_slot)
+        if i < len(ins) and j < len(outs):
+            self._share_lod(ins[i], outs[j])
+
+    def set_output_type(self, slot: str, var_type: int, i: int | None = None) -> None:
+        names = self.output_names(slot)
+        for name in names if i is None else names[i : i + 1]:
+            self._set_var(name, None, None, None, var_type)
+
+    # -- failing ----------------------------------------------------------------
+    def fail(self, message: str, hint: str | None = None):
+        raise ShapeInferenceError(message, op=self.location(), hint=hint)
+
+    def fail_var_type(self, message: str, hint: str | None = None):
+        raise VarTypeInferenceError(message, op=self.location(), hint=hint)
+
+    def enforce(self, condition: bool, message: str, hint: str | None = None) -> None:
+        if not condition:
+            self.fail(message, hint)
+
+
+def default_infer_var_type(ctx: InferContext) -> None:
+    """Every output is a dense LoDTensor unless an op's own rule says otherwise."""
+    for slot in ctx.output_slots():
+        ctx.set_output_type(slot, LOD_TENSOR)
+
+
+def dims_match(a: int, b: int) -> bool:
+    """Two dims agree when equal or when either is unknown (-1)."""
+    return a == b or a < 0 or b < 0
+
+
+def shape_str(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"

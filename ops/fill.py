@@ -1,0 +1,90 @@
+"""Ops that make tensors from attributes: fill_constant, uniform_random, gaussian_random.
+
+They take no inputs; their kernel dtype comes from the `dtype` attribute (a
+DataType number). A non-zero `seed` makes the random ops deterministic; seed 0
+draws fresh entropy, as in Paddle. Initializers in the startup program use them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ops.registry import ALL_DTYPES, FLOATS, Attr, Out, register_op
+from paddle_ir.core.dtypes import DataType, to_numpy_dtype
+
+
+def _infer_from_attrs(ctx):
+    shape = ctx.attr("shape")
+    ctx.enforce(all(d >= 0 for d in shape),
+                f"shape must be fully known (no -1), got {list(shape)}")
+    ctx.set_output("Out", shape, to_numpy_dtype(ctx.attr("dtype")))
+
+
+fill_constant = register_op(
+    "fill_constant",
+    outputs=[Out("Out")],
+    attrs=[
+        Attr("shape", "longs", [], "the output shape"),
+        Attr("dtype", "int", DataType.FP32, "the output DataType"),
+        Attr("value", "float", 0.0, "the value of every element"),
+    ],
+    dtype_from="attr:dtype",
+    doc="Out = a tensor of `shape` and `dtype` with every element equal to `value`.",
+)
+fill_constant.infer_shape(_infer_from_attrs)
+
+
+@fill_constant.kernel(dtypes=ALL_DTYPES)
+def fill_constant_kernel(attrs):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    return np.full(attrs["shape"], attrs["value"], dtype=dtype)
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed if seed else None)
+
+
+uniform_random = register_op(
+    "uniform_random",
+    outputs=[Out("Out")],
+    attrs=[
+        Attr("shape", "longs", [], "the output shape"),
+        Attr("dtype", "int", DataType.FP32, "the output DataType"),
+        Attr("min", "float", -1.0, "inclusive lower bound"),
+        Attr("max", "float", 1.0, "exclusive upper bound"),
+        Attr("seed", "int", 0, "0: random; otherwise a fixed seed"),
+    ],
+    dtype_from="attr:dtype",
+    doc="Out ~ U[min, max), elementwise.",
+)
+uniform_random.infer_shape(_infer_from_attrs)
+
+
+@uniform_random.kernel(dtypes=FLOATS)
+def uniform_random_kernel(attrs):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    values = _rng(attrs["seed"]).uniform(attrs["min"], attrs["max"], size=attrs["shape"])
+    return values.astype(dtype)
+
+
+gaussian_random = register_op(
+    "gaussian_random",
+    outputs=[Out("Out")],
+    attrs=[
+        Attr("shape", "longs", [], "the output shape"),
+        Attr("dtype", "int", DataType.FP32, "the output DataType"),
+        Attr("mean", "float", 0.0),
+        Attr("std", "float", 1.0),
+        Attr("seed", "int", 0, "0: random; otherwise a fixed seed"),
+    ],
+    dtype_from="attr:dtype",
+    doc="Out ~ N(mean, std^2), elementwise.",
+)
+gaussian_random.infer_shape(_infer_from_attrs)
+
+
+@gaussian_random.kernel(dtypes=FLOATS)
+def gaussian_random_kernel(attrs):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    values = _rng(attrs["seed"]).normal(attrs["mean"], attrs["std"], size=attrs["shape"])
+    return values.astype(dtype)

@@ -1,0 +1,73 @@
+"""The grad-maker protocol: how an op says which ops compute its gradients.
+
+`append_backward` walks the forward ops in reverse and gives each op's grad
+maker a `GradContext`; the maker returns `GradOp`s, Paddle-style descriptions
+whose slots name forward variables and their gradients (`x@GRAD`). Slot names
+of grad ops follow Paddle: inputs `X`, `Out@GRAD`, outputs `X@GRAD`.
+A gradient the backward pass does not need (stop_gradient, no_grad_set, a
+non-float input) comes back from `input_grad` as an empty list, so the grad
+op leaves that output unbound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+GRAD_SUFFIX = "@GRAD"
+
+
+def grad_name(name: str) -> str:
+    return name + GRAD_SUFFIX
+
+
+@dataclass
+class GradOp:
+    type: str
+    inputs: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+    attrs: dict = field(default_factory=dict)
+
+
+class GradContext:
+    """The forward op as a grad maker sees it."""
+
+    def __init__(self, op_type: str, inputs: dict[str, list[str]], outputs: dict[str, list[str]],
+                 attrs: dict, needs_grad: Callable[[str], bool]):
+        self.op_type = op_type
+        self._inputs = inputs
+        self._outputs = outputs
+        self.attrs = attrs
+        self._needs_grad = needs_grad
+
+    def input(self, slot: str) -> list[str]:
+        return list(self._inputs.get(slot, []))
+
+    def output(self, slot: str) -> list[str]:
+        return list(self._outputs.get(slot, []))
+
+    def attr(self, name: str):
+        return self.attrs[name]
+
+    def output_grad(self, slot: str) -> list[str]:
+        return [grad_name(n) for n in self._outputs.get(slot, [])]
+
+    def input_grad(self, slot: str) -> list[str]:
+        """Gradient names for input `slot`; empty when no gradient is wanted for it.
+
+        For a duplicable slot the list keeps one entry per input, with "" for
+        the inputs that need no gradient, so positions still line up.
+        """
+        names = self._inputs.get(slot, [])
+        grads = [grad_name(n) if self._needs_grad(n) else "" for n in names]
+        return grads if any(grads) else []
+
+    def needs_any_input_grad(self) -> bool:
+        return any(self._needs_grad(n) for names in self._inputs.values() for n in names)
+
+    def grad_op(self, op_type: str, inputs: dict, outputs: dict, attrs: dict | None = None):
+        """A GradOp with empty slots dropped."""
+        return GradOp(op_type,
+                      {k: list(v) for k, v in inputs.items() if v},
+                      {k: list(v) for k, v in outputs.items() if v and any(v)},
+                      dict(attrs or {}))

@@ -1,0 +1,210 @@
+"""The operator registry: one `OpDef` per op type, holding its whole story.
+
+An OpDef carries the op's spec (input and output slots, typed attributes with
+defaults, a docstring with the formula), its var-type inference, its shape
+inference, its kernels keyed by (storage types of the key inputs, dtype,
+place), an opt-in densify fallback, and its grad maker. Build time (the
+builder) and run time (the executor) both consult it; the registry itself is
+the only module-level mutable state in paddle-ir.
+
+Kernels are pure functions `kernel(attrs, *inputs) -> output(s)`: inputs come
+in slot order (a list for a duplicable slot, None for an absent dispensable
+one), dense tensors as ndarrays, SelectedRows as SelectedRows; a kernel that
+declares `lod=True` gets LoDTensor objects for its dense inputs instead and
+returns LoDTensors. A single output is returned bare, several as a tuple in
+slot order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from paddle_ir.core.attrs import ATTR_KINDS
+
+DENSE = "dense"
+SELECTED_ROWS = "selected_rows"
+CSR = "csr"
+CPU = "cpu"
+
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+FLOATS_HALF = (np.dtype(np.float16),) + FLOATS
+INTS = (np.dtype(np.int32), np.dtype(np.int64))
+NUMERIC = FLOATS + INTS
+ALL_DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.int32,
+                                          np.int64, np.float16, np.float32, np.float64,
+                                          np.complex64, np.complex128, np.uint16))
+
+REQUIRED = object()  # an attribute without a default must be given
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    doc: str = ""
+    duplicable: bool = False
+    dispensable: bool = False
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    name: str
+    kind: str
+    default: Any = REQUIRED
+    doc: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ATTR_KINDS:
+            raise ValueError(f"attribute {self.name!r}: unknown kind {self.kind!r}")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+def In(name: str, doc: str = "", *, duplicable=False, dispensable=False) -> Slot:  # noqa: N802
+    return Slot(name, doc, duplicable, dispensable)
+
+
+Out = In
+Attr = AttrSpec
+
+
+@dataclass(frozen=True)
+class KernelKey:
+    storage: tuple[str, ...]
+    dtype: np.dtype
+    place: str = CPU
+
+    def __str__(self) -> str:
+        return f"({', '.join(self.storage)}; {self.dtype}; {self.place})"
+
+
+@dataclass
+class Kernel:
+    fn: Callable
+    key: KernelKey
+    lod: bool = False  # takes and returns LoDTensors for dense values
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fn, "__qualname__", repr(self.fn))
+
+
+# Attributes every op may carry without declaring them (PaddlePaddle's roles).
+COMMON_ATTRS = {
+    "op_role": AttrSpec("op_role", "int", 0, "0 forward, 1 backward, 2 optimize, 256 loss"),
+}
+OP_ROLE_FORWARD, OP_ROLE_BACKWARD, OP_ROLE_OPTIMIZE, OP_ROLE_LOSS = 0, 1, 2, 256
+
+
+@dataclass
+class OpDef:
+    type: str
+    doc: str
+    inputs: tuple[Slot, ...]
+    outputs: tuple[Slot, ...]
+    attrs: tuple[AttrSpec, ...]
+    # Slots whose storage types select the kernel, and the slot (or "attr:NAME")
+    # whose dtype does.
+    key_inputs: tuple[str, ...] = ()
+    dtype_from: str | None = None
+    # Densify SelectedRows inputs and use the dense kernel when no kernel matches.
+    fallback: bool = False
+    infer_shape_fn: Callable | None = None
+    infer_var_type_fn: Callable | None = None
+    grad_maker_fn: Callable | None = None
+    kernels: dict[KernelKey, Kernel] = field(default_factory=dict)
+
+    # -- lookups -------------------------------------------------------------------
+    def input_slot(self, name: str) -> Slot | None:
+        return next((s for s in self.inputs if s.name == name), None)
+
+    def output_slot(self, name: str) -> Slot | None:
+        return next((s for s in self.outputs if s.name == name), None)
+
+    def attr_spec(self, name: str) -> AttrSpec | None:
+        return next((a for a in self.attrs if a.name == name), None) or COMMON_ATTRS.get(name)
+
+    def find_kernel(self, key: KernelKey) -> Kernel | None:
+        return self.kernels.get(key)
+
+    def kernel_list(self) -> str:
+        if not self.kernels:
+            return "(none)"
+        return ", ".join(str(k) for k in sorted(self.kernels, key=str))
+
+    # -- decorators used by op modules ---------------------------------------------
+    def infer_shape(self, fn: Callable) -> Callable:
+        self.infer_shape_fn = fn
+        return fn
+
+    def infer_var_type(self, fn: Callable) -> Callable:
+        self.infer_var_type_fn = fn
+        return fn
+
+    def grad_maker(self, fn: Callable) -> Callable:
+        self.grad_maker_fn = fn
+        return fn
+
+    def kernel(
+        self,
+        storage: Iterable[str] | None = None,
+        dtypes: Iterable[np.dtype] = FLOATS,
+        place: str = CPU,
+        lod: bool = False,
+    ) -> Callable:
+        """Register `fn` for every dtype in `dtypes` with the given key storage types."""
+        stypes = tuple(storage) if storage is not None else (DENSE,) * len(self.key_inputs)
+        if len(stypes) != len(self.key_inputs):
+            raise ValueError(f"{self.type}: kernel storage {stypes} does not match key inputs "
+                             f"{self.key_inputs}")
+
+        def register(fn: Callable) -> Callable:
+            for dt in dtypes:
+                key = KernelKey(stypes, np.dtype(dt), place)
+                if key in self.kernels:
+                    raise ValueError(f"{self.type}: kernel {key} registered twice")
+                self.kernels[key] = Kernel(fn, key, lod)
+            return fn
+
+        return register
+
+
+_REGISTRY: dict[str, OpDef] = {}
+
+
+def register_op(
+    op_type: str,
+    *,
+    inputs: Iterable[Slot] = (),
+    outputs: Iterable[Slot] = (),
+    attrs: Iterable[AttrSpec] = (),
+    doc: str = "",
+    key_inputs: Iterable[str] | None = None,
+    dtype_from: str | None = None,
+    fallback: bool = False,
+) -> OpDef:
+    """Declare an op type. Kernels, inference rules and the grad maker attach to the result."""
+    if op_type in _REGISTRY:
+        raise ValueError(f"op type {op_type!r} is registered twice")
+    inputs, outputs, attrs = tuple(inputs), tuple(outputs), tuple(attrs)
+    if key_inputs is None:
+        key_inputs = (inputs[0].name,) if inputs else ()
+    key_inputs = tuple(key_inputs)
+    if dtype_from is None:
+        dtype_from = key_inputs[0] if key_inputs else None
+    opdef = OpDef(op_type, doc.strip(), inputs, outputs, attrs, key_inputs, dtype_from, fallback)
+    _REGISTRY[op_type] = opdef
+    return opdef
+
+
+def get_op_def(op_type: str) -> OpDef | None:
+    return _REGISTRY.get(op_type)
+
+
+def registered_op_types() -> list[str]:
+    return sorted(_REGISTRY)

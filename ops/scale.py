@@ -1,0 +1,68 @@
+"""scale: Out = scale * X + bias (bias_after_scale) or scale * (X + bias).
+
+Zero-preserving when bias is 0, so a SelectedRows input stays SelectedRows
+(its rows scaled), as MXNet's `a * 2` stays row_sparse. Out has X's LoD.
+Gradient: dX = scale * dOut (a scale op itself).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ops.context import LOD_TENSOR, SELECTED_ROWS
+from ops.registry import NUMERIC, Attr, In, Out, register_op
+from paddle_ir.core.selected_rows import SelectedRows
+
+scale = register_op(
+    "scale",
+    inputs=[In("X")],
+    outputs=[Out("Out")],
+    attrs=[
+        Attr("scale", "float", 1.0, "the multiplier"),
+        Attr("bias", "float", 0.0, "the offset"),
+        Attr("bias_after_scale", "bool", True, "add bias after (True) or before scaling"),
+    ],
+    doc=__doc__,
+)
+
+
+@scale.infer_var_type
+def _(ctx):
+    sparse = ctx.input_var_type("X") == SELECTED_ROWS and ctx.attr("bias") == 0.0
+    ctx.set_output_type("Out", SELECTED_ROWS if sparse else LOD_TENSOR)
+
+
+@scale.infer_shape
+def _(ctx):
+    ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+    ctx.share_lod("X", "Out")
+
+
+def _affine(attrs, x: np.ndarray) -> np.ndarray:
+    s, b = attrs["scale"], attrs["bias"]
+    if b == 0.0:
+        out = x * s
+    elif attrs["bias_after_scale"]:
+        out = x * s + b
+    else:
+        out = (x + b) * s
+    return out.astype(x.dtype, copy=False)
+
+
+@scale.kernel(dtypes=NUMERIC)
+def scale_dense(attrs, x):
+    return _affine(attrs, x)
+
+
+@scale.kernel(storage=["selected_rows"], dtypes=NUMERIC)
+def scale_selected_rows(attrs, x: SelectedRows):
+    if attrs["bias"] != 0.0:  # not zero-preserving: var-type inference made Out dense
+        return _affine(attrs, x.to_dense())
+    return SelectedRows._make(x.rows, _affine(attrs, x.value), x.height)
+
+
+@scale.grad_maker
+def _(g):
+    return [g.grad_op("scale", inputs={"X": g.output_grad("Out")},
+                      outputs={"Out": g.input_grad("X")},
+                      attrs={"scale": g.attr("scale"), "bias": 0.0})]

@@ -1,0 +1,772 @@
+"""The program builder: Program, Block, Variable, Parameter and Operator.
+
+Each class wraps its protobuf desc (ProgramDesc, BlockDesc, VarDesc, OpDesc):
+the desc is the truth, the Python objects are views over it, as in Paddle
+Fluid's framework.py. Appending an op validates it against its op spec, fills
+attribute defaults, runs var-type and shape inference on the VarDescs, and
+records the user's file:line, so a bad program fails while it is being built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from ops import registry as op_registry
+from ops.context import InferContext, VarInfo, default_infer_var_type
+from paddle_ir.core.attrs import check_attr_value, from_attr_proto, to_attr_proto
+from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype, to_numpy_dtype
+from paddle_ir.core.errors import (
+    InvalidProgramError,
+    OpLocation,
+    PaddleIRError,
+    ProgramFormatError,
+)
+from paddle_ir.printer import describe_var, op_to_string, program_to_string
+from paddle_ir.proto import framework_pb2 as pb
+
+VarType = pb.VarDesc.VarType
+PROGRAM_FORMAT_VERSION = 1
+GRAD_SUFFIX = "@GRAD"
+
+_PACKAGE_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (__file__, op_registry.__file__)
+) + (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "executor")
+     + os.sep,)
+
+
+def grad_var_name(name: str) -> str:
+    return name + GRAD_SUFFIX
+
+
+def _creation_site() -> str | None:
+    """file:line of the innermost frame outside paddle-ir itself (the user's line)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename:
+            try:
+                shown = os.path.relpath(filename)
+            except ValueError:  # another drive on Windows
+                shown = filename
+            if shown.startswith(".." + os.sep + ".."):
+                shown = filename
+            return f"{shown}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+# --- variables -------------------------------------------------------------------
+
+
+class Variable:
+    """A named value slot in a block: type, shape, dtype, lod_level, persistable."""
+
+    def __init__(self, block: Block, desc: pb.VarDesc):
+        self.block = block
+        self.desc = desc
+
+    # -- desc views ------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.desc.name
+
+    @property
+    def type(self) -> int:
+        return self.desc.type
+
+    @type.setter
+    def type(self, var_type: int) -> None:
+        if var_type == self.desc.type:
+            return
+        tensor = pb.TensorDesc()
+        tensor.CopyFrom(self._tensor_desc())
+        self.desc.type = var_type
+        if var_type == VarType.SELECTED_ROWS:
+            self.desc.ClearField("lod_desc")
+            self.desc.selected_rows_desc.CopyFrom(tensor)
+        else:
+            self.desc.ClearField("selected_rows_desc")
+            self.desc.lod_desc.tensor.CopyFrom(tensor)
+        self.block.program._bump()
+
+    def _tensor_desc(self) -> pb.TensorDesc:
+        if self.desc.type == VarType.SELECTED_ROWS:
+            return self.desc.selected_rows_desc
+        return self.desc.lod_desc.tensor
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._tensor_desc().dims)
+
+    @shape.setter
+    def shape(self, shape: Iterable[int]) -> None:
+        tensor = self._tensor_desc()
+        del tensor.dims[:]
+        tensor.dims.extend(-1 if d is None else int(d) for d in shape)
+        self.block.program._bump()
+
+    @property
+    def dtype(self) -> np.dtype | None:
+        tensor = self._tensor_desc()
+        return to_numpy_dtype(tensor.data_type) if tensor.HasField("data_type") else None
+
+    @dtype.setter
+    def dtype(self, dtype) -> None:
+        self._tensor_desc().data_type = from_numpy_dtype(convert_dtype(dtype))
+        self.block.program._bump()
+
+    @property
+    def lod_level(self) -> int:
+        return self.desc.lod_desc.lod_level if self.desc.type == VarType.LOD_TENSOR else 0
+
+    @lod_level.setter
+    def lod_level(self, level: int) -> None:
+        if self.desc.type == VarType.LOD_TENSOR:
+            self.desc.lod_desc.lod_level = int(level)
+            self.block.program._bump()
+
+    @property
+    def persistable(self) -> bool:
+        return self.desc.persistable
+
+    @persistable.setter
+    def persistable(self, value: bool) -> None:
+        self.desc.persistable = bool(value)
+        self.block.program._bump()
+
+    @property
+    def stop_gradient(self) -> bool:
+        return self.desc.stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool) -> None:
+        self.desc.stop_gradient = bool(value)
+
+    # -- Python operators append elementwise ops, as in Paddle -----------------------
+    def _binary(self, other, op_type: str, reverse: bool = False) -> Variable:
+        from paddle_ir.layers import math as layer_math  # the layers sit above this module
+
+        return layer_math.binary_operator(self, other, op_type, reverse)
+
+    def __add__(self, other):
+        return self._binary(other, "elementwise_add")
+
+    def __radd__(self, other):
+        return self._binary(other, "elementwise_add", reverse=True)
+
+    def __sub__(self, other):
+        return self._binary(other, "elementwise_sub")
+
+    def __rsub__(self, other):
+        return self._binary(other, "elementwise_sub", reverse=True)
+
+    def __mul__(self, other):
+        return self._binary(other, "elementwise_mul")
+
+    def __rmul__(self, other):
+        return self._binary(other, "elementwise_mul", reverse=True)
+
+    def __truediv__(self, other):
+        return self._binary(other, "elementwise_div")
+
+    def __rtruediv__(self, other):
+        return self._binary(other, "elementwise_div", reverse=True)
+
+    def __neg__(self):
+        from paddle_ir.layers import math as layer_math
+
+        return layer_math.scale(self, scale=-1.0)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"Variable({describe_var(self.desc)})"
+
+    __str__ = __repr__
+
+
+class Parameter(Variable):
+    """A persistable, trainable variable (weights and biases), created by layers."""
+
+    def __init__(self, block: Block, desc: pb.VarDesc, trainable: bool = True,
+                 regularizer=None, learning_rate: float = 1.0):
+        super().__init__(block, desc)
+        self.trainable = trainable
+        self.regularizer = regularizer
+        self.optimize_attr = {"learning_rate": learning_rate}
+
+    def __repr__(self) -> str:
+        return f"Parameter({describe_var(self.desc)})"
+
+    __str__ = __repr__
+
+
+# --- operators -------------------------------------------------------------------
+
+
+class Operator:
+    """A view over one OpDesc: its type, slots and attributes."""
+
+    def __init__(self, block: Block, desc: pb.OpDesc):
+        self.block = block
+        self.desc = desc
+
+    @property
+    def type(self) -> str:
+        return self.desc.type
+
+    @property
+    def idx(self) -> int:
+        return self.block.ops.index(self)
+
+    def input(self, slot: str) -> list[str]:
+        return next((list(v.arguments) for v in self.desc.inputs if v.parameter == slot), [])
+
+    def output(self, slot: str) -> list[str]:
+        return next((list(v.arguments) for v in self.desc.outputs if v.parameter == slot), [])
+
+    @property
+    def input_names(self) -> list[str]:
+        return [v.parameter for v in self.desc.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [v.parameter for v in self.desc.outputs]
+
+    @property
+    def input_arg_names(self) -> list[str]:
+        return [a for v in self.desc.inputs for a in v.arguments]
+
+    @property
+    def output_arg_names(self) -> list[str]:
+        return [a for v in self.desc.outputs for a in v.arguments]
+
+    def has_attr(self, name: str) -> bool:
+        return any(a.name == name for a in self.desc.attrs)
+
+    def attr(self, name: str):
+        for a in self.desc.attrs:
+            if a.name == name:
+                return from_attr_proto(a)
+        raise KeyError(f"op {self.type} has no attribute {name!r}")
+
+    @property
+    def attrs(self) -> dict:
+        return {a.name: from_attr_proto(a) for a in self.desc.attrs}
+
+    def _set_attr(self, name: str, value) -> None:
+        opdef = op_registry.get_op_def(self.type)
+        spec = opdef.attr_spec(name) if opdef else None
+        if spec is None:
+            raise InvalidProgramError(f"op {self.type} declares no attribute {name!r}")
+        for i, a in enumerate(self.desc.attrs):
+            if a.name == name:
+                del self.desc.attrs[i]
+                break
+        self.desc.attrs.append(to_attr_proto(name, spec.kind, value))
+        self.block.program._bump()
+
+    @property
+    def creation_site(self) -> str | None:
+        return self.desc.creation_site if self.desc.HasField("creation_site") else None
+
+    def location(self) -> OpLocation:
+        return op_location(self.desc, self.block.idx, self.idx)
+
+    def __repr__(self) -> str:
+        return op_to_string(self.desc)
+
+
+def op_location(desc: pb.OpDesc, block_idx: int, op_idx: int | None, shapes=None) -> OpLocation:
+    return OpLocation(
+        op_type=desc.type,
+        block_idx=block_idx,
+        op_idx=op_idx,
+        inputs={v.parameter: list(v.arguments) for v in desc.inputs},
+        outputs={v.parameter: list(v.arguments) for v in desc.outputs},
+        creation_site=desc.creation_site if desc.HasField("creation_site") else None,
+        shapes=shapes or {},
+    )
+
+
+class BuildContext(InferContext):
+    """Inference over VarDescs, for an op being appended to a block."""
+
+    is_runtime = False
+
+    def __init__(self, op: Operator, attrs: dict, op_idx: int):
+        self.op = op
+        self.op_type = op.type
+        self.attrs = attrs
+        self._op_idx = op_idx
+        self._inputs = {v.parameter: list(v.arguments) for v in op.desc.inputs}
+        self._outputs = {v.parameter: list(v.arguments) for v in op.desc.outputs}
+
+    def input_names(self, slot):
+        return self._inputs.get(slot, [])
+
+    def output_names(self, slot):
+        return self._outputs.get(slot, [])
+
+    def output_slots(self):
+        return list(self._outputs)
+
+    def var_info(self, name):
+        var = self.op.block._var_recursive(name)
+        return VarInfo(var.shape, var.dtype, var.lod_level, var.type)
+
+    def _set_var(self, name, shape, dtype, lod_level, var_type):
+        var = self.op.block._var_recursive(name)
+        if var_type is not None:
+            var.type = var_type
+        if shape is not None:
+            var.shape = shape
+        if dtype is not None:
+            var.dtype = dtype
+        if lod_level is not None:
+            var.lod_level = lod_level
+
+    def _share_lod(self, src, dst):
+        self._set_var(dst, None, None, self.op.block._var_recursive(src).lod_level, None)
+
+    def location(self):
+        shapes = {}
+        for names in self._inputs.values():  # outputs have no shape until inference ran
+            for n in names:
+                var = self.op.block._find_var_recursive(n)
+                if var is not None:
+                    shapes[n] = var.shape
+        return op_location(self.op.desc, self.op.block.idx, self._op_idx, shapes)
+
+
+# --- blocks ----------------------------------------------------------------------
+
+
+def _names_of(value) -> list[str]:
+    """Slot arguments given as a Variable, a name, or a list of either."""
+    if value is None:
+        return []
+    if isinstance(value, (Variable, str)):
+        value = [value]
+    names = []
+    for item in value:
+        if isinstance(item, Variable):
+            names.append(item.name)
+        elif isinstance(item, str):
+            names.append(item)
+        else:
+            raise InvalidProgramError(
+                f"a slot argument must be a Variable or a variable name, got {item!r}"
+            )
+    return names
+
+
+class Block:
+    def __init__(self, program: Program, desc: pb.BlockDesc):
+        self.program = program
+        self.desc = desc
+        self.vars: dict[str, Variable] = {}
+        self.ops: list[Operator] = []
+
+    @property
+    def idx(self) -> int:
+        return self.desc.idx
+
+    @property
+    def parent_idx(self) -> int:
+        return self.desc.parent_idx
+
+    # -- variables ---------------------------------------------------------------------
+    def create_var(
+        self,
+        name: str | None = None,
+        shape: Iterable[int] | None = None,
+        dtype="float32",
+        lod_level: int = 0,
+        type: int = VarType.LOD_TENSOR,  # noqa: A002 - Paddle's keyword
+        persistable: bool = False,
+        stop_gradient: bool = False,
+        _cls=Variable,
+        **kwargs,
+    ) -> Variable:
+        """Create (or return the existing) variable `name` in this block."""
+        from paddle_ir import unique_name
+
+        name = name or unique_name.generate("_generated_var")
+        if name in self.vars:
+            return self.vars[name]
+        desc = self.desc.vars.add()
+        desc.name = name
+        desc.type = type
+        tensor = desc.selected_rows_desc if type == VarType.SELECTED_ROWS else desc.lod_desc.tensor
+        tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
+        tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
+        if type == VarType.LOD_TENSOR:
+            desc.lod_desc.lod_level = int(lod_level)
+        desc.persistable = bool(persistable)
+        desc.stop_gradient = bool(stop_gradient)
+        if _cls is Parameter:
+            desc.is_parameter = True
+        var = _cls(self, desc, **kwargs)
+        self.vars[name] = var
+        self.program._bump()
+        return var
+
+    def create_parameter(self, name: str, shape, dtype="float32", **kwargs) -> Parameter:
+        kwargs.setdefault("trainable", True)
+        return self.create_var(name=name, shape=shape, dtype=dtype, persistable=True,
+                               _cls=Parameter, **kwargs)
+
+    def var(self, name: str) -> Variable:
+        var = self.vars.get(name)
+        if var is None:
+            raise InvalidProgramError(f"block {self.idx} has no variable {name!r}")
+        return var
+
+    def has_var(self, name: str) -> bool:
+        return name in self.vars
+
+    def _find_var_recursive(self, name: str) -> Variable | None:
+        block = self
+        while True:
+            var = block.vars.get(name)
+            if var is not None or block.parent_idx < 0:
+                return var
+            block = self.program.blocks[block.parent_idx]
+
+    def _var_recursive(self, name: str) -> Variable:
+        var = self._find_var_recursive(name)
+        if var is None:
+            raise InvalidProgramError(
+                f"variable {name!r} is not declared in block {self.idx} or its ancestors"
+            )
+        return var
+
+    def all_parameters(self) -> list[Parameter]:
+        return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    # -- operators -----------------------------------------------------------------------
+    def append_op(self, type: str, inputs: Mapping | None = None,  # noqa: A002
+                  outputs: Mapping | None = None, attrs: Mapping | None = None) -> Operator:
+        return self._insert_op(len(self.ops), type, inputs, outputs, attrs)
+
+    def _prepend_op(self, type, inputs=None, outputs=None, attrs=None) -> Operator:  # noqa: A002
+        return self._insert_op(0, type, inputs, outputs, attrs)
+
+    def _insert_op(self, index, op_type, inputs, outputs, attrs) -> Operator:
+        site = _creation_site()
+        opdef = op_registry.get_op_def(op_type)
+        location = OpLocation(op_type=op_type, block_idx=self.idx, op_idx=index,
+                              creation_site=site)
+        if opdef is None:
+            raise InvalidProgramError(
+                f"unknown op type {op_type!r}",
+                op=location,
+                hint="`paddle-ir ops` lists the registered op types",
+            )
+        in_args = {slot: _names_of(v) for slot, v in (inputs or {}).items()}
+        out_args = {slot: _names_of(v) for slot, v in (outputs or {}).items()}
+        location.inputs, location.outputs = in_args, out_args
+        full_attrs = _check_slots_and_attrs(opdef, in_args, out_args, dict(attrs or {}), location)
+        for names in list(in_args.values()) + list(out_args.values()):
+            for n in names:
+                if self._find_var_recursive(n) is None:
+                    raise InvalidProgramError(
+                        f"variable {n!r} is not declared in block {self.idx} or its ancestors",
+                        op=location,
+                    )
+
+        desc = pb.OpDesc(type=op_type)
+        for slot, names in in_args.items():
+            desc.inputs.add(parameter=slot, arguments=names)
+        for slot, names in out_args.items():
+            desc.outputs.add(parameter=slot, arguments=names)
+        for name, value in full_attrs.items():
+            desc.attrs.append(to_attr_proto(name, opdef.attr_spec(name).kind, value))
+        if site:
+            desc.creation_site = site
+
+        # Run inference on a detached op first so that a failure leaves the block as it was.
+        staged = pb.OpDesc()
+        staged.CopyFrom(desc)
+        op = Operator(self, staged)
+        read_back = {a.name: from_attr_proto(a) for a in staged.attrs}
+        infer_op(opdef, BuildContext(op, read_back, index))
+
+        self.desc.ops.insert(index, staged)
+        op.desc = self.desc.ops[index]
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def _remove_op(self, index: int) -> None:
+        del self.desc.ops[index]
+        del self.ops[index]
+        self.program._bump()
+
+
+def _check_slots_and_attrs(opdef, in_args, out_args, attrs, location) -> dict:
+    """Validate slots against the op spec; return attrs with defaults filled, in spec order."""
+    for kind, given, slots in (("input", in_args, opdef.inputs), ("output", out_args,
+                                                                  opdef.outputs)):
+        known = {s.name: s for s in slots}
+        for slot, names in given.items():
+            if slot not in known:
+                raise InvalidProgramError(
+                    f"{opdef.type} has no {kind} slot {slot!r}; its {kind}s are "
+                    f"{[s.name for s in slots]}", op=location)
+            if len(names) > 1 and not known[slot].duplicable:
+                raise InvalidProgramError(
+                    f"{kind} {slot} of {opdef.type} takes one variable, got {len(names)}: {names}",
+                    op=location)
+        for s in slots:
+            if not s.dispensable and not given.get(s.name):
+                raise InvalidProgramError(
+                    f"{kind} {s.name} of {opdef.type} is required but was not given",
+                    op=location)
+    result = {}
+    for spec in opdef.attrs:
+        if spec.name in attrs:
+            value = attrs.pop(spec.name)
+        elif spec.required:
+            raise InvalidProgramError(
+                f"attribute {spec.name!r} of {opdef.type} is required", op=location)
+        else:
+            value = spec.default
+        problem = check_attr_value(spec.kind, value)
+        if problem:
+            raise InvalidProgramError(
+                f"attribute {spec.name!r} of {opdef.type} must be {problem}, got "
+                f"{type(value).__name__} {value!r}", op=location)
+        result[spec.name] = value
+    for name, value in attrs.items():
+        spec = op_registry.COMMON_ATTRS.get(name)
+        if spec is None:
+            raise InvalidProgramError(
+                f"{opdef.type} has no attribute {name!r}; its attributes are "
+                f"{[a.name for a in opdef.attrs]}", op=location)
+        problem = check_attr_value(spec.kind, value)
+        if problem:
+            raise InvalidProgramError(
+                f"attribute {name!r} must be {problem}, got {value!r}", op=location)
+        result[name] = value
+    return result
+
+
+def infer_op(opdef, ctx: InferContext) -> None:
+    """Var-type inference, then shape inference: the order both build and run time use."""
+    (opdef.infer_var_type_fn or default_infer_var_type)(ctx)
+    if opdef.infer_shape_fn is not None:
+        opdef.infer_shape_fn(ctx)
+
+
+# --- programs --------------------------------------------------------------------
+
+
+class Program:
+    """A ProgramDesc under construction: blocks of variables and ops."""
+
+    def __init__(self):
+        self.desc = pb.ProgramDesc()
+        self.desc.version.version = PROGRAM_FORMAT_VERSION
+        self.blocks: list[Block] = []
+        self.current_block_idx = 0
+        self.random_seed = 0
+        self._version_counter = 0
+        self._seed_counter = 0
+        root = self.desc.blocks.add(idx=0, parent_idx=-1)
+        self.blocks.append(Block(self, root))
+
+    def _bump(self) -> None:
+        self._version_counter += 1
+
+    # -- blocks ------------------------------------------------------------------------------
+    def global_block(self) -> Block:
+        return self.blocks[0]
+
+    def current_block(self) -> Block:
+        return self.blocks[self.current_block_idx]
+
+    def block(self, idx: int) -> Block:
+        return self.blocks[idx]
+
+    @property
+    def num_blocks(self) -> int:
+        return len(self.blocks)
+
+    def _create_block(self, parent_idx: int | None = None) -> Block:
+        parent = self.current_block_idx if parent_idx is None else parent_idx
+        desc = self.desc.blocks.add(idx=len(self.blocks), parent_idx=parent)
+        block = Block(self, desc)
+        self.blocks.append(block)
+        self.current_block_idx = block.idx
+        self._bump()
+        return block
+
+    def _rollback(self) -> None:
+        self.current_block_idx = self.current_block().parent_idx
+
+    # -- queries -------------------------------------------------------------------------------
+    def list_vars(self) -> Iterable[Variable]:
+        for block in self.blocks:
+            yield from block.vars.values()
+
+    def all_parameters(self) -> list[Parameter]:
+        return [p for b in self.blocks for p in b.all_parameters()]
+
+    @property
+    def feed_target_names(self) -> list[str]:
+        return list(self.desc.feed_target_names)
+
+    @property
+    def fetch_target_names(self) -> list[str]:
+        return list(self.desc.fetch_target_names)
+
+    def _next_seed(self) -> int:
+        """A deterministic per-initializer seed when `random_seed` is set, else 0 (random)."""
+        if not self.random_seed:
+            return 0
+        self._seed_counter += 1
+        return (self.random_seed * 1_000_003 + self._seed_counter) % (2**31 - 1) or 1
+
+    # -- bytes -------------------------------------------------------------------------------
+    def serialize(self) -> bytes:
+        return self.desc.SerializeToString(deterministic=True)
+
+    serialize_to_string = serialize
+
+    @staticmethod
+    def parse(data: bytes) -> Program:
+        desc = pb.ProgramDesc()
+        try:
+            desc.ParseFromString(data)
+        except (DecodeError, RuntimeWarning, ValueError) as exc:
+            raise ProgramFormatError(
+                f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}") from None
+        return Program.from_desc(desc)
+
+    parse_from_string = parse
+
+    @staticmethod
+    def from_desc(desc: pb.ProgramDesc) -> Program:
+        missing = desc.FindInitializationErrors()
+        if missing:
+            raise ProgramFormatError(
+                f"the ProgramDesc lacks required fields: {', '.join(missing[:5])}"
+                + (" ..." if len(missing) > 5 else ""))
+        if not desc.blocks:
+            raise ProgramFormatError("the ProgramDesc has no blocks; a program has block 0")
+        program = Program.__new__(Program)
+        program.desc = desc
+        program.blocks = []
+        program.current_block_idx = 0
+        program.random_seed = 0
+        program._version_counter = 0
+        program._seed_counter = 0
+        for i, block_desc in enumerate(desc.blocks):
+            if block_desc.idx != i:
+                raise ProgramFormatError(f"block #{i} says its idx is {block_desc.idx}")
+            parent = block_desc.parent_idx
+            if (i == 0 and parent != -1) or (i > 0 and not 0 <= parent < i):
+                raise ProgramFormatError(
+                    f"block {i} has parent_idx {parent}; block 0 has -1 and every other block "
+                    f"a parent that comes before it")
+            block = Block(program, block_desc)
+            for var_desc in block_desc.vars:
+                if var_desc.name in block.vars:
+                    raise ProgramFormatError(f"block {i} declares {var_desc.name!r} twice")
+                cls = Parameter if var_desc.is_parameter else Variable
+                block.vars[var_desc.name] = cls(block, var_desc)
+            block.ops = [Operator(block, op_desc) for op_desc in block_desc.ops]
+            program.blocks.append(block)
+        return program
+
+    def clone(self, for_test: bool = False) -> Program:
+        """A deep copy; `for_test=True` keeps only forward ops and sets `is_test` attributes."""
+        desc = pb.ProgramDesc()
+        desc.CopyFrom(self.desc)
+        if for_test:
+            for block in desc.blocks:
+                keep = [op for op in block.ops if _op_role(op) in (0, 256)]
+                del block.ops[:]
+                for op in keep:
+                    for a in op.attrs:
+                        if a.name == "is_test":
+                            a.b = True
+                    block.ops.add().CopyFrom(op)
+        program = Program.from_desc(desc)
+        program.random_seed = self.random_seed
+        for src, dst in zip(self.blocks, program.blocks, strict=True):
+            for name, var in src.vars.items():
+                if isinstance(var, Parameter):
+                    clone = dst.vars[name]
+                    clone.trainable = var.trainable
+                    clone.regularizer = var.regularizer
+                    clone.optimize_attr = dict(var.optimize_attr)
+        return program
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        return program_to_string(self.desc)
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+
+def _op_role(op_desc: pb.OpDesc) -> int:
+    for a in op_desc.attrs:
+        if a.name == "op_role":
+            return a.i
+    return 0
+
+
+# --- default programs ------------------------------------------------------------------------
+# Paddle's API is built on a current main and startup program; these two module
+# globals are that contract (program_guard swaps them).
+
+_main_program = Program()
+_startup_program = Program()
+
+
+def default_main_program() -> Program:
+    return _main_program
+
+
+def default_startup_program() -> Program:
+    return _startup_program
+
+
+def switch_main_program(program: Program) -> Program:
+    global _main_program
+    previous, _main_program = _main_program, program
+    return previous
+
+
+def switch_startup_program(program: Program) -> Program:
+    global _startup_program
+    previous, _startup_program = _startup_program, program
+    return previous
+
+
+@contextlib.contextmanager
+def program_guard(main_program: Program, startup_program: Program | None = None):
+    """Build into `main_program` (and `startup_program`) inside the `with` block."""
+    if not isinstance(main_program, Program):
+        raise PaddleIRError(f"program_guard needs a Program, got {type(main_program).__name__}")
+    previous_main = switch_main_program(main_program)
+    previous_startup = None
+    if startup_program is not None:
+        previous_startup = switch_startup_program(startup_program)
+    try:
+        yield
+    finally:
+        switch_main_program(previous_main)
+        if startup_program is not None:
+            switch_startup_program(previous_startup)

@@ -1,0 +1,21 @@
+"""Layers: Paddle Fluid's functions that append ops to the current program."""
+
+from paddle_ir.layers.io import data
+from paddle_ir.layers.math import (
+    elementwise_add,
+    elementwise_div,
+    elementwise_mul,
+    elementwise_sub,
+    scale,
+)
+from paddle_ir.layers.tensor import fill_constant
+
+__all__ = [
+    "data",
+    "elementwise_add",
+    "elementwise_div",
+    "elementwise_mul",
+    "elementwise_sub",
+    "fill_constant",
+    "scale",
+]
