@@ -200,8 +200,9 @@ class Executor:
             level = var.lod_desc.lod_level
             hint = None
             if level and not offsets:
-                hint = (f"feed a LoDTensor: create_lod_tensor(data, "
-                        f"{[[3, 1, 2]] * level}) with your sequence lengths")
+                example = "[[3, 1, 2]]" if level == 1 else "[[2, 1], [3, 1, 2]]"
+                hint = (f"feed a LoDTensor carrying {level} level(s) of sequence lengths, e.g. "
+                        f"create_lod_tensor(data, {example})")
             raise FeedError(
                 f"feed {name!r} carries {len(offsets)} LoD levels, but the variable is declared "
                 f"with lod_level={level}", hint=hint)

@@ -100,7 +100,9 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
         doc=f"Out = {_formula}, broadcasting Y into X from `axis` (Paddle's rule).",
     )
     _fwd.infer_shape(_infer_binary)
-    _fwd.kernel(dtypes=NUMERIC)(_forward_kernel(_ufunc))
+    _kernel = _forward_kernel(_ufunc)
+    _kernel.__qualname__ = _kernel.__name__ = f"{_op_type}_dense"
+    _fwd.kernel(dtypes=NUMERIC)(_kernel)
     _fwd.grad_maker(_make_grad_maker(_op_type))
 
     _bwd = register_op(
@@ -112,4 +114,6 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
         doc=f"Gradients of {_op_type} w.r.t. X and Y, summed over broadcast dims.",
     )
     _bwd.infer_shape(_infer_binary_grad)
-    _bwd.kernel(dtypes=FLOATS)(_grad_kernel(_op_type))
+    _kernel = _grad_kernel(_op_type)
+    _kernel.__qualname__ = _kernel.__name__ = f"{_op_type}_grad_dense"
+    _bwd.kernel(dtypes=FLOATS)(_kernel)
