@@ -183,6 +183,13 @@ def _kernel_dtype(opdef, attrs, ctx, env, index) -> np.dtype:
 
 
 def _bad_output(op_type: str, name: str, value, expected: type):
+    """A kernel's output of an unexpected class: a numpy scalar becomes a 0-D array, else fail.
+
+    numpy's ufuncs turn 0-D arrays into scalars (np.exp(np.array(1.0)) is a float64), so
+    any elementwise kernel may return one for a 0-D input, such as the output of `mean`.
+    """
+    if expected is np.ndarray and isinstance(value, np.generic):
+        return np.asarray(value)
     got = type(value).__name__
     raise KernelError(
         f"the kernel of {op_type} returned a {got} for {name!r}, but var-type inference "
@@ -198,7 +205,7 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
         def step(env, lods):
             v = fn(attrs, env[a])
             if v.__class__ is not cls:
-                _bad_output(op_type, out_name, v, cls)
+                v = _bad_output(op_type, out_name, v, cls)
             env[out] = v
 
     elif len(ins) == 2:
@@ -207,7 +214,7 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
         def step(env, lods):
             v = fn(attrs, env[a], env[b])
             if v.__class__ is not cls:
-                _bad_output(op_type, out_name, v, cls)
+                v = _bad_output(op_type, out_name, v, cls)
             env[out] = v
 
     else:
@@ -215,7 +222,7 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
         def step(env, lods):
             v = fn(attrs, *[env[i] for i in ins])
             if v.__class__ is not cls:
-                _bad_output(op_type, out_name, v, cls)
+                v = _bad_output(op_type, out_name, v, cls)
             env[out] = v
 
     return step
@@ -255,7 +262,7 @@ def _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_
                         v = SelectedRows.from_dense(v)
                     env[i], lods[i] = v, _EMPTY
                 if env[i].__class__ is not out_classes[k]:
-                    _bad_output(op_type, out_names[k], env[i], out_classes[k])
+                    env[i] = _bad_output(op_type, out_names[k], env[i], out_classes[k])
                 k += 1
         for src, dst in shares:
             lods[dst] = lods[src]
@@ -319,7 +326,13 @@ class BlockCompiler:
         written_persistables = {}
         for op_idx, op in enumerate(self.block.ops):
             step, choice, location_fn = self._compile_op(op_idx, op, env, lods)
-            step(env, lods)
+            try:  # the first run reports a kernel's failure as later runs do
+                step(env, lods)
+            except PaddleIRError as exc:
+                _locate(exc, location_fn)
+                raise
+            except Exception as exc:
+                raise KernelError(f"{type(exc).__name__}: {exc}", op=location_fn()) from exc
             plan.steps.append(step)
             plan.op_types.append(op.type)
             plan.choices.append(choice)
@@ -499,10 +512,15 @@ def run_steps(plan: Plan, env, lods, profile: dict | None = None) -> None:
                 entry[0] += 1
                 entry[1] += clock() - t0
     except PaddleIRError as exc:
-        if exc.op is not None and exc.op.op_idx is None and i < len(plan.locations):
-            exc.op = plan.locations[i]()
-            exc.args = (exc._render(),)
+        _locate(exc, plan.locations[i] if i < len(plan.locations) else None)
         raise
     except Exception as exc:  # a kernel raised: report it against its op
         location = plan.locations[i]() if i < len(plan.locations) else None
         raise KernelError(f"{type(exc).__name__}: {exc}", op=location) from exc
+
+
+def _locate(exc: PaddleIRError, location_fn) -> None:
+    """Point an error raised inside a step (which knows at most its op type) at the op."""
+    if location_fn is not None and (exc.op is None or exc.op.op_idx is None):
+        exc.op = location_fn()
+        exc.args = (exc._render(),)
