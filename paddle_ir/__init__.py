@@ -10,10 +10,12 @@
 
 import ops  # noqa: F401,I001 - registers every operator before the builder needs them
 from paddle_ir import initializer, layers, unique_name
+from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import DataType
 from paddle_ir.core.errors import PaddleIRError, ProgramError
 from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.core.storage import storage_type, tostype
 from paddle_ir.framework import (
     Block,
     Operator,
@@ -46,9 +48,10 @@ def __getattr__(name):
 
 
 __all__ = [
+    "CSRTensor",
     "Block", "CPUPlace", "DataType", "Executor", "LoDTensor", "Operator", "PaddleIRError",
     "ParamAttr", "Parameter", "Program", "ProgramError", "Scope", "SelectedRows", "VarType",
     "Variable", "create_lod_tensor", "default_main_program", "default_startup_program",
     "global_scope", "grad_var_name", "initializer", "layers", "program_guard", "scope_guard",
-    "unique_name",
+    "unique_name", "storage_type", "tostype",
 ]

@@ -98,6 +98,12 @@ class InvalidCSRError(PaddleIRError, ValueError):
     category = "InvalidCSR"
 
 
+class StorageTypeError(PaddleIRError, ValueError):
+    """An unknown storage type, or a value that cannot take the storage type asked for."""
+
+    category = "StorageTypeError"
+
+
 class DataTypeError(PaddleIRError, TypeError):
     """A dtype paddle-ir cannot represent, or one that an op does not accept."""
 

@@ -4,6 +4,12 @@
                    offsets | dense tensor
     dense tensor = u32 version (0) | i32 desc_size | TensorDesc protobuf | raw data
     SelectedRows = u32 version (0) | u64 nrows | nrows x i64 rows | i64 height | dense tensor
+    CSRTensor    = u32 version (0) | i64 height | i64 width | u64 nnz | (height + 1) x i64
+                   indptr | nnz x i64 indices | dense tensor of shape [nnz] (the data)
+
+The CSR layout is paddle-ir's own (Paddle has no CSR stream format); it follows
+the SelectedRows record: index arrays first, then the values as a dense tensor
+record, whose TensorDesc carries the dtype.
 
 A combined parameter file is LoDTensor records back to back, in the sorted
 order of the variables' names, with no header; reading must end exactly at
@@ -23,9 +29,11 @@ from typing import BinaryIO
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import from_numpy_dtype, to_numpy_dtype
 from paddle_ir.core.errors import (
     DataTypeError,
+    InvalidCSRError,
     InvalidLoDError,
     InvalidSelectedRowsError,
     TensorFormatError,
@@ -81,6 +89,16 @@ def write_selected_rows(out: BinaryIO, sr: SelectedRows) -> None:
     _write_dense(out, sr.value)
 
 
+def write_csr(out: BinaryIO, csr: CSRTensor) -> None:
+    out.write(_U32.pack(0))
+    out.write(_I64.pack(csr.shape[0]))
+    out.write(_I64.pack(csr.shape[1]))
+    out.write(_U64.pack(csr.nnz))
+    out.write(csr.indptr.astype("<i8").tobytes())
+    out.write(csr.indices.astype("<i8").tobytes())
+    _write_dense(out, csr.data)
+
+
 def serialize_lod_tensor(tensor: LoDTensor | np.ndarray) -> bytes:
     buf = io.BytesIO()
     write_lod_tensor(buf, tensor)
@@ -90,6 +108,12 @@ def serialize_lod_tensor(tensor: LoDTensor | np.ndarray) -> bytes:
 def serialize_selected_rows(sr: SelectedRows) -> bytes:
     buf = io.BytesIO()
     write_selected_rows(buf, sr)
+    return buf.getvalue()
+
+
+def serialize_csr(csr: CSRTensor) -> bytes:
+    buf = io.BytesIO()
+    write_csr(buf, csr)
     return buf.getvalue()
 
 
@@ -229,6 +253,25 @@ def _read_selected_rows(r: _Reader) -> SelectedRows:
         raise TensorFormatError(f"{r.what}: {exc.message}") from None
 
 
+def _read_csr(r: _Reader) -> CSRTensor:
+    _read_version(r, "CSRTensor version")
+    height = r.unpack(_I64, "height")
+    width = r.unpack(_I64, "width")
+    if height < 0 or width < 0:
+        raise TensorFormatError(f"{r.what}: negative CSR shape [{height}, {width}]")
+    nnz = r.unpack(_U64, "nnz")
+    indptr = r.read_array(np.dtype(np.int64), (height + 1,), f"{height + 1} indptr entries")
+    indices = r.read_array(np.dtype(np.int64), (nnz,), f"{nnz} column indices")
+    data = _read_dense(r)
+    if data.shape != (nnz,):
+        raise TensorFormatError(
+            f"{r.what}: the data tensor must have shape [{nnz}] (nnz), got {list(data.shape)}")
+    try:
+        return CSRTensor(data, indices, indptr, (height, width))
+    except InvalidCSRError as exc:
+        raise TensorFormatError(f"{r.what}: {exc.message}") from None
+
+
 def deserialize_lod_tensor(data, what: str = "LoDTensor record") -> LoDTensor:
     r = _Reader(data, what)
     tensor = _read_lod_tensor(r)
@@ -243,6 +286,13 @@ def deserialize_selected_rows(data, what: str = "SelectedRows record") -> Select
     return sr
 
 
+def deserialize_csr(data, what: str = "CSRTensor record") -> CSRTensor:
+    r = _Reader(data, what)
+    csr = _read_csr(r)
+    _expect_end(r)
+    return csr
+
+
 def read_lod_tensor(stream: BinaryIO, what: str = "LoDTensor record") -> LoDTensor:
     """Read one record from a stream, leaving it positioned just after the record."""
     return _read_lod_tensor(_Reader(stream, what))
@@ -250,6 +300,10 @@ def read_lod_tensor(stream: BinaryIO, what: str = "LoDTensor record") -> LoDTens
 
 def read_selected_rows(stream: BinaryIO, what: str = "SelectedRows record") -> SelectedRows:
     return _read_selected_rows(_Reader(stream, what))
+
+
+def read_csr(stream: BinaryIO, what: str = "CSRTensor record") -> CSRTensor:
+    return _read_csr(_Reader(stream, what))
 
 
 def _expect_end(r: _Reader) -> None:
