@@ -59,12 +59,13 @@ class RuntimeContext(InferContext):
     def _set_var(self, name, shape, dtype, lod_level, var_type):
         info = self.inferred.get(name)
         if info is None:
-            # An output may also be an input (an in-place update): start from its value.
+            # An output may also be an input (an in-place update): start from its value,
+            # shape included, so the op's InferShape still reads the input it updates.
             i = self._index[name]
             value = self._env[i]
             if value is not None and name in self._input_name_set():
                 base = value_info(value, self._lods[i])
-                info = VarInfo(None, base.dtype, 0, base.var_type)
+                info = VarInfo(base.shape, base.dtype, 0, base.var_type)
             else:
                 info = VarInfo(None, None, 0, LOD_TENSOR)
             self.inferred[name] = info
