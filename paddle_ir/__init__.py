@@ -9,7 +9,7 @@
 """
 
 import ops  # noqa: F401,I001 - registers every operator before the builder needs them
-from paddle_ir import initializer, layers, unique_name
+from paddle_ir import initializer, io, layers, unique_name
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import DataType
 from paddle_ir.core.errors import PaddleIRError, ProgramError
@@ -26,6 +26,13 @@ from paddle_ir.framework import (
     default_startup_program,
     grad_var_name,
     program_guard,
+)
+from paddle_ir.io import (
+    load_inference_model,
+    load_persistables,
+    save_inference_model,
+    save_persistables,
+    save_train_program,
 )
 from paddle_ir.param_attr import ParamAttr
 from paddle_ir.proto import framework_pb2
@@ -54,4 +61,6 @@ __all__ = [
     "Variable", "create_lod_tensor", "default_main_program", "default_startup_program",
     "global_scope", "grad_var_name", "initializer", "layers", "program_guard", "scope_guard",
     "unique_name", "storage_type", "tostype",
+    "io", "load_inference_model", "load_persistables", "save_inference_model",
+    "save_persistables", "save_train_program",
 ]

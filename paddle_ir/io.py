@@ -1,0 +1,356 @@
+"""Saving and loading programs and their variables: inference models, checkpoints, jobs.
+
+Three directory layouts, each file written atomically (a temporary file, then
+a rename), so a reader sees a whole old file or a whole new one:
+
+    inference model   DIR/model.pb         the program pruned to feed -> fetch, test mode,
+                                           naming its feed and fetch targets
+                      DIR/params           its persistable LoDTensors (Paddle's combined
+                                           format: records in sorted name order, no header)
+    checkpoint        DIR/persistables     every persistable LoDTensor of the program,
+                                           optimizer state included, in the same format
+    training job      DIR/main.pb          the main program, naming its feeds and fetches
+                      DIR/startup.pb       the startup program that initializes it
+
+Sparse persistables: Paddle's combined file holds LoDTensor records only,
+and a record carries no name, so a SelectedRows (or CSR) variable cannot
+share it. Each sparse kind goes to a sibling file, `params.selected_rows` and
+`params.csr` (`persistables.selected_rows`, ...), holding that kind's records
+(tensor_io's SelectedRows and CSR layouts) in the sorted order of those
+variables' names. A sibling exists only when the program has such variables,
+and saving removes a stale one; loading wants it exactly then. The dense file
+always exists, empty for a program without dense persistables.
+
+Files name no variables, so loading matches records to the program's
+persistables by sorted name and checks each record's dtype and shape against
+the variable's declaration: a parameter file that does not belong to its
+program fails with a TensorFormatError instead of loading garbage.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from paddle_ir.core import tensor_io
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.errors import (
+    InvalidProgramError,
+    MissingVariableError,
+    ProgramFormatError,
+    TensorFormatError,
+)
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.framework import Program, Variable, default_main_program
+from paddle_ir.proto import framework_pb2 as pb
+from paddle_ir.prune import prune
+
+MODEL_FILENAME = "model.pb"
+PARAMS_FILENAME = "params"
+PERSISTABLES_FILENAME = "persistables"
+SELECTED_ROWS_SUFFIX = ".selected_rows"
+CSR_SUFFIX = ".csr"
+MAIN_FILENAME = "main.pb"
+STARTUP_FILENAME = "startup.pb"
+
+_LOD_TENSOR = pb.VarDesc.LOD_TENSOR
+_SR = pb.VarDesc.SELECTED_ROWS
+_CSR = pb.VarDesc.CSR
+
+__all__ = [
+    "load_inference_model", "load_persistables", "load_program", "load_train_program",
+    "load_vars", "persistable_names", "save_inference_model", "save_persistables",
+    "save_program", "save_train_program", "save_vars", "scan_records",
+]
+
+
+# --- programs ------------------------------------------------------------------------
+
+
+def save_program(path, program: Program) -> None:
+    """Write `program` as a serialized ProgramDesc (deterministic bytes), atomically."""
+    data = program.serialize()
+    tensor_io.atomic_write(path, lambda out: out.write(data))
+
+
+def load_program(path) -> Program:
+    """Read a `.pb` file; a file that is not a ProgramDesc raises ProgramFormatError."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return Program.parse(data)
+    except ProgramFormatError as exc:
+        raise ProgramFormatError(f"{os.fspath(path)}: {exc.message}") from None
+
+
+# --- variables -----------------------------------------------------------------------
+
+
+def _global_scope():
+    # The executor sits beside the builder; load its scope module on first use.
+    from executor.scope import global_scope
+
+    return global_scope()
+
+
+@dataclass(frozen=True)
+class _Storage:
+    """How the persistables of one variable type are stored: which file, which records."""
+
+    var_type: int
+    suffix: str  # appended to the combined file's name
+    value_class: type
+    write: Callable
+    read: Callable
+
+
+_STORAGES = (
+    _Storage(_LOD_TENSOR, "", LoDTensor, tensor_io.write_lod_tensor, tensor_io.read_lod_tensor),
+    _Storage(_SR, SELECTED_ROWS_SUFFIX, SelectedRows, tensor_io.write_selected_rows,
+             tensor_io.read_selected_rows),
+    _Storage(_CSR, CSR_SUFFIX, CSRTensor, tensor_io.write_csr, tensor_io.read_csr),
+)
+
+
+def persistable_names(program: Program, var_type: int = _LOD_TENSOR) -> list[str]:
+    """The sorted names of the program's persistable variables of `var_type` (all blocks)."""
+    return sorted({var.name for block in program.desc.blocks for var in block.vars
+                   if var.persistable and var.type == var_type})
+
+
+def _declarations(program: Program) -> dict[str, pb.VarDesc]:
+    found = {}
+    for block in program.desc.blocks:
+        for var in block.vars:
+            found.setdefault(var.name, var)
+    return found
+
+
+def _value_of(scope, name: str, storage: _Storage):
+    holder = scope.find_var(name)
+    value = None if holder is None else holder.value
+    if value is None:
+        raise MissingVariableError(
+            f"persistable variable {name!r} has no value in the scope, so it cannot be saved",
+            hint="did you run the startup program (or load the parameters) first?")
+    if not isinstance(value, storage.value_class):
+        raise InvalidProgramError(
+            f"persistable variable {name!r} is declared "
+            f"{pb.VarDesc.VarType.Name(storage.var_type)} but the scope holds a "
+            f"{type(value).__name__}")
+    return value
+
+
+def save_vars(path, program: Program, scope=None) -> list[str]:
+    """Write the program's persistables from `scope`: `path` and its sparse siblings.
+
+    All values are gathered before anything is written, so a missing value
+    leaves the files as they were. Returns the names saved.
+    """
+    scope = _global_scope() if scope is None else scope
+    known = {s.var_type for s in _STORAGES}
+    for block in program.desc.blocks:
+        for var in block.vars:
+            if var.persistable and var.type not in known:
+                raise InvalidProgramError(
+                    f"persistable variable {var.name!r} has variable type {var.type}, which "
+                    f"paddle-ir cannot save")
+    plan = []
+    for storage in _STORAGES:
+        names = persistable_names(program, storage.var_type)
+        plan.append((storage, names, [_value_of(scope, n, storage) for n in names]))
+    saved = []
+    for storage, names, values in plan:
+        target = os.fspath(path) + storage.suffix
+        if not names and storage.suffix:
+            if os.path.exists(target):
+                os.unlink(target)  # stale, from a program that had such variables
+            continue
+
+        def write(out, storage=storage, values=values):
+            for value in values:
+                storage.write(out, value)
+
+        tensor_io.atomic_write(target, write)  # a dense file always exists, maybe empty
+        saved += names
+    return saved
+
+
+def _check_against(path, name: str, value, var: pb.VarDesc) -> None:
+    tensor = var.selected_rows_desc if var.type == _SR else var.lod_desc.tensor
+    dims = list(tensor.dims)
+    shape = list(value.shape)
+    want = to_numpy_dtype(tensor.data_type) if tensor.HasField("data_type") else value.dtype
+    bad_shape = dims and (len(dims) != len(shape)
+                          or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True)))
+    if value.dtype != want or bad_shape:
+        raise TensorFormatError(
+            f"{os.fspath(path)}: the record for {name!r} holds {dtype_name(value.dtype)} "
+            f"{shape}, but the program declares {dtype_name(want)} {dims}; the file does "
+            f"not belong to this program",
+            hint="records are matched to the persistable variables by sorted name")
+
+
+def scan_records(path, var_type: int = _LOD_TENSOR) -> list[tuple[int, object]]:
+    """Every record of a combined file of `var_type` values, with its byte size (for dump)."""
+    storage = next(s for s in _STORAGES if s.var_type == var_type)
+    records = []
+    with open(path, "rb") as f:
+        end = os.fstat(f.fileno()).st_size
+        while f.tell() < end:
+            start = f.tell()
+            value = storage.read(f, f"{os.fspath(path)} (record #{len(records)})")
+            records.append((f.tell() - start, value))
+    return records
+
+
+def _read_records(path, names: Sequence[str], storage: _Storage) -> dict:
+    result = {}
+    with open(path, "rb") as f:
+        end = os.fstat(f.fileno()).st_size
+        for i, name in enumerate(names):
+            if f.tell() == end:
+                raise TensorFormatError(
+                    f"{os.fspath(path)} ends after {i} of {len(names)} records; missing from "
+                    f"{name!r} on (expected, in sorted order: {list(names)})")
+            result[name] = storage.read(f, f"{os.fspath(path)} (record #{i}, {name!r})")
+        if f.tell() != end:
+            raise TensorFormatError(
+                f"{os.fspath(path)} has {end - f.tell()} bytes after its {len(names)} expected "
+                f"records; it holds more variables than the program declares persistable")
+    return result
+
+
+def load_vars(path, program: Program, scope=None) -> list[str]:
+    """Load the program's persistables from `path` (and its siblings) into `scope`.
+
+    Every record is read and checked against its declaration before any is
+    stored, so a mismatched file leaves the scope as it was. Returns the names.
+    """
+    scope = _global_scope() if scope is None else scope
+    declared = _declarations(program)
+    values: dict = {}
+    for storage in _STORAGES:
+        names = persistable_names(program, storage.var_type)
+        target = os.fspath(path) + storage.suffix
+        kind = pb.VarDesc.VarType.Name(storage.var_type)
+        if os.path.exists(target):
+            values.update(_read_records(target, names, storage))
+        elif names:
+            raise TensorFormatError(
+                f"{target} does not exist, but the program has {len(names)} persistable "
+                f"{kind} variables to load: {names[:8]}{' ...' if len(names) > 8 else ''}")
+    for name, value in values.items():
+        _check_against(path, name, value, declared[name])
+    for name, value in values.items():
+        scope.var(name).value = value
+    return list(values)
+
+
+# --- inference models ------------------------------------------------------------------
+
+
+def _names(items: Iterable, what: str) -> list[str]:
+    if isinstance(items, (str, Variable)):
+        items = [items]
+    names = []
+    for item in items:
+        if isinstance(item, Variable):
+            names.append(item.name)
+        elif isinstance(item, str):
+            names.append(item)
+        else:
+            raise InvalidProgramError(f"{what} must be variable names or Variables, got {item!r}")
+    return names
+
+
+def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
+                         main_program: Program | None = None, scope=None,
+                         model_filename: str = MODEL_FILENAME,
+                         params_filename: str = PARAMS_FILENAME) -> Program:
+    """Save the feed -> fetch subgraph of `main_program` and the parameters it reads.
+
+    The saved program is a test-mode clone (backward and optimizer ops
+    dropped, `is_test` set) pruned to the ops that compute `target_vars` from
+    `feeded_var_names`, with feed_target_names and fetch_target_names set.
+    Returns that program. `executor` is accepted for Paddle's signature; the
+    values come from `scope` (the global scope by default).
+    """
+    program = default_main_program() if main_program is None else main_program
+    feeds = _names(feeded_var_names, "feeded_var_names")
+    targets = _names(target_vars, "target_vars")
+    if not targets:
+        raise InvalidProgramError("save_inference_model needs at least one target variable")
+    pruned = prune(program, feeds, targets)
+    os.makedirs(dirname, exist_ok=True)
+    save_vars(os.path.join(dirname, params_filename), pruned, scope)
+    save_program(os.path.join(dirname, model_filename), pruned)
+    return pruned
+
+
+def load_inference_model(dirname, executor=None, scope=None,
+                         model_filename: str = MODEL_FILENAME,
+                         params_filename: str = PARAMS_FILENAME):
+    """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`."""
+    program = load_program(os.path.join(dirname, model_filename))
+    load_vars(os.path.join(dirname, params_filename), program, scope)
+    block = program.global_block()
+    fetch_targets = [block.var(n) for n in program.fetch_target_names]
+    return program, program.feed_target_names, fetch_targets
+
+
+# --- checkpoints ------------------------------------------------------------------------
+
+
+def save_persistables(executor, dirname, main_program: Program | None = None, scope=None,
+                      filename: str = PERSISTABLES_FILENAME) -> list[str]:
+    """Checkpoint every persistable variable of `main_program` (optimizer state included)."""
+    program = default_main_program() if main_program is None else main_program
+    os.makedirs(dirname, exist_ok=True)
+    return save_vars(os.path.join(dirname, filename), program, scope)
+
+
+def load_persistables(executor, dirname, main_program: Program | None = None, scope=None,
+                      filename: str = PERSISTABLES_FILENAME) -> list[str]:
+    """Restore a checkpoint written by `save_persistables` for the same program."""
+    program = default_main_program() if main_program is None else main_program
+    return load_vars(os.path.join(dirname, filename), program, scope)
+
+
+# --- training jobs -----------------------------------------------------------------------
+
+
+def save_train_program(dirname, main_program: Program, startup_program: Program,
+                       feed_names: Sequence[str], fetch_vars) -> None:
+    """Save a training job for `paddle-ir run --steps N DIR`: main.pb and startup.pb.
+
+    The main program is saved whole (forward, backward and optimizer ops),
+    with its feed and fetch targets named in the ProgramDesc; `main_program`
+    itself is not modified.
+    """
+    feeds = _names(feed_names, "feed_names")
+    fetches = _names(fetch_vars, "fetch_vars")
+    block = main_program.global_block()
+    for name in feeds + fetches:
+        if not block.has_var(name):
+            raise InvalidProgramError(
+                f"{name!r} is not a variable of the main program's global block")
+    main = main_program.clone()
+    del main.desc.feed_target_names[:]
+    main.desc.feed_target_names.extend(feeds)
+    del main.desc.fetch_target_names[:]
+    main.desc.fetch_target_names.extend(fetches)
+    os.makedirs(dirname, exist_ok=True)
+    save_program(os.path.join(dirname, STARTUP_FILENAME), startup_program)
+    save_program(os.path.join(dirname, MAIN_FILENAME), main)
+
+
+def load_train_program(dirname) -> tuple[Program, Program]:
+    """(main, startup) of a job saved by `save_train_program`."""
+    main = load_program(os.path.join(dirname, MAIN_FILENAME))
+    startup = load_program(os.path.join(dirname, STARTUP_FILENAME))
+    return main, startup
+

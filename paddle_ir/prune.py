@@ -1,0 +1,150 @@
+"""Pruning a program to the subgraph that computes some targets from some feeds.
+
+`prune(program, feed_names, target_names)` works on a test-mode clone (only
+forward ops, `is_test` set): it walks block 0 backwards from the targets and
+keeps an op when it writes a variable still needed, then needs what the op
+reads. Feeds cut the walk (their producers are not needed); persistable
+variables end it (their values come from the parameter file). Sub-blocks are
+kept when a kept op refers to them, renumbered when others are dropped, and
+block 0 keeps only the variables the kept ops, feeds and targets use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.framework import Program
+from paddle_ir.proto import framework_pb2 as pb
+
+
+def _args(slots) -> set[str]:
+    return {a for v in slots for a in v.arguments}
+
+
+def _block_refs(op: pb.OpDesc) -> list[int]:
+    refs = []
+    for a in op.attrs:
+        if a.type == pb.BLOCK:
+            refs.append(a.block_idx)
+        elif a.type == pb.BLOCKS:
+            refs.extend(a.blocks_idx)
+    return refs
+
+
+def _sub_blocks(desc: pb.ProgramDesc, op: pb.OpDesc) -> set[int]:
+    """Every block an op refers to, directly or through the ops inside those blocks."""
+    found: set[int] = set()
+    todo = [i for i in _block_refs(op) if 0 <= i < len(desc.blocks)]
+    while todo:
+        idx = todo.pop()
+        if idx in found:
+            continue
+        found.add(idx)
+        for inner in desc.blocks[idx].ops:
+            todo.extend(i for i in _block_refs(inner) if 0 <= i < len(desc.blocks))
+    return found
+
+
+def _outer_reads(desc: pb.ProgramDesc, blocks: set[int]) -> set[str]:
+    """Names the ops of `blocks` use without those blocks declaring them."""
+    names: set[str] = set()
+    for idx in blocks:
+        block = desc.blocks[idx]
+        local = {v.name for v in block.vars}
+        for op in block.ops:
+            names |= (_args(op.inputs) | _args(op.outputs)) - local
+    declared_inside = {v.name for idx in blocks for v in desc.blocks[idx].vars}
+    return names - declared_inside
+
+
+def _reads(desc: pb.ProgramDesc, op: pb.OpDesc) -> set[str]:
+    return _args(op.inputs) | _outer_reads(desc, _sub_blocks(desc, op))
+
+
+def prune(program: Program, feed_names: Iterable[str], target_names: Iterable[str]) -> Program:
+    """A test-mode copy of `program` holding only what computes the targets from the feeds.
+
+    Raises InvalidProgramError when a target needs a variable that is neither
+    fed, computed by an op, nor persistable.
+    """
+    feeds, targets = list(feed_names), list(target_names)
+    pruned = program.clone(for_test=True)
+    desc = pruned.desc
+    block0 = desc.blocks[0]
+    declared = {v.name: v for v in block0.vars}
+    for name in feeds + targets:
+        if name not in declared:
+            what = "feed" if name in feeds else "target"
+            raise InvalidProgramError(
+                f"{what} {name!r} is not a variable of the program's global block")
+
+    fed = set(feeds)
+    needed = set(targets) - fed
+    kept: list[pb.OpDesc] = []
+    for op in reversed(block0.ops):
+        writes = _args(op.outputs)
+        if not writes & needed:
+            continue
+        kept.append(op)
+        needed = (needed - writes) | (_reads(desc, op) - fed)
+    unresolved = sorted(n for n in needed if not (n in declared and declared[n].persistable))
+    if unresolved:
+        raise InvalidProgramError(
+            f"the targets {targets} cannot be computed from the feeds {feeds}: they need "
+            f"{unresolved}, which no op computes and which are neither fed nor persistable",
+            hint="add the missing variables to the feeds")
+    kept.reverse()
+
+    keep_blocks = {0}
+    for op in kept:
+        keep_blocks |= _sub_blocks(desc, op)
+    for idx in list(keep_blocks):  # a kept block's ancestors stay too
+        while idx > 0:
+            idx = desc.blocks[idx].parent_idx
+            keep_blocks.add(idx)
+
+    used = fed | set(targets) | _outer_reads(desc, keep_blocks - {0})
+    for op in kept:
+        used |= _args(op.inputs) | _args(op.outputs)
+    vars_kept = [v for v in block0.vars if v.name in used]
+
+    del block0.ops[:]
+    block0.ops.extend(kept)
+    del block0.vars[:]
+    block0.vars.extend(vars_kept)
+    _drop_blocks(desc, keep_blocks)
+    del desc.feed_target_names[:]
+    desc.feed_target_names.extend(feeds)
+    del desc.fetch_target_names[:]
+    desc.fetch_target_names.extend(targets)
+
+    result = Program.from_desc(desc)
+    result.random_seed = program.random_seed
+    return result
+
+
+def _drop_blocks(desc: pb.ProgramDesc, keep: set[int]) -> None:
+    """Remove the blocks not in `keep`, renumbering indices, parents and block attributes."""
+    if len(keep) == len(desc.blocks):
+        return
+    new_index = {old: new for new, old in enumerate(sorted(keep))}
+    blocks = [desc.blocks[old] for old in sorted(keep)]
+    copies = []
+    for block in blocks:
+        copy = pb.BlockDesc()
+        copy.CopyFrom(block)
+        copy.idx = new_index[block.idx]
+        if block.parent_idx >= 0:
+            copy.parent_idx = new_index[block.parent_idx]
+        if copy.forward_block_idx >= 0:
+            copy.forward_block_idx = new_index.get(copy.forward_block_idx, -1)
+        for op in copy.ops:
+            for a in op.attrs:
+                if a.type == pb.BLOCK:
+                    a.block_idx = new_index[a.block_idx]
+                elif a.type == pb.BLOCKS:
+                    a.blocks_idx[:] = [new_index[i] for i in a.blocks_idx]
+        copies.append(copy)
+    del desc.blocks[:]
+    desc.blocks.extend(copies)
