@@ -53,6 +53,17 @@ def storage_of(value) -> str:
     return op_registry.SELECTED_ROWS if isinstance(value, SelectedRows) else DENSE
 
 
+def slot_storage(values) -> str:
+    """The storage type a key slot selects kernels by.
+
+    A one-variable slot has its value's. A duplicable slot has the storage its
+    values share; a mixed list selects the dense kernel, which then receives
+    the sparse members as they are (`sum` scatter-adds them into its result).
+    """
+    kinds = {storage_of(v) for v in values}
+    return kinds.pop() if len(kinds) == 1 else DENSE
+
+
 @dataclass
 class KernelChoice:
     """What the executor chose for one op: observable by tests and `--profile`."""
@@ -138,9 +149,7 @@ def select_kernel(opdef, attrs, ctx: RuntimeContext, env, index, allow_fallback:
     """(kernel, key, fell_back) by exact key; else the op's densify fallback; else an error."""
     storages = []
     for slot in opdef.key_inputs:
-        names = ctx.input_names(slot)
-        value = env[index[names[0]]] if names else None
-        storages.append(storage_of(value))
+        storages.append(slot_storage([env[index[n]] for n in ctx.input_names(slot)]))
     dtype = _kernel_dtype(opdef, attrs, ctx, env, index)
     key = KernelKey(tuple(storages), dtype)
     kernel = opdef.find_kernel(key)

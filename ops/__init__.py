@@ -8,6 +8,7 @@ from ops import (  # noqa: F401 - imported for their registrations
     elementwise,
     fill,
     scale,
+    sum,
 )
 from ops.registry import get_op_def, registered_op_types
 
