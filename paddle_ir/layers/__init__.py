@@ -1,5 +1,6 @@
 """Layers: Paddle Fluid's functions that append ops to the current program."""
 
+from paddle_ir.layers.embedding import embedding
 from paddle_ir.layers.io import data
 from paddle_ir.layers.math import (
     elementwise_add,
@@ -16,6 +17,7 @@ __all__ = [
     "elementwise_div",
     "elementwise_mul",
     "elementwise_sub",
+    "embedding",
     "fill_constant",
     "scale",
 ]
