@@ -171,9 +171,14 @@ def check_grad(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
     fwd = block.ops[0]
     out_name = out_args[out_slot][0]
     exe = pir.Executor()
-    (out_value,) = exe.run(program, feed=feed, fetch_list=[out_name], scope=pir.Scope())
+    # Every forward output, with its LoD, from a run made before the grad ops join the
+    # block (a later run of the whole block would need the upstream gradients already).
+    fwd_outs = [n for slot in fwd.output_names for n in fwd.output(slot)]
+    fwd_values = dict(zip(fwd_outs, exe.run(program, feed=feed, fetch_list=fwd_outs,
+                                            scope=pir.Scope(), return_numpy=False),
+                          strict=True))
     rng = np.random.RandomState(seed)
-    upstream = rng.uniform(0.5, 1.5, size=out_value.shape).astype(np.float64)
+    upstream = rng.uniform(0.5, 1.5, size=_dense(fwd_values[out_name]).shape).astype(np.float64)
 
     # Analytic: the op's own grad ops, fed W as Out@GRAD.
     wrt_names = {n for slot in wrt for n in fwd.input(slot)}
@@ -193,21 +198,14 @@ def check_grad(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
                     block.create_var(name=n, dtype="float64")
         block.append_op(gop.type, inputs=gop.inputs, outputs=gop.outputs, attrs=gop.attrs)
     grad_feed = dict(feed)
-    out_value_lod = block.var(out_name).lod_level
-    grad_feed[grad_name(out_name)] = upstream
-    if out_value_lod:
-        (out_full,) = pir.Executor().run(program, feed=feed, fetch_list=[out_name],
-                                         scope=pir.Scope(), return_numpy=False)
-        grad_feed[grad_name(out_name)] = LoDTensor._make(upstream, out_full.offsets)
+    grad_feed[grad_name(out_name)] = _with_replaced(fwd_values[out_name], upstream)
     # Other outputs of the forward op get zero upstream gradient.
-    for slot in fwd.output_names:
-        for n in fwd.output(slot):
-            if n != out_name and any(grad_name(n) in v for g in grad_ops
-                                     for v in g.inputs.values()):
-                (val,) = pir.Executor().run(program, feed=feed, fetch_list=[n],
-                                            scope=pir.Scope(), return_numpy=False)
-                grad_feed[grad_name(n)] = _with_replaced(val, np.zeros_like(_dense(val),
-                                                                             dtype=np.float64))
+    for n in fwd_outs:
+        if n != out_name and any(grad_name(n) in v for g in grad_ops
+                                 for v in g.inputs.values()):
+            val = fwd_values[n]
+            grad_feed[grad_name(n)] = _with_replaced(val, np.zeros_like(_dense(val),
+                                                                         dtype=np.float64))
     fetch = [grad_name(n) for slot in wrt for n in fwd.input(slot)]
     analytic = exe.run(program, feed=grad_feed, fetch_list=fetch, scope=pir.Scope(),
                        return_numpy=False)
