@@ -7,7 +7,9 @@ below, each of which registers its ops with `ops.registry.register_op`.
 from ops import (  # noqa: F401 - imported for their registrations
     elementwise,
     fill,
+    gru,
     lookup_table,
+    lstm,
     scale,
     sum,
 )

@@ -9,10 +9,13 @@ from paddle_ir.layers.math import (
     elementwise_sub,
     scale,
 )
+from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
 from paddle_ir.layers.tensor import fill_constant
 
 __all__ = [
     "data",
+    "dynamic_gru",
+    "dynamic_lstm",
     "elementwise_add",
     "elementwise_div",
     "elementwise_mul",
