@@ -7,6 +7,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 from ops import (  # noqa: F401 - imported for their registrations
     elementwise,
     fill,
+    fill_any_like,
     gru,
     lookup_table,
     lstm,
