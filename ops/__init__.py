@@ -11,6 +11,8 @@ from ops import (  # noqa: F401 - imported for their registrations
     gru,
     lookup_table,
     lstm,
+    matmul,
+    mul,
     scale,
     sum,
 )

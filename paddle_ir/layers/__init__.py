@@ -9,10 +9,23 @@ from paddle_ir.layers.math import (
     elementwise_sub,
     scale,
 )
+from paddle_ir.layers.nn import (
+    accuracy,
+    cross_entropy,
+    fc,
+    matmul,
+    mul,
+    reshape,
+    softmax,
+    softmax_with_cross_entropy,
+    topk,
+)
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
 from paddle_ir.layers.tensor import fill_constant
 
 __all__ = [
+    "accuracy",
+    "cross_entropy",
     "data",
     "dynamic_gru",
     "dynamic_lstm",
@@ -21,6 +34,13 @@ __all__ = [
     "elementwise_mul",
     "elementwise_sub",
     "embedding",
+    "fc",
     "fill_constant",
+    "matmul",
+    "mul",
+    "reshape",
     "scale",
+    "softmax",
+    "softmax_with_cross_entropy",
+    "topk",
 ]
