@@ -15,25 +15,38 @@ op that writes NaN or Inf.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from executor.plan import BlockCompiler, Plan, run_steps
+from executor.runtime_context import CLASS_OF_VAR_TYPE, SPARSE_CLASSES
 from executor.scope import Scope, global_scope
+from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.core.errors import FeedError, FetchError, MissingVariableError, PaddleIRError
+from paddle_ir.core.errors import (
+    FeedError,
+    FetchError,
+    InvalidCSRError,
+    MissingVariableError,
+    PaddleIRError,
+)
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.proto import framework_pb2 as pb
 
 _MAX_CACHED_PLANS = 64
+_VAR_TYPE_NAME = {pb.VarDesc.LOD_TENSOR: "a dense tensor", pb.VarDesc.SELECTED_ROWS:
+                  "a SelectedRows", pb.VarDesc.CSR: "a CSRTensor"}
 
 
 @dataclass
 class ExecutionOptions:
     allow_fallback: bool = True
     check_nan_inf: bool = False
+    # Op types whose storage fallback has been reported: each warns once per Executor.
+    warned_fallbacks: set[str] = field(default_factory=set)
 
 
 def _program_desc(program) -> pb.ProgramDesc:
@@ -46,8 +59,38 @@ def _program_desc(program) -> pb.ProgramDesc:
     return desc
 
 
-def _split_value(name: str, value):
-    """A feed as (array or SelectedRows, LoD offsets)."""
+def _csr_feed(name: str, value, var: pb.VarDesc) -> CSRTensor:
+    """A CSRTensor from a CSRTensor, a scipy.sparse matrix or (data, indices, indptr).
+
+    The tuple form takes the width from the variable's declared shape, and a data
+    list (which has no dtype of its own) the declared dtype.
+    """
+    if isinstance(value, CSRTensor):
+        return value
+    try:
+        if sp.issparse(value):
+            return CSRTensor.from_scipy(value)
+        if isinstance(value, tuple) and len(value) == 3:
+            data, indices, indptr = value
+            dims = list(var.lod_desc.tensor.dims)
+            if len(dims) != 2 or dims[1] < 0:
+                raise FeedError(
+                    f"feed {name!r}: a (data, indices, indptr) tuple needs the variable's "
+                    f"width, but it is declared with shape {dims}",
+                    hint="declare the shape as [-1, width], or feed a CSRTensor")
+            if not isinstance(data, np.ndarray):
+                data = np.asarray(data, dtype=to_numpy_dtype(var.lod_desc.tensor.data_type))
+            return CSRTensor(data, indices, indptr, (len(indptr) - 1, dims[1]))
+    except InvalidCSRError as exc:
+        raise FeedError(f"feed {name!r} is not a valid CSR matrix: {exc.message}") from None
+    raise FeedError(f"feed {name!r} must be a CSRTensor, a scipy.sparse matrix or a "
+                    f"(data, indices, indptr) tuple, got {type(value).__name__}")
+
+
+def _split_value(name: str, value, var: pb.VarDesc):
+    """A feed as (ndarray, SelectedRows or CSRTensor; LoD offsets)."""
+    if var.type == pb.VarDesc.CSR:
+        return _csr_feed(name, value, var), ()
     if isinstance(value, LoDTensor):
         return value.numpy(), value.offsets
     if isinstance(value, SelectedRows):
@@ -157,7 +200,7 @@ class Executor:
             value = env[i]
             holder = scope.find_var(name) or scope.var(name)
             current = holder.value
-            if value.__class__ is SelectedRows:
+            if value.__class__ in SPARSE_CLASSES:
                 holder.value = value
             elif (current.__class__ is not LoDTensor or current._array is not value
                   or current._offsets is not lods[i]):
@@ -171,17 +214,22 @@ class Executor:
             if var is None:
                 raise FeedError(f"feed {name!r} is not a variable of the program's global block",
                                 hint=f"data variables: {sorted(n for n in declared)[:20]}")
-            value, offsets = _split_value(name, raw)
+            value, offsets = _split_value(name, raw, var)
             self._check_feed(name, var, value, offsets)
             prepared[name] = (value, offsets)
         return prepared
 
     @staticmethod
     def _check_feed(name, var: pb.VarDesc, value, offsets) -> None:
+        want = CLASS_OF_VAR_TYPE.get(var.type)
+        if want is None:
+            raise FeedError(f"variable {name!r} of type {pb.VarDesc.VarType.Name(var.type)} "
+                            f"cannot be fed")
+        if not isinstance(value, want):
+            raise FeedError(f"feed {name!r} must be {_VAR_TYPE_NAME[var.type]}, got "
+                            f"{type(value).__name__}")
         is_sr = var.type == pb.VarDesc.SELECTED_ROWS
-        if is_sr != isinstance(value, SelectedRows):
-            want = "SelectedRows" if is_sr else "dense tensor"
-            raise FeedError(f"feed {name!r} must be a {want}, got {type(value).__name__}")
+        # A CSR variable keeps its dense shape and dtype in lod_desc.tensor, as a dense one.
         tensor = var.selected_rows_desc if is_sr else var.lod_desc.tensor
         want_dtype = to_numpy_dtype(tensor.data_type)
         if value.dtype != want_dtype:
@@ -196,7 +244,7 @@ class Executor:
             raise FeedError(
                 f"feed {name!r} has shape {shape}, but the variable is declared with shape "
                 f"{dims} (-1 is any size)")
-        if not is_sr and len(offsets) != var.lod_desc.lod_level:
+        if var.type == pb.VarDesc.LOD_TENSOR and len(offsets) != var.lod_desc.lod_level:
             level = var.lod_desc.lod_level
             hint = None
             if level and not offsets:
@@ -224,7 +272,7 @@ class Executor:
             raise MissingVariableError(
                 f"cannot fetch {name!r}: no op of the program wrote it and it has no value in "
                 f"the scope")
-        if value.__class__ is SelectedRows:
+        if value.__class__ in SPARSE_CLASSES:
             # Returned as is even for return_numpy=True: densifying a [V, D] gradient
             # silently is what sparse storage exists to avoid; np.asarray(sr) densifies.
             return value

@@ -14,6 +14,8 @@ registry.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -21,11 +23,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from executor.runtime_context import RuntimeContext
+from executor.runtime_context import (
+    CLASS_OF_VAR_TYPE,
+    SPARSE_CLASSES,
+    RuntimeContext,
+    var_type_of,
+)
 from ops import registry as op_registry
-from ops.context import LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES, default_infer_var_type
+from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES, default_infer_var_type
 from ops.registry import DENSE, KernelKey
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
+from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import (
     InvalidProgramError,
@@ -38,19 +46,26 @@ from paddle_ir.core.errors import (
 )
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.core.storage import storage_type
 from paddle_ir.proto import framework_pb2 as pb
 
 ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point
 _EMPTY = ()
-_CLASS_OF_TYPE = {LOD_TENSOR: np.ndarray, SELECTED_ROWS: SelectedRows}
+# How a fallback turns a dense kernel's result back into a declared sparse output.
+_FROM_DENSE = {SELECTED_ROWS: SelectedRows.from_dense, CSR: CSRTensor.from_dense}
+# paddle-ir's packages sit side by side; a warning points at the first frame outside them.
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN_DIRS = tuple(os.path.join(_ROOT, package) + os.sep
+                  for package in ("executor", "ops", "paddle_ir"))
 
 
 class StorageFallbackWarning(UserWarning):
-    """An op had no kernel for its sparse inputs and ran densified."""
+    """An op had no kernel for the storage types of its inputs and ran densified."""
 
 
 def storage_of(value) -> str:
-    return op_registry.SELECTED_ROWS if isinstance(value, SelectedRows) else DENSE
+    """'dense', 'selected_rows' or 'csr': the storage a value selects kernels by."""
+    return storage_type(value)
 
 
 def slot_storage(values) -> str:
@@ -145,35 +160,64 @@ def _check_slots(op: pb.OpDesc, opdef, ins, outs, location) -> None:
 # --- kernel selection ------------------------------------------------------------------------
 
 
+def requested_key(opdef, attrs, ctx: RuntimeContext, env, index) -> KernelKey:
+    """The key an op's inputs ask for: the storage of each key slot, and the dtype."""
+    storages = tuple(slot_storage([env[index[n]] for n in ctx.input_names(slot)])
+                     for slot in opdef.key_inputs)
+    return KernelKey(storages, _kernel_dtype(opdef, attrs, ctx, env, index))
+
+
 def select_kernel(opdef, attrs, ctx: RuntimeContext, env, index, allow_fallback: bool):
-    """(kernel, key, fell_back) by exact key; else the op's densify fallback; else an error."""
-    storages = []
-    for slot in opdef.key_inputs:
-        storages.append(slot_storage([env[index[n]] for n in ctx.input_names(slot)]))
-    dtype = _kernel_dtype(opdef, attrs, ctx, env, index)
-    key = KernelKey(tuple(storages), dtype)
+    """(kernel, key, fell_back) by exact key; else the op's densify fallback; else an error.
+
+    The fallback runs the dense kernel for the same dtype: the step densifies every
+    sparse input and converts outputs declared sparse back from the dense results.
+    """
+    key = requested_key(opdef, attrs, ctx, env, index)
+    storages, dtype = key.storage, key.dtype
     kernel = opdef.find_kernel(key)
     if kernel is not None:
         return kernel, key, False
     dense_key = KernelKey((DENSE,) * len(storages), dtype)
-    dense = opdef.find_kernel(dense_key)
-    if dense is not None and opdef.fallback and storages != list(dense_key.storage):
+    dense = opdef.find_kernel(dense_key) if key != dense_key else None
+    if dense is not None and opdef.fallback:
         if not allow_fallback:
             raise KernelNotFoundError(
-                f"no {op_registry.SELECTED_ROWS} kernel for key {key}, and storage fallback "
-                f"is turned off (Executor(storage_fallback='error'))", op=ctx.location(),
-                hint=f"kernels of {opdef.type}: {opdef.kernel_list()}")
+                f"{opdef.type} has no kernel for key {key}, and storage fallback is turned "
+                f"off (Executor(storage_fallback='error')); the kernels of {opdef.type} are: "
+                f"{opdef.kernel_list()}", op=ctx.location(),
+                hint="cast_storage the sparse inputs to dense where that is intended, or "
+                     "run with storage_fallback='warn'")
         return dense, dense_key, True
+    sparse = any(s != DENSE for s in storages)
     raise KernelNotFoundError(
         f"no kernel of {opdef.type} for key {key}; available kernels: {opdef.kernel_list()}",
         op=ctx.location(),
-        hint=("this op has no densify fallback for sparse inputs"
-              if SELECTED_ROWS in [v.var_type for v in map(ctx.var_info, _key_names(opdef, ctx))]
-              else None))
+        hint=(f"{opdef.type} has no densify fallback for sparse inputs; cast_storage them to "
+              f"dense first" if sparse and dense is not None else None))
 
 
-def _key_names(opdef, ctx) -> list[str]:
-    return [ctx.input_names(s)[0] for s in opdef.key_inputs if ctx.input_names(s)]
+def fallback_message(op_type: str, key_storages: dict[str, tuple[list[str], str]],
+                     converted: list[str], location: OpLocation) -> str:
+    """The one warning an op type gets when it first runs densified."""
+    inputs = ", ".join(f"{slot}={', '.join(names)} ({stype})"
+                       for slot, (names, stype) in key_storages.items())
+    text = (f"{location.headline()}: {op_type} has no kernel for the storage types of its "
+            f"inputs ({inputs}); its sparse inputs are densified and the dense kernel runs")
+    if converted:
+        text += f", and {', '.join(converted)} converted back to sparse storage"
+    if location.creation_site:
+        text += f" (op created at {location.creation_site})"
+    return text + (". Shown once per op type; Executor(storage_fallback='error') makes it "
+                   "an error.")
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel for the innermost frame outside paddle-ir (the caller)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_OWN_DIRS):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _kernel_dtype(opdef, attrs, ctx, env, index) -> np.dtype:
@@ -243,7 +287,7 @@ def _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_
 
     def fetch(env, lods, i):
         v = env[i]
-        if densify and v.__class__ is SelectedRows:
+        if densify and v.__class__ in SPARSE_CLASSES:
             return v.to_dense()
         if lod_aware and v.__class__ is np.ndarray:
             return LoDTensor._make(v, lods[i])
@@ -267,8 +311,8 @@ def _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_
                 if v.__class__ is LoDTensor:
                     env[i], lods[i] = v._array, v._offsets
                 else:
-                    if to_sparse[k] and v.__class__ is np.ndarray:
-                        v = SelectedRows.from_dense(v)
+                    if to_sparse[k] is not None and v.__class__ is np.ndarray:
+                        v = to_sparse[k](v)
                     env[i], lods[i] = v, _EMPTY
                 if env[i].__class__ is not out_classes[k]:
                     env[i] = _bad_output(op_type, out_names[k], env[i], out_classes[k])
@@ -388,12 +432,15 @@ class BlockCompiler:
             opdef.infer_shape_fn(ctx)
         kernel, key, fell_back = select_kernel(opdef, attrs, ctx, env, self.index,
                                                self.options.allow_fallback)
-        if fell_back:
-            names = ", ".join(f"{s}={ins[s]}" for s in opdef.key_inputs if s in ins)
-            warnings.warn(
-                f"{op.type} has no kernel for its SelectedRows inputs ({names}); they are "
-                f"densified and the dense kernel runs. Pass storage_fallback='error' to the "
-                f"Executor to forbid this.", StorageFallbackWarning, stacklevel=4)
+        if fell_back and op.type not in self.options.warned_fallbacks:
+            self.options.warned_fallbacks.add(op.type)
+            wanted = requested_key(opdef, attrs, ctx, env, self.index).storage
+            storages = {s: (ins[s], stype) for s, stype in zip(opdef.key_inputs, wanted,
+                                                               strict=True) if s in ins}
+            converted = [n for names in outs.values() for n in names
+                         if n in ctx.inferred and ctx.inferred[n].var_type in _FROM_DENSE]
+            warnings.warn(fallback_message(op.type, storages, converted, location_fn()),
+                          StorageFallbackWarning, stacklevel=_user_stacklevel())
         self._pending = (ctx, kernel)
         step = self._make_step(op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back)
         choice = KernelChoice(op_idx, op.type, key, kernel.name, fell_back)
@@ -424,8 +471,8 @@ class BlockCompiler:
             for n in names:
                 vt = ctx.var_info(n).var_type if n in ctx.inferred else LOD_TENSOR
                 out_names.append(n)
-                out_classes.append(_CLASS_OF_TYPE[vt])
-                to_sparse.append(fell_back and vt == SELECTED_ROWS)
+                out_classes.append(CLASS_OF_VAR_TYPE[vt])
+                to_sparse.append(_FROM_DENSE.get(vt) if fell_back else None)
         shares = [(index[src], index[dst]) for src, dst in ctx.lod_shares]
         # Absent outputs of the spec are skipped by the kernel contract: kernels return
         # values for every declared output slot; unbound ones are dropped here.
@@ -470,7 +517,7 @@ class BlockCompiler:
                                       op=location_fn())
                 if declared is None:
                     continue
-                got_type = SELECTED_ROWS if isinstance(value, SelectedRows) else LOD_TENSOR
+                got_type = var_type_of(value)
                 problems = []
                 if got_type != declared.var_type:
                     problems.append(f"type {VAR_TYPE_NAMES[got_type]} "
@@ -496,7 +543,12 @@ class BlockCompiler:
 
 
 def check_finite(op_type, name, value, location_fn) -> None:
-    data = value.value if isinstance(value, SelectedRows) else value
+    if isinstance(value, SelectedRows):
+        data = value.value
+    elif isinstance(value, CSRTensor):
+        data = value.data
+    else:
+        data = value
     if data.dtype.kind in "fc" and data.size and not np.isfinite(data).all():
         kind = "NaN" if np.isnan(data).any() else "Inf"
         raise NanInfError(f"output {name!r} of {op_type} contains {kind}",

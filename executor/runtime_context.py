@@ -1,25 +1,37 @@
 """InferShape and InferVarType over actual values, for the executor.
 
 Dense values live in the run's frame as ndarrays with their LoD offsets kept
-beside them; SelectedRows live as SelectedRows. This context reads shapes,
-dtypes, LoD levels and variable types from those values, and records what the
-op's rules declare about its outputs, so that the executor can check the
-kernel's results against it and replay the LoD sharing on later runs.
+beside them; SelectedRows and CSR matrices live as SelectedRows and CSRTensor.
+This context reads shapes, dtypes, LoD levels and variable types from those
+values, and records what the op's rules declare about its outputs, so that the
+executor can check the kernel's results against it and replay the LoD sharing
+on later runs.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ops.context import LOD_TENSOR, SELECTED_ROWS, InferContext, VarInfo
+from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, InferContext, VarInfo
+from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import MissingVariableError, OpLocation
 from paddle_ir.core.selected_rows import SelectedRows
 
+# The classes of values a frame holds, by variable type. Anything else (an ndarray,
+# a numpy scalar from a 0-D input) is a dense LOD_TENSOR.
+CLASS_OF_VAR_TYPE = {LOD_TENSOR: np.ndarray, SELECTED_ROWS: SelectedRows, CSR: CSRTensor}
+SPARSE_CLASSES = (SelectedRows, CSRTensor)
+_VAR_TYPE_OF_CLASS = {SelectedRows: SELECTED_ROWS, CSRTensor: CSR}
+
+
+def var_type_of(value) -> int:
+    return _VAR_TYPE_OF_CLASS.get(value.__class__, LOD_TENSOR)
+
 
 def value_info(value, offsets) -> VarInfo:
-    if isinstance(value, SelectedRows):
-        return VarInfo(value.shape, value.dtype, 0, SELECTED_ROWS)
-    return VarInfo(value.shape, value.dtype, len(offsets), LOD_TENSOR)
+    var_type = var_type_of(value)
+    lod_level = len(offsets) if var_type == LOD_TENSOR else 0
+    return VarInfo(value.shape, value.dtype, lod_level, var_type)
 
 
 class RuntimeContext(InferContext):

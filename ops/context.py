@@ -20,7 +20,8 @@ from paddle_ir.proto import framework_pb2 as pb
 
 LOD_TENSOR = pb.VarDesc.LOD_TENSOR
 SELECTED_ROWS = pb.VarDesc.SELECTED_ROWS
-VAR_TYPE_NAMES = {LOD_TENSOR: "LOD_TENSOR", SELECTED_ROWS: "SELECTED_ROWS"}
+CSR = pb.VarDesc.CSR
+VAR_TYPE_NAMES = {number: name for name, number in pb.VarDesc.VarType.items()}
 
 
 @dataclass
