@@ -5,6 +5,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
+    cast_storage,
     elementwise,
     fill,
     fill_any_like,
@@ -13,7 +14,9 @@ from ops import (  # noqa: F401 - imported for their registrations
     lstm,
     matmul,
     mul,
+    retain,
     scale,
+    sparse_dot,
     sum,
 )
 from ops.registry import get_op_def, registered_op_types

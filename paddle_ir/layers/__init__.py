@@ -21,11 +21,14 @@ from paddle_ir.layers.nn import (
     topk,
 )
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
+from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
 from paddle_ir.layers.tensor import fill_constant
 
 __all__ = [
     "accuracy",
+    "cast_storage",
     "cross_entropy",
+    "csr_data",
     "data",
     "dynamic_gru",
     "dynamic_lstm",
@@ -39,8 +42,10 @@ __all__ = [
     "matmul",
     "mul",
     "reshape",
+    "retain",
     "scale",
     "softmax",
     "softmax_with_cross_entropy",
+    "sparse_dot",
     "topk",
 ]

@@ -60,3 +60,82 @@ def binary_operator(x: Variable, other, op_type: str, reverse: bool) -> Variable
         raise TypeError(f"cannot combine a Variable with {type(other).__name__}")
     left, right = (other, x) if reverse else (x, other)
     return _elementwise(op_type, left, right)
+
+
+# --- activations and reductions ----------------------------------------------------------------
+
+
+def _unary(op_type: str, x: Variable, name=None, attrs=None) -> Variable:
+    helper = LayerHelper(op_type, name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": x}, outputs={"Out": out}, attrs=attrs)
+    return out
+
+
+def relu(x: Variable, name=None) -> Variable:
+    """max(x, 0)."""
+    return _unary("relu", x, name)
+
+
+def sigmoid(x: Variable, name=None) -> Variable:
+    """1 / (1 + exp(-x))."""
+    return _unary("sigmoid", x, name)
+
+
+def tanh(x: Variable, name=None) -> Variable:
+    return _unary("tanh", x, name)
+
+
+def exp(x: Variable, name=None) -> Variable:
+    return _unary("exp", x, name)
+
+
+def log(x: Variable, name=None) -> Variable:
+    """The natural logarithm."""
+    return _unary("log", x, name)
+
+
+def sqrt(x: Variable, name=None) -> Variable:
+    return _unary("sqrt", x, name)
+
+
+def square(x: Variable, name=None) -> Variable:
+    return _unary("square", x, name)
+
+
+def abs(x: Variable, name=None) -> Variable:  # noqa: A001 - Paddle's name
+    return _unary("abs", x, name)
+
+
+def sign(x: Variable, name=None) -> Variable:
+    """-1, 0 or 1 elementwise; its gradient is zero."""
+    return _unary("sign", x, name)
+
+
+def softplus(x: Variable, beta: float = 1.0, threshold: float = 20.0, name=None) -> Variable:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
+    return _unary("softplus", x, name, {"beta": float(beta), "threshold": float(threshold)})
+
+
+def mean(x: Variable, name=None) -> Variable:
+    """The mean of all of x's elements, a 0-D tensor."""
+    return _unary("mean", x, name)
+
+
+def _reduce(op_type: str, input: Variable, dim, keep_dim: bool, name) -> Variable:  # noqa: A002
+    """Paddle's reduce layers: dim None or [] reduces everything."""
+    if dim is not None and not isinstance(dim, (list, tuple)):
+        dim = [dim]
+    attrs = {"dim": [int(d) for d in dim] if dim else [0], "keep_dim": bool(keep_dim),
+             "reduce_all": not dim}
+    return _unary(op_type, input, name, attrs)
+
+
+def reduce_sum(input: Variable, dim=None, keep_dim: bool = False, name=None) -> Variable:  # noqa: A002
+    """The sum over `dim` (an int or a list; None: every axis, giving a 0-D tensor)."""
+    return _reduce("reduce_sum", input, dim, keep_dim, name)
+
+
+def reduce_mean(input: Variable, dim=None, keep_dim: bool = False, name=None) -> Variable:  # noqa: A002
+    """The mean over `dim` (an int or a list; None: every axis, giving a 0-D tensor)."""
+    return _reduce("reduce_mean", input, dim, keep_dim, name)

@@ -1,0 +1,162 @@
+"""Elementwise activations (+ their _grad ops): relu, sigmoid, tanh, exp, log, sqrt, square,
+abs, sign, softplus.
+
+Each is one `Activation` row: the forward formula as a function of X, the
+gradient as a function of dOut and the one tensor it needs (X or Out, as in
+Paddle: relu_grad, sigmoid_grad, tanh_grad, exp_grad and sqrt_grad read Out;
+log_grad, square_grad, abs_grad and softplus_grad read X; sign_grad reads
+neither, its gradient is zero). Out has X's shape, dtype and LoD.
+
+The math lives in plain functions of (attrs, array) so that other storage
+types reuse it: the zero-preserving activations (f(0) = 0, listed in
+`ZERO_PRESERVING`) map a SelectedRows to a SelectedRows by applying `forward`
+to its `value`. Until such kernels are registered, a SelectedRows input is
+densified by the op's fallback (with a warning) and the dense kernel runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
+
+
+@dataclass(frozen=True)
+class Activation:
+    name: str
+    formula: str
+    forward: Callable[[dict, np.ndarray], np.ndarray]  # (attrs, X) -> Out
+    grad_formula: str
+    grad: Callable[[dict, np.ndarray | None, np.ndarray], np.ndarray]  # (attrs, dep, dOut)
+    grad_reads: str | None  # "X", "Out" or None: the forward tensor grad needs
+    zero_preserving: bool
+    dtypes: tuple = FLOATS
+    attrs: tuple[AttrSpec, ...] = ()
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+
+
+def _softplus(attrs, x):
+    beta, threshold = attrs["beta"], attrs["threshold"]
+    bx = x * beta
+    soft = np.logaddexp(0.0, bx) / beta  # log(1 + exp(bx)) / beta, stable for large bx
+    return np.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
+
+
+def _softplus_grad(attrs, x, dout):
+    bx = x * attrs["beta"]
+    return np.where(bx > attrs["threshold"], dout, dout * _sigmoid(bx)).astype(dout.dtype,
+                                                                                copy=False)
+
+
+_SOFTPLUS_ATTRS = (
+    Attr("beta", "float", 1.0, "the sharpness: softplus(x) = log(1 + exp(beta * x)) / beta"),
+    Attr("threshold", "float", 20.0, "above beta * x > threshold, Out = x (linear)"),
+)
+
+ACTIVATIONS: tuple[Activation, ...] = (
+    Activation("relu", "max(X, 0)", lambda a, x: np.maximum(x, x.dtype.type(0)),
+               "dOut * (Out > 0)", lambda a, out, d: d * (out > 0), "Out", True, NUMERIC),
+    Activation("sigmoid", "1 / (1 + exp(-X))", lambda a, x: _sigmoid(x),
+               "dOut * Out * (1 - Out)", lambda a, out, d: d * out * (1 - out), "Out", False),
+    Activation("tanh", "tanh(X)", lambda a, x: np.tanh(x),
+               "dOut * (1 - Out^2)", lambda a, out, d: d * (1 - out * out), "Out", True),
+    Activation("exp", "exp(X)", lambda a, x: np.exp(x),
+               "dOut * Out", lambda a, out, d: d * out, "Out", False),
+    Activation("log", "ln(X)", lambda a, x: np.log(x),
+               "dOut / X", lambda a, x, d: d / x, "X", False),
+    Activation("sqrt", "sqrt(X)", lambda a, x: np.sqrt(x),
+               "dOut * 0.5 / Out", lambda a, out, d: d * 0.5 / out, "Out", True),
+    Activation("square", "X^2", lambda a, x: np.square(x),
+               "dOut * 2 * X", lambda a, x, d: d * 2 * x, "X", True, NUMERIC),
+    Activation("abs", "|X|", lambda a, x: np.abs(x),
+               "dOut * sign(X)", lambda a, x, d: d * np.sign(x), "X", True, NUMERIC),
+    Activation("sign", "sign(X) in {-1, 0, 1}", lambda a, x: np.sign(x),
+               "0", lambda a, _, d: np.zeros_like(d), None, True, NUMERIC),
+    Activation("softplus", "log(1 + exp(beta * X)) / beta (X where beta * X > threshold)",
+               _softplus, "dOut * sigmoid(beta * X) (dOut where beta * X > threshold)",
+               _softplus_grad, "X", False, FLOATS, _SOFTPLUS_ATTRS),
+)
+ZERO_PRESERVING = tuple(a.name for a in ACTIVATIONS if a.zero_preserving)
+
+
+def _infer_same_as(src: str, dst: str):
+    def infer(ctx):
+        ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
+        ctx.share_lod(src, dst)
+
+    return infer
+
+
+def _dense_kernel(fn, name: str):
+    def kernel(attrs, x):
+        return np.asarray(fn(attrs, x))  # a 0-D input gives a numpy scalar
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+def _dense_grad_kernel(fn, name: str, reads: bool):
+    if reads:
+        def kernel(attrs, dep, dout):
+            return np.asarray(fn(attrs, dep, dout)).astype(dout.dtype, copy=False)
+    else:
+        def kernel(attrs, dout):
+            return np.asarray(fn(attrs, None, dout))
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+def _grad_maker(act: Activation):
+    def maker(g):
+        inputs = {"Out@GRAD": g.output_grad("Out")}
+        if act.grad_reads == "X":
+            inputs["X"] = g.input("X")
+        elif act.grad_reads == "Out":
+            inputs["Out"] = g.output("Out")
+        return [g.grad_op(act.name + "_grad", inputs=inputs,
+                          outputs={"X@GRAD": g.input_grad("X")},
+                          attrs={s.name: g.attr(s.name) for s in act.attrs})]
+
+    return maker
+
+
+def _register(act: Activation) -> None:
+    fwd = register_op(
+        act.name,
+        inputs=[In("X")],
+        outputs=[Out("Out", "f(X), with X's shape, dtype and LoD")],
+        attrs=act.attrs,
+        fallback=True,
+        doc=f"Out = {act.formula}, elementwise.",
+    )
+    fwd.infer_shape(_infer_same_as("X", "Out"))
+    fwd.kernel(dtypes=act.dtypes)(_dense_kernel(act.forward, f"{act.name}_dense"))
+    fwd.grad_maker(_grad_maker(act))
+
+    reads = [act.grad_reads] if act.grad_reads else []
+    bwd = register_op(
+        act.name + "_grad",
+        inputs=[In(slot) for slot in reads] + [In("Out@GRAD")],
+        outputs=[Out("X@GRAD", dispensable=True)],
+        attrs=act.attrs,
+        key_inputs=reads + ["Out@GRAD"],
+        dtype_from="Out@GRAD",
+        fallback=True,
+        doc=f"dX = {act.grad_formula}.",
+    )
+    bwd.infer_shape(_infer_same_as("Out@GRAD", "X@GRAD"))
+    bwd.kernel(dtypes=FLOATS)(_dense_grad_kernel(act.grad, f"{act.name}_grad_dense",
+                                                  bool(reads)))
+
+
+for _act in ACTIVATIONS:
+    _register(_act)

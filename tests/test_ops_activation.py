@@ -1,0 +1,137 @@
+"""Activations and softmax (+ grads) through the op harness, against numpy formulas."""
+
+import math
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from ops.activation import ACTIVATIONS, ZERO_PRESERVING
+from tests.op_test import check_grad, check_op
+
+rng = np.random.RandomState(2)
+
+
+def _softplus_ref(x, beta=1.0, threshold=20.0):
+    out = np.array([math.log1p(math.exp(beta * v)) / beta if beta * v <= threshold else v
+                    for v in x.reshape(-1).tolist()])
+    return out.reshape(x.shape)
+
+
+# Written from the definitions, element by element where numpy has no ufunc for it.
+REFERENCE = {
+    "relu": lambda x: np.where(x > 0, x, 0),
+    "sigmoid": lambda x: np.array([1 / (1 + math.exp(-v)) for v in x.reshape(-1).tolist()]
+                                  ).reshape(x.shape),
+    "tanh": lambda x: (np.exp(x) - np.exp(-x)) / (np.exp(x) + np.exp(-x)),
+    "exp": lambda x: np.e ** x,
+    "log": lambda x: np.array([math.log(v) for v in x.reshape(-1).tolist()]).reshape(x.shape),
+    "sqrt": lambda x: x ** 0.5,
+    "square": lambda x: x * x,
+    "abs": lambda x: np.where(x < 0, -x, x),
+    "sign": lambda x: (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype),
+    "softplus": _softplus_ref,
+}
+POSITIVE_ONLY = {"log", "sqrt"}
+
+
+def _input(name, shape=(3, 4), dtype=np.float64):
+    x = rng.uniform(-2, 2, size=shape)
+    if name in POSITIVE_ONLY:
+        x = np.abs(x) + 0.1
+    else:  # keep clear of the kinks at 0 so that finite differences are exact enough
+        x = np.where(np.abs(x) < 0.05, 0.3, x)
+    return x.astype(dtype)
+
+
+def test_every_activation_has_a_reference():
+    assert sorted(REFERENCE) == sorted(a.name for a in ACTIVATIONS)
+    assert sorted(ZERO_PRESERVING) == ["abs", "relu", "sign", "sqrt", "square", "tanh"]
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_forward_matches_reference(name, dtype):
+    x = _input(name, dtype=dtype)
+    want = REFERENCE[name](x.astype(np.float64)).astype(dtype)
+    check_op(name, {"X": x}, {}, {"Out": want}, batch_unknown=True)
+
+
+@pytest.mark.parametrize("name", ["relu", "square", "abs", "sign"])
+def test_integer_kernels(name):
+    x = np.array([[-3, 0, 2], [5, -1, 1]], np.int32)
+    check_op(name, {"X": x}, {}, {"Out": REFERENCE[name](x).astype(np.int32)})
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_gradient(name):
+    check_grad(name, {"X": _input(name)}, {})
+
+
+def test_out_keeps_x_lod_and_0d_inputs_work():
+    x = pir.create_lod_tensor(_input("exp", (5, 2)).astype(np.float32), [[2, 3]])
+    check_op("exp", {"X": x}, {}, {"Out": pir.create_lod_tensor(np.exp(x.numpy()), [[2, 3]])})
+    check_op("tanh", {"X": np.array(0.5)}, {}, {"Out": np.array(np.tanh(0.5))})
+
+
+def test_sigmoid_and_softplus_are_stable_for_large_inputs():
+    x = np.array([-1000.0, -50.0, 0.0, 50.0, 1000.0], np.float32)
+    out = check_op("sigmoid", {"X": x}, {}, {})["Out"][0]
+    np.testing.assert_allclose(out, [0, 1.9287e-22, 0.5, 1, 1], rtol=1e-4)
+    out = check_op("softplus", {"X": x}, {}, {})["Out"][0]
+    np.testing.assert_allclose(out, [0, 1.9287e-22, math.log(2), 50, 1000], rtol=1e-4)
+
+
+def test_softplus_beta_and_threshold():
+    x = rng.uniform(-3, 3, size=(4, 5))
+    attrs = {"beta": 2.0, "threshold": 3.0}
+    check_op("softplus", {"X": x}, attrs, {"Out": _softplus_ref(x, 2.0, 3.0)})
+    check_grad("softplus", {"X": np.where(np.abs(2 * x - 3) < 0.1, 0.0, x)}, attrs)
+
+
+def test_layers_build_the_ops():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 3])
+        outs = [getattr(pir.layers, name)(x) for name in sorted(REFERENCE)]
+    assert [op.type for op in main.global_block().ops] == sorted(REFERENCE)
+    xv = _input("log", (2, 3)).astype(np.float32)
+    got = pir.Executor().run(main, feed={"x": xv}, fetch_list=outs, scope=pir.Scope())
+    for name, value in zip(sorted(REFERENCE), got, strict=True):
+        np.testing.assert_allclose(value, REFERENCE[name](xv.astype(np.float64)), rtol=1e-5,
+                                   err_msg=name)
+
+
+# --- softmax ---------------------------------------------------------------------------------
+
+
+def _softmax_ref(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("shape, axis", [((3, 5), -1), ((2, 3, 4), 1), ((2, 3, 4), 0), ((6,), 0)])
+def test_softmax(shape, axis):
+    x = rng.randn(*shape).astype(np.float32)
+    want = np.exp(x.astype(np.float64))
+    want = (want / want.sum(axis=axis, keepdims=True)).astype(np.float32)
+    check_op("softmax", {"X": x}, {"axis": axis}, {"Out": want}, batch_unknown=True)
+    check_grad("softmax", {"X": x}, {"axis": axis})
+
+
+def test_softmax_is_stable():
+    x = np.array([[1000.0, 1000.0, -1000.0], [-1e30, 0.0, 1e30]], np.float32)
+    check_op("softmax", {"X": x}, {}, {"Out": np.array([[0.5, 0.5, 0], [0, 0, 1]], np.float32)})
+
+
+def test_softmax_axis_out_of_range():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = pir.layers.data("x", [-1, 3])
+        with pytest.raises(pir.ProgramError, match=r"axis must be in \[-2, 2\) .* got 2"):
+            pir.layers.softmax(x, axis=2)
+
+
+def test_relu_of_selected_rows_falls_back_to_dense_with_a_warning():
+    sr = pir.SelectedRows([0, 2], np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32), 3)
+    with pytest.warns(UserWarning, match="densified"):
+        check_op("relu", {"X": sr}, {}, {"Out": np.maximum(sr.to_dense(), 0)})
