@@ -6,6 +6,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 
 from ops import (  # noqa: F401 - imported for their registrations
     cast_storage,
+    cross_entropy,
     elementwise,
     fill,
     fill_any_like,
