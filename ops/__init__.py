@@ -5,6 +5,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
+    activation,
     cast_storage,
     cross_entropy,
     elementwise,
@@ -15,8 +16,10 @@ from ops import (  # noqa: F401 - imported for their registrations
     lstm,
     matmul,
     mul,
+    reduce,
     retain,
     scale,
+    softmax,
     sparse_dot,
     sum,
 )

@@ -38,26 +38,26 @@ def build_affine():
 
 
 def build_counter():
-    """A training-like job: each run adds `x` to a persistable `total` and counts the steps.
+    """A training-like job: each run adds a [2, 2] batch `x` to a persistable `total`.
 
     `steps += 1; total += x`, both written in place as optimizers update
     parameters; `out = 0.5 * total` is fetched. Returns (main, startup, names).
     """
     main, startup = pir.Program(), pir.Program()
     with unique_name.guard(), pir.program_guard(main, startup):
-        x = pir.layers.data("x", [2])
+        x = pir.layers.data("x", [2, 2])
         block = main.global_block()
         steps = block.create_var(name="steps", shape=[1], dtype="float32", persistable=True)
-        total = block.create_var(name="total", shape=[2], dtype="float32", persistable=True)
+        total = block.create_var(name="total", shape=[2, 2], dtype="float32", persistable=True)
         init = startup.global_block()
-        for var, shape in ((steps, [1]), (total, [2])):
+        for var, shape in ((steps, [1]), (total, [2, 2])):
             Constant(0.0)(init.create_var(name=var.name, shape=shape, dtype="float32",
                                           persistable=True), init)
         block.append_op("scale", inputs={"X": steps}, outputs={"Out": steps},
                         attrs={"bias": 1.0})
         block.append_op("elementwise_add", inputs={"X": total, "Y": x}, outputs={"Out": total})
-        mean_like = pir.layers.scale(total, scale=0.5)
-    names = {"x": x.name, "steps": "steps", "total": "total", "out": mean_like.name}
+        half_total = pir.layers.scale(total, scale=0.5)
+    names = {"x": x.name, "steps": "steps", "total": "total", "out": half_total.name}
     return main, startup, names
 
 

@@ -3,11 +3,24 @@
 from paddle_ir.layers.embedding import embedding
 from paddle_ir.layers.io import data
 from paddle_ir.layers.math import (
+    abs,
     elementwise_add,
     elementwise_div,
     elementwise_mul,
     elementwise_sub,
+    exp,
+    log,
+    mean,
+    reduce_mean,
+    reduce_sum,
+    relu,
     scale,
+    sigmoid,
+    sign,
+    softplus,
+    sqrt,
+    square,
+    tanh,
 )
 from paddle_ir.layers.nn import (
     accuracy,
@@ -25,6 +38,7 @@ from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
 from paddle_ir.layers.tensor import fill_constant
 
 __all__ = [
+    "abs",
     "accuracy",
     "cast_storage",
     "cross_entropy",
@@ -37,15 +51,27 @@ __all__ = [
     "elementwise_mul",
     "elementwise_sub",
     "embedding",
+    "exp",
     "fc",
     "fill_constant",
+    "log",
     "matmul",
+    "mean",
     "mul",
+    "reduce_mean",
+    "reduce_sum",
+    "relu",
     "reshape",
     "retain",
     "scale",
+    "sigmoid",
+    "sign",
     "softmax",
     "softmax_with_cross_entropy",
+    "softplus",
     "sparse_dot",
+    "sqrt",
+    "square",
+    "tanh",
     "topk",
 ]

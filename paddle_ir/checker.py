@@ -1,0 +1,276 @@
+"""Validating a ProgramDesc without running it, reporting every problem, not the first.
+
+    problems = check_program(desc)        # [] when the program is sound
+    for p in problems: print(p)
+
+Two passes. The static pass reads the desc as it is: required fields, block
+indices and parents, variable declarations, feed and fetch targets, and per
+op its type, slots, attributes (names, AttrTypes and values against the op's
+spec), block references and the variables it names. The inference pass then
+re-appends every op that passed into a fresh Program holding the same blocks
+and variables, so the registry's var-type and shape rules run exactly as they
+do when a program is built; it reports the rules' errors, and outputs whose
+inferred type, dtype, shape or lod_level contradict their declaration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from ops import registry as op_registry
+from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
+from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.errors import OpLocation, PaddleIRError
+from paddle_ir.framework import Program, op_location
+from paddle_ir.proto import framework_pb2 as pb
+
+INVALID = "InvalidProgram"
+MISMATCH = "InferenceMismatch"
+
+
+@dataclass
+class Problem:
+    """One thing wrong with a program: what, and where (a block, an op, or the whole)."""
+
+    category: str
+    message: str
+    block_idx: int | None = None
+    op: OpLocation | None = None
+
+    def __str__(self) -> str:
+        if self.op is not None:
+            text = f"[{self.category}] {self.op.headline()}: {self.message}"
+            if self.op.creation_site:
+                text += f" (op created at {self.op.creation_site})"
+            return text
+        if self.block_idx is not None:
+            return f"[{self.category}] block {self.block_idx}: {self.message}"
+        return f"[{self.category}] {self.message}"
+
+
+def _kind_name(attr_type: int) -> str:
+    return pb.AttrType.Name(attr_type) if attr_type in pb.AttrType.values() else str(attr_type)
+
+
+class _Checker:
+    def __init__(self, desc: pb.ProgramDesc):
+        self.desc = desc
+        self.problems: list[Problem] = []
+        self.blocks_ok = True
+        self.bad_ops: set[tuple[int, int]] = set()
+
+    def add(self, message: str, block_idx=None, op=None, category=INVALID) -> None:
+        self.problems.append(Problem(category, message, block_idx, op))
+
+    # -- structure ----------------------------------------------------------------------
+    def check_structure(self) -> None:
+        missing = self.desc.FindInitializationErrors()
+        for field in missing:
+            self.add(f"required field {field} is missing")
+        if missing:
+            self.blocks_ok = False
+        if not self.desc.blocks:
+            self.add("the program has no blocks; every program has block 0")
+            self.blocks_ok = False
+        for i, block in enumerate(self.desc.blocks):
+            if block.idx != i:
+                self.add(f"block #{i} says its idx is {block.idx}", i)
+                self.blocks_ok = False
+            parent = block.parent_idx
+            if i == 0 and parent != -1:
+                self.add(f"the global block must have parent_idx -1, got {parent}", i)
+                self.blocks_ok = False
+            elif i > 0 and not 0 <= parent < i:
+                self.add(f"parent_idx {parent} does not name an earlier block "
+                         f"(0..{i - 1})", i)
+                self.blocks_ok = False
+            self.check_vars(i, block)
+        if self.desc.blocks:
+            declared = {v.name for v in self.desc.blocks[0].vars}
+            for kind in ("feed", "fetch"):
+                for name in getattr(self.desc, f"{kind}_target_names"):
+                    if name not in declared:
+                        self.add(f"{kind} target {name!r} is not a variable of block 0")
+
+    def check_vars(self, block_idx: int, block: pb.BlockDesc) -> None:
+        seen = set()
+        for var in block.vars:
+            if var.name in seen:
+                self.add(f"variable {var.name!r} is declared twice", block_idx)
+                self.blocks_ok = False
+            seen.add(var.name)
+            if var.type not in pb.VarDesc.VarType.values():
+                self.add(f"variable {var.name!r} has unknown variable type {var.type}",
+                         block_idx)
+                continue
+            tensor = (var.selected_rows_desc if var.type == pb.VarDesc.SELECTED_ROWS
+                      else var.lod_desc.tensor)
+            if not tensor.HasField("data_type"):
+                self.add(f"variable {var.name!r} has no (known) data type", block_idx)
+            if any(d < -1 for d in tensor.dims):
+                self.add(f"variable {var.name!r} has dims {list(tensor.dims)}; a dim is "
+                         f">= 0, or -1 when unknown", block_idx)
+            if var.lod_desc.lod_level < 0:
+                self.add(f"variable {var.name!r} has lod_level {var.lod_desc.lod_level}",
+                         block_idx)
+
+    def _declared(self, block_idx: int, name: str) -> bool:
+        blocks = self.desc.blocks
+        idx, hops = block_idx, 0
+        while 0 <= idx < len(blocks) and hops <= len(blocks):
+            if any(v.name == name for v in blocks[idx].vars):
+                return True
+            idx, hops = blocks[idx].parent_idx, hops + 1
+        return False
+
+    # -- operators --------------------------------------------------------------------------
+    def check_ops(self) -> None:
+        for b, block in enumerate(self.desc.blocks):
+            for i, op in enumerate(block.ops):
+                before = len(self.problems)
+                self.check_op(b, i, op)
+                if len(self.problems) > before:
+                    self.bad_ops.add((b, i))
+
+    def check_op(self, b: int, i: int, op: pb.OpDesc) -> None:
+        where = op_location(op, b, i)
+        opdef = op_registry.get_op_def(op.type)
+        for v in list(op.inputs) + list(op.outputs):
+            for name in v.arguments:
+                if name and not self._declared(b, name):
+                    self.add(f"{v.parameter} names {name!r}, which is not declared in block "
+                             f"{b} or its ancestors", op=where)
+        if opdef is None:
+            self.add(f"unknown op type {op.type!r}", op=where)
+            return
+        self.check_slots(opdef, op, where)
+        self.check_attrs(opdef, op, where)
+
+    def check_slots(self, opdef, op: pb.OpDesc, where: OpLocation) -> None:
+        for kind, given, slots in (("input", op.inputs, opdef.inputs),
+                                   ("output", op.outputs, opdef.outputs)):
+            known = {s.name: s for s in slots}
+            named = set()
+            for v in given:
+                if v.parameter in named:
+                    self.add(f"{kind} slot {v.parameter!r} appears twice", op=where)
+                named.add(v.parameter)
+                slot = known.get(v.parameter)
+                if slot is None:
+                    self.add(f"{op.type} has no {kind} slot {v.parameter!r}; its {kind}s are "
+                             f"{list(known)}", op=where)
+                elif len(v.arguments) > 1 and not slot.duplicable:
+                    self.add(f"{kind} {v.parameter} takes one variable, got "
+                             f"{list(v.arguments)}", op=where)
+            for s in slots:
+                bound = next((v for v in given if v.parameter == s.name), None)
+                if not s.dispensable and (bound is None or not bound.arguments):
+                    self.add(f"{kind} {s.name} is required but is not given", op=where)
+
+    def check_attrs(self, opdef, op: pb.OpDesc, where: OpLocation) -> None:
+        present = set()
+        for a in op.attrs:
+            present.add(a.name)
+            spec = opdef.attr_spec(a.name)
+            if spec is None:
+                self.add(f"{op.type} has no attribute {a.name!r}; its attributes are "
+                         f"{[s.name for s in opdef.attrs]}", op=where)
+                continue
+            expected = ATTR_KINDS[spec.kind][0]
+            if a.type != expected:
+                self.add(f"attribute {a.name!r} must be {spec.kind} (AttrType "
+                         f"{_kind_name(expected)}), but the program stores "
+                         f"{_kind_name(a.type)}", op=where)
+                continue
+            value = from_attr_proto(a)
+            problem = check_attr_value(spec.kind, value)
+            if problem:
+                self.add(f"attribute {a.name!r} must be {problem}, got {value!r}", op=where)
+            elif spec.kind in ("block", "blocks"):
+                for idx in value if isinstance(value, list) else [value]:
+                    if not 0 < idx < len(self.desc.blocks):
+                        self.add(f"attribute {a.name!r} refers to block {idx}, but the "
+                                 f"program's sub-blocks are 1..{len(self.desc.blocks) - 1}",
+                                 op=where)
+        for spec in opdef.attrs:
+            if spec.required and spec.name not in present:
+                self.add(f"attribute {spec.name!r} is required but is not given", op=where)
+
+    # -- inference ------------------------------------------------------------------------
+    def check_inference(self) -> None:
+        if not self.blocks_ok:
+            self.add("build-time inference was skipped: the block structure is invalid")
+            return
+        skeleton = pb.ProgramDesc()
+        skeleton.CopyFrom(self.desc)
+        for block in skeleton.blocks:
+            del block.ops[:]
+        fresh = Program.from_desc(skeleton)
+        written: set[tuple[int, str]] = set()
+        for b, block in enumerate(self.desc.blocks):
+            for i, op in enumerate(block.ops):
+                if (b, i) in self.bad_ops:
+                    continue
+                try:
+                    fresh.block(b).append_op(
+                        op.type,
+                        inputs={v.parameter: list(v.arguments) for v in op.inputs},
+                        outputs={v.parameter: list(v.arguments) for v in op.outputs},
+                        attrs={a.name: from_attr_proto(a) for a in op.attrs})
+                except PaddleIRError as exc:
+                    self.add(exc.message, op=op_location(op, b, i), category=exc.category)
+                    continue
+                written |= {(b, n) for v in op.outputs for n in v.arguments if n}
+        for b, name in sorted(written):
+            self.compare(b, name, fresh)
+
+    def compare(self, b: int, name: str, fresh: Program) -> None:
+        declared = self.desc.blocks[b]
+        # An op in a sub-block may write a variable of an ancestor: compare where it lives.
+        while not any(v.name == name for v in declared.vars):
+            declared = self.desc.blocks[declared.parent_idx]
+        want = next(v for v in declared.vars if v.name == name)
+        got = fresh.block(declared.idx).var(name)
+        diffs = []
+        if want.type != got.type:
+            diffs.append(f"type {pb.VarDesc.VarType.Name(want.type)} vs "
+                         f"{pb.VarDesc.VarType.Name(got.type)}")
+        tensor = (want.selected_rows_desc if want.type == pb.VarDesc.SELECTED_ROWS
+                  else want.lod_desc.tensor)
+        if tensor.HasField("data_type") and got.dtype is not None:
+            want_dtype = to_numpy_dtype(tensor.data_type)
+            if want_dtype != got.dtype:
+                diffs.append(f"dtype {dtype_name(want_dtype)} vs {dtype_name(got.dtype)}")
+        dims, shape = list(tensor.dims), list(got.shape)
+        if len(dims) != len(shape) or any(a >= 0 and c >= 0 and a != c
+                                           for a, c in zip(dims, shape, strict=True)):
+            diffs.append(f"shape {dims} vs {shape}")
+        if want.type == pb.VarDesc.LOD_TENSOR and want.lod_desc.lod_level != got.lod_level:
+            diffs.append(f"lod_level {want.lod_desc.lod_level} vs {got.lod_level}")
+        if diffs:
+            self.add(f"variable {name!r} is declared differently from what its ops infer "
+                     f"(declared vs inferred): {'; '.join(diffs)}", declared.idx,
+                     category=MISMATCH)
+
+
+def check_program(desc: pb.ProgramDesc) -> list[Problem]:
+    """Every problem found in `desc`, in the order: structure, ops, inference."""
+    checker = _Checker(desc)
+    checker.check_structure()
+    if checker.desc.blocks:
+        checker.check_ops()
+        checker.check_inference()
+    return checker.problems
+
+
+def check_bytes(data: bytes) -> list[Problem]:
+    """check_program for serialized bytes; bytes that do not parse are one problem."""
+    desc = pb.ProgramDesc()
+    try:
+        desc.ParseFromString(data)
+    except (DecodeError, RuntimeWarning, ValueError) as exc:
+        return [Problem("ProgramFormatError",
+                        f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}")]
+    return check_program(desc)

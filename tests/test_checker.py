@@ -1,0 +1,137 @@
+"""paddle_ir.checker: every problem of a program, found without running it."""
+
+from example_programs import build_affine, build_counter
+
+from ops import registry as op_registry
+from paddle_ir.checker import check_bytes, check_program
+from paddle_ir.graphviz import program_to_dot
+from paddle_ir.proto import framework_pb2 as pb
+
+
+def _copy(desc: pb.ProgramDesc) -> pb.ProgramDesc:
+    copy = pb.ProgramDesc()
+    copy.CopyFrom(desc)
+    return copy
+
+
+def _var(block: pb.BlockDesc, name: str) -> pb.VarDesc:
+    return next(v for v in block.vars if v.name == name)
+
+
+def _texts(problems) -> list[str]:
+    return [str(p) for p in problems]
+
+
+def test_sound_programs_have_no_problems():
+    for build in (build_affine, build_counter):
+        main, startup, _ = build()
+        assert check_program(main.desc) == []
+        assert check_program(startup.desc) == []
+        assert check_bytes(main.serialize()) == []
+
+
+def test_static_problems_are_all_listed_with_their_ops():
+    main, _, names = build_affine()
+    desc = _copy(main.desc)
+    ops = desc.blocks[0].ops
+    ops[0].type = "no_such_op"
+    ops[1].inputs[1].arguments[0] = "ghost"
+    next(a for a in ops[2].attrs if a.name == "scale").type = pb.INT
+    ops[3].inputs[0].parameter = "Z"
+    ops[3].attrs.add(name="colour", type=pb.STRING, s="red")
+    desc.fetch_target_names.append("nowhere")
+    texts = _texts(check_program(desc))
+    expected = [
+        "fetch target 'nowhere' is not a variable of block 0",
+        "op #0 no_such_op (X=x, Y=affine_0.w_0 -> Out=elementwise_mul_0.tmp_0): unknown op "
+        "type 'no_such_op' (op created at tests/example_programs.py:",
+        "op #1 elementwise_add (X=elementwise_mul_0.tmp_0, Y=ghost -> "
+        "Out=elementwise_add_0.tmp_0): Y names 'ghost', which is not declared in block 0",
+        "op #2 scale (X=elementwise_add_0.tmp_0 -> Out=scale_0.tmp_0): attribute 'scale' must be "
+        "float (AttrType FLOAT), but the program stores INT",
+        "op #3 scale (Z=x -> Out=scale_1.tmp_0): scale has no input slot 'Z'",
+        "op #3 scale (Z=x -> Out=scale_1.tmp_0): input X is required but is not given",
+        "op #3 scale (Z=x -> Out=scale_1.tmp_0): scale has no attribute 'colour'",
+    ]
+    assert len(texts) == len(expected), "\n".join(texts)
+    for text, want in zip(texts, expected, strict=True):
+        assert want in text, f"{want!r} not in {text!r}"
+
+
+def test_inference_problems_and_mismatched_declarations_are_listed():
+    main, _, names = build_affine()
+    desc = _copy(main.desc)
+    block = desc.blocks[0]
+    _var(block, names["w"]).lod_desc.tensor.dims[:] = [4]  # x[-1, 3] * w[4] cannot broadcast
+    _var(block, names["unrelated"]).lod_desc.tensor.data_type = pb.FP64
+    problems = check_program(desc)
+    categories = [p.category for p in problems]
+    assert categories == ["ShapeInferenceError", "InferenceMismatch"], _texts(problems)
+    assert "op #0 elementwise_mul" in str(problems[0])
+    assert "do not broadcast" in str(problems[0])
+    assert ("variable 'scale_1.tmp_0' is declared differently from what its ops infer "
+            "(declared vs inferred): dtype float64 vs float32") in str(problems[1])
+
+
+def test_broken_blocks_are_reported_and_inference_is_skipped():
+    main, _, _ = build_affine()
+    desc = _copy(main.desc)
+    desc.blocks.add(idx=7, parent_idx=3)
+    desc.blocks[0].vars.add().CopyFrom(desc.blocks[0].vars[0])
+    texts = _texts(check_program(desc))
+    assert "[InvalidProgram] block 0: variable 'x' is declared twice" in texts
+    assert "[InvalidProgram] block 1: block #1 says its idx is 7" in texts
+    assert "[InvalidProgram] block 1: parent_idx 3 does not name an earlier block (0..0)" in texts
+    assert texts[-1] == ("[InvalidProgram] build-time inference was skipped: the block "
+                         "structure is invalid")
+
+
+def test_block_attributes_must_name_a_sub_block(monkeypatch):
+    # No registered op takes a block yet: give the checker a control-flow-like spec
+    # for this test only, without registering it.
+    fake = op_registry.OpDef("fake_cond", "", (op_registry.In("X"),), (op_registry.Out("Out"),),
+                             (op_registry.Attr("sub_block", "block", 0),))
+    real = op_registry.get_op_def
+    monkeypatch.setattr(op_registry, "get_op_def",
+                        lambda t: fake if t == "fake_cond" else real(t))
+    main, _, names = build_affine()
+    desc = _copy(main.desc)
+    desc.blocks.add(idx=1, parent_idx=0)
+    for block_idx in (1, 0, 5):
+        op = desc.blocks[0].ops.add(type="fake_cond")
+        op.inputs.add(parameter="X", arguments=["x"])
+        op.outputs.add(parameter="Out", arguments=[names["unrelated"]])
+        op.attrs.add(name="sub_block", type=pb.BLOCK, block_idx=block_idx)
+    texts = _texts(check_program(desc))
+    assert len(texts) == 2, texts
+    assert "op #5 fake_cond" in texts[0] and "refers to block 0" in texts[0]
+    assert "op #6 fake_cond" in texts[1] and ("refers to block 5, but the program's "
+                                              "sub-blocks are 1..1") in texts[1]
+
+
+def test_bytes_that_do_not_parse_are_one_problem():
+    (problem,) = check_bytes(b"\xff\xff\xff not a program")
+    assert problem.category == "ProgramFormatError"
+    assert "the bytes are not a paddle-ir ProgramDesc" in str(problem)
+    (missing,) = check_bytes(pb.ProgramDesc().SerializeToString())
+    assert "has no blocks" in str(missing)
+
+
+# --- graphviz ---------------------------------------------------------------------------
+
+
+def test_dot_marks_persistable_lod_and_selected_rows_variables():
+    main, _, names = build_affine()
+    block = main.global_block()
+    block.create_var(name="seq", shape=[-1, 3], lod_level=2)
+    block.create_var(name="grad_rows", shape=[10, 3], type=pb.VarDesc.SELECTED_ROWS)
+    dot = program_to_dot(main.desc)
+    assert dot.startswith("digraph program {") and dot.endswith("}\n")
+    assert f'"var:0:{names["w"]}" [shape="ellipse", fillcolor="#fff2cc", style="filled"' in dot
+    assert '"var:0:seq" [shape="ellipse", peripheries="2", label="seq\\n[-1, 3] ' \
+           'float32\\nlod_level=2"];' in dot
+    assert '"var:0:grad_rows" [shape="octagon", color="#c0392b"' in dot
+    assert 'SELECTED_ROWS"];' in dot
+    assert '"op:0:0" [shape=box, style="rounded,filled"' in dot
+    assert '"var:0:x" -> "op:0:0" [label="X"];' in dot
+    assert program_to_dot(main.desc) == dot  # deterministic
