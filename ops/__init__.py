@@ -5,7 +5,8 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
-    activation,
+    adagrad,
+    adam,
     cast_storage,
     cross_entropy,
     elementwise,
@@ -15,13 +16,14 @@ from ops import (  # noqa: F401 - imported for their registrations
     lookup_table,
     lstm,
     matmul,
+    momentum,
     mul,
-    reduce,
     retain,
     scale,
-    softmax,
+    sgd,
     sparse_dot,
     sum,
+    weight_decay,
 )
 from ops.registry import get_op_def, registered_op_types
 

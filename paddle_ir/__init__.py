@@ -9,7 +9,7 @@
 """
 
 import ops  # noqa: F401,I001 - registers every operator before the builder needs them
-from paddle_ir import initializer, io, layers, unique_name
+from paddle_ir import initializer, io, layers, optimizer, regularizer, unique_name
 from paddle_ir.backward import append_backward
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import DataType
@@ -58,6 +58,7 @@ def __getattr__(name):
 __all__ = [
     "CSRTensor",
     "append_backward",
+    "optimizer", "regularizer",
     "Block", "CPUPlace", "DataType", "Executor", "LoDTensor", "Operator", "PaddleIRError",
     "ParamAttr", "Parameter", "Program", "ProgramError", "Scope", "SelectedRows", "VarType",
     "Variable", "create_lod_tensor", "default_main_program", "default_startup_program",

@@ -1,0 +1,73 @@
+"""What the optimizer ops (sgd, momentum, adagrad, adam) share.
+
+Every optimizer op updates its state in place: `ParamOut` is the `Param`
+variable, `VelocityOut` the `Velocity` variable, and so on, and the kernels
+write into those arrays (the one exception to "kernels never mutate their
+inputs", docs/architecture.md). Inference enforces the aliasing, so a kernel
+can never overwrite a variable the program still reads under another name.
+
+Each op has a dense kernel and a SelectedRows kernel, selected by the
+storage of `Grad` (key_inputs=["Grad"]). A SelectedRows gradient is merged
+first (sorted unique rows, duplicates added), so a row listed twice gets the
+sum of its values, exactly as in the densified gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ops.context import dims_match, shape_str
+from ops.registry import Attr
+from paddle_ir.core.segments import merge_rows
+from paddle_ir.core.selected_rows import SelectedRows
+
+LAZY_MODE = Attr(
+    "lazy_mode", "bool", False,
+    "with a SelectedRows Grad: True updates only the rows it lists (params and state, as "
+    "MXNet's lazy_update); False gives exactly the dense update")
+
+
+def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] = ()) -> None:
+    """Check Param/Grad/LearningRate and the state slots; outputs alias their inputs.
+
+    `state` slots have Param's shape; `scalars` hold one element. Each slot S
+    is updated into `SOut`, which must name the same variable.
+    """
+    param, grad = ctx.input_shape("Param"), ctx.input_shape("Grad")
+    dtype = ctx.input_dtype("Param")
+    ctx.enforce(len(param) == len(grad) and all(map(dims_match, param, grad)),
+                f"Grad must have Param's shape, got Param {shape_str(param)} and Grad "
+                f"{shape_str(grad)}")
+    ctx.enforce(ctx.input_dtype("Grad") == dtype,
+                f"Grad must have Param's dtype {dtype}, got {ctx.input_dtype('Grad')}")
+    _enforce_one_element(ctx, "LearningRate")
+    for slot in state:
+        shape = ctx.input_shape(slot)
+        ctx.enforce(len(shape) == len(param) and all(map(dims_match, param, shape)),
+                    f"{slot} must have Param's shape {shape_str(param)}, got {shape_str(shape)}")
+        ctx.enforce(ctx.input_dtype(slot) == dtype,
+                    f"{slot} must have Param's dtype {dtype}, got {ctx.input_dtype(slot)}")
+    for slot in scalars:
+        _enforce_one_element(ctx, slot)
+    for slot in ("Param",) + tuple(state) + tuple(scalars):
+        ins, outs = ctx.input_names(slot), ctx.output_names(slot + "Out")
+        ctx.enforce(ins == outs,
+                    f"{slot}Out must be the {slot} variable (optimizer ops update in place), "
+                    f"got {slot}Out={outs} and {slot}={ins}")
+        ctx.set_output(slot + "Out", ctx.input_shape(slot), ctx.input_dtype(slot))
+
+
+def _enforce_one_element(ctx, slot: str) -> None:
+    shape = ctx.input_shape(slot)
+    ctx.enforce(all(d in (1, -1) for d in shape),
+                f"{slot} must hold one element, got shape {shape_str(shape)}")
+
+
+def scalar(value: np.ndarray, dtype: np.dtype):
+    """The one element of a [1] (or 0-D) tensor, as a numpy scalar of `dtype`."""
+    return dtype.type(value.reshape(-1)[0])
+
+
+def merged(grad: SelectedRows) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique rows and their summed values: the rows an update touches."""
+    return merge_rows(grad.rows, grad.value)

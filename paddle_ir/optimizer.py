@@ -1,0 +1,207 @@
+"""Optimizers: `minimize(loss)` = append_backward + regularization + one update op per parameter.
+
+    opt = pir.optimizer.Adam(learning_rate=0.01, lazy_mode=True)
+    optimize_ops, params_grads = opt.minimize(avg_loss)
+    exe.run(startup)                 # parameters, learning_rate_0 and the accumulators
+    exe.run(main, feed=..., fetch_list=[avg_loss])
+
+The learning rate lives in a persistable one-element variable `learning_rate_0`;
+each optimizer state is a persistable accumulator named `{param}_{kind}_0`
+(`fc_0.w_0_velocity_0`, `..._moment1_0`, `..._beta1_pow_acc_0`), created in the
+main program and initialized by a `fill_constant` in the startup program, as in
+Paddle. The update ops (op_role 2) take a dense or a SelectedRows gradient;
+the executor picks the kernel from the gradient's storage at run time. A
+parameter's `ParamAttr(learning_rate=k)` scales the rate for it alone.
+"""
+
+from __future__ import annotations
+
+from ops.registry import OP_ROLE_OPTIMIZE
+from paddle_ir import unique_name
+from paddle_ir.backward import append_backward
+from paddle_ir.core.dtypes import from_numpy_dtype
+from paddle_ir.framework import Parameter, Variable, default_startup_program
+from paddle_ir.regularizer import append_regularization_ops
+
+
+class Optimizer:
+    """Base class: subclasses name their op type and its state (`_accumulators`)."""
+
+    op_type = ""
+
+    def __init__(self, learning_rate: float, regularization=None, name: str | None = None):
+        if not isinstance(learning_rate, (int, float)) or learning_rate < 0:
+            raise ValueError(f"learning_rate must be a non-negative number, got {learning_rate!r}")
+        self._learning_rate = float(learning_rate)
+        self.regularization = regularization
+        self._name = name
+        self._lr_vars: dict[int, Variable] = {}
+        self._state: dict[tuple[str, str], Variable] = {}
+
+    # -- what subclasses say --------------------------------------------------------------
+    def _accumulators(self, param: Parameter) -> list[tuple[str, str, float, list[int]]]:
+        """[(slot, kind, initial value, shape)] of the state the update op reads and writes."""
+        return []
+
+    def _attrs(self) -> dict:
+        return {}
+
+    # -- minimize ---------------------------------------------------------------------------
+    def minimize(self, loss: Variable, startup_program=None, parameter_list=None,
+                 no_grad_set=None):
+        """Append backward, regularization and update ops; return (optimize_ops, params_grads).
+
+        `params_grads` are the gradients append_backward made (before weight decay).
+        """
+        params_grads = append_backward(loss, parameter_list, no_grad_set)
+        startup = startup_program or default_startup_program()
+        optimize_ops = self.apply_gradients(params_grads, loss.block, startup, loss.dtype)
+        return optimize_ops, params_grads
+
+    def apply_gradients(self, params_grads, block, startup, dtype="float32") -> list:
+        regularized = append_regularization_ops(params_grads, self.regularization)
+        if not regularized:
+            return []
+        lr = self._global_learning_rate(block, startup, dtype)
+        return [self._append_update(block, startup, param, grad, lr)
+                for param, grad in regularized]
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _global_learning_rate(self, block, startup, dtype) -> Variable:
+        program = block.program
+        var = self._lr_vars.get(id(program))
+        if var is None:
+            name = unique_name.generate("learning_rate")
+            var = self._persistable(block, startup, name, [1], dtype, self._learning_rate)
+            self._lr_vars[id(program)] = var
+        return var
+
+    def _persistable(self, block, startup, name, shape, dtype, value) -> Variable:
+        main_var = block.program.global_block().create_var(
+            name=name, shape=shape, dtype=dtype, persistable=True, stop_gradient=True)
+        startup_block = startup.global_block()
+        startup_var = startup_block.create_var(name=name, shape=shape, dtype=dtype,
+                                               persistable=True)
+        startup_block.append_op("fill_constant", outputs={"Out": startup_var},
+                                attrs={"shape": list(shape), "value": float(value),
+                                       "dtype": from_numpy_dtype(main_var.dtype)})
+        return main_var
+
+    def _state_var(self, block, startup, param, kind, value, shape) -> Variable:
+        key = (param.name, kind)
+        var = self._state.get(key)
+        if var is None or var.block.program is not block.program:
+            name = unique_name.generate(f"{param.name}_{kind}")
+            var = self._persistable(block, startup, name, shape, param.dtype, value)
+            self._state[key] = var
+        return var
+
+    def _param_learning_rate(self, block, param, lr) -> Variable:
+        factor = getattr(param, "optimize_attr", {}).get("learning_rate", 1.0)
+        if factor == 1.0:
+            return lr
+        scaled = block.create_var(name=unique_name.generate(f"{param.name}.learning_rate"),
+                                  shape=lr.shape, dtype=lr.dtype)
+        block.append_op("scale", inputs={"X": lr}, outputs={"Out": scaled},
+                        attrs={"scale": float(factor), "op_role": OP_ROLE_OPTIMIZE})
+        return scaled
+
+    def _append_update(self, block, startup, param, grad, lr):
+        inputs = {"Param": param, "Grad": grad,
+                  "LearningRate": self._param_learning_rate(block, param, lr)}
+        outputs = {"ParamOut": param}
+        for slot, kind, value, shape in self._accumulators(param):
+            var = self._state_var(block, startup, param, kind, value, shape)
+            inputs[slot] = var
+            outputs[slot + "Out"] = var
+        return block.append_op(self.op_type, inputs=inputs, outputs=outputs,
+                               attrs={**self._attrs(), "op_role": OP_ROLE_OPTIMIZE})
+
+
+class SGD(Optimizer):
+    """param -= lr * grad (a SelectedRows grad moves only its rows)."""
+
+    op_type = "sgd"
+
+
+class Momentum(Optimizer):
+    """velocity = momentum * velocity + grad; param -= lr * velocity (Paddle's convention).
+
+    `use_nesterov`: param -= lr * (grad + momentum * velocity). `lazy_mode` (for
+    SelectedRows gradients): True updates only the rows present, in the
+    parameter and the velocity; False equals the dense update. MXNet's state
+    is -lr * velocity (ops/momentum.py).
+    """
+
+    op_type = "momentum"
+
+    def __init__(self, learning_rate: float, momentum: float, use_nesterov: bool = False,
+                 regularization=None, name=None, lazy_mode: bool = False):
+        super().__init__(learning_rate, regularization, name)
+        self._momentum = float(momentum)
+        self._use_nesterov = bool(use_nesterov)
+        self._lazy_mode = bool(lazy_mode)
+
+    def _accumulators(self, param):
+        return [("Velocity", "velocity", 0.0, list(param.shape))]
+
+    def _attrs(self):
+        return {"mu": self._momentum, "use_nesterov": self._use_nesterov,
+                "lazy_mode": self._lazy_mode}
+
+
+class Adagrad(Optimizer):
+    """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon).
+
+    A SelectedRows gradient updates only its rows, which is also exactly the
+    dense update (rows without gradient would move by 0), so there is no
+    lazy_mode to choose.
+    """
+
+    op_type = "adagrad"
+
+    def __init__(self, learning_rate: float, epsilon: float = 1e-6, regularization=None,
+                 name=None):
+        super().__init__(learning_rate, regularization, name)
+        self._epsilon = float(epsilon)
+
+    def _accumulators(self, param):
+        return [("Moment", "moment", 0.0, list(param.shape))]
+
+    def _attrs(self):
+        return {"epsilon": self._epsilon}
+
+
+class Adam(Optimizer):
+    """Standard Adam with bias correction by beta^t (ops/adam.py).
+
+    `lazy_mode` (for SelectedRows gradients): True updates only the rows
+    present, in the parameter and both moments (MXNet's lazy_update); False
+    equals the dense update, decaying every row's moments.
+    """
+
+    op_type = "adam"
+
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, regularization=None, name=None,
+                 lazy_mode: bool = False):
+        super().__init__(learning_rate, regularization, name)
+        self._beta1, self._beta2 = float(beta1), float(beta2)
+        self._epsilon = float(epsilon)
+        self._lazy_mode = bool(lazy_mode)
+
+    def _accumulators(self, param):
+        shape = list(param.shape)
+        return [("Moment1", "moment1", 0.0, shape), ("Moment2", "moment2", 0.0, shape),
+                ("Beta1Pow", "beta1_pow_acc", self._beta1, [1]),
+                ("Beta2Pow", "beta2_pow_acc", self._beta2, [1])]
+
+    def _attrs(self):
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
+                "lazy_mode": self._lazy_mode}
+
+
+SGDOptimizer = SGD
+MomentumOptimizer = Momentum
+AdagradOptimizer = Adagrad
+AdamOptimizer = Adam
