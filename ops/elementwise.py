@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
+from ops.elementwise_sparse import sparse_kernels, storage_rule
 from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
 _FORMULAS = {
@@ -97,12 +98,18 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
         inputs=[In("X", "the left operand"), In("Y", "the right operand, aligned at axis")],
         outputs=[Out("Out", "the result, with X's LoD")],
         attrs=[Attr("axis", "int", -1, "where Y's dims start in X's; -1 aligns at the end")],
-        doc=f"Out = {_formula}, broadcasting Y into X from `axis` (Paddle's rule).",
+        key_inputs=["X", "Y"],
+        fallback=True,
+        doc=f"Out = {_formula}, broadcasting Y into X from `axis` (Paddle's rule). Storage "
+            f"rule and sparse kernels: ops/elementwise_sparse.py.",
     )
+    _fwd.infer_var_type(storage_rule(_op_type))
     _fwd.infer_shape(_infer_binary)
     _kernel = _forward_kernel(_ufunc)
     _kernel.__qualname__ = _kernel.__name__ = f"{_op_type}_dense"
     _fwd.kernel(dtypes=NUMERIC)(_kernel)
+    for _storage, _sparse in sparse_kernels(_op_type).items():
+        _fwd.kernel(storage=_storage, dtypes=NUMERIC)(_sparse)
     _fwd.grad_maker(_make_grad_maker(_op_type))
 
     _bwd = register_op(
@@ -110,7 +117,9 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
         inputs=[In("X"), In("Y"), In("Out"), In("Out@GRAD")],
         outputs=[Out("X@GRAD", dispensable=True), Out("Y@GRAD", dispensable=True)],
         attrs=[Attr("axis", "int", -1)],
-        key_inputs=["Out@GRAD"],
+        key_inputs=["X", "Y", "Out@GRAD"],
+        dtype_from="Out@GRAD",
+        fallback=True,
         doc=f"Gradients of {_op_type} w.r.t. X and Y, summed over broadcast dims.",
     )
     _bwd.infer_shape(_infer_binary_grad)

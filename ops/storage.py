@@ -1,0 +1,88 @@
+"""Storage-type rules and sparse-kernel adapters that several ops share.
+
+Storage-type inference is its own rule per op, as in MXNet: an op's
+`infer_var_type` decides from its inputs' variable types (and attributes)
+whether each output is LOD_TENSOR (dense), SELECTED_ROWS or CSR, before shape
+inference runs. docs/storage_types.md tabulates the rules of every op.
+
+A zero-preserving unary op (f(0) = 0: abs, sqrt, square, sign, relu, tanh,
+scale with bias 0, ...) maps a SelectedRows to a SelectedRows by applying its
+dense function to the stored rows only; `register_rowwise` gives such an op
+the rule and the kernel in one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES
+from ops.registry import DENSE, OpDef
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.core.storage import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS
+
+VAR_TYPE_OF_STYPE = {STYPE_DENSE: LOD_TENSOR, STYPE_SELECTED_ROWS: SELECTED_ROWS,
+                     STYPE_CSR: CSR}
+
+
+def var_type_name(var_type: int) -> str:
+    return VAR_TYPE_NAMES.get(var_type, f"VarType({var_type})")
+
+
+def keep_selected_rows(src: str = "X", dst: str = "Out",
+                       when: Callable[[dict], bool] | None = None) -> Callable:
+    """A var-type rule: `dst` is SELECTED_ROWS when `src` is (and `when(attrs)` holds)."""
+
+    def infer_var_type(ctx):
+        sparse = ctx.input_var_type(src) == SELECTED_ROWS and (when is None or when(ctx.attrs))
+        ctx.set_output_type(dst, SELECTED_ROWS if sparse else LOD_TENSOR)
+
+    return infer_var_type
+
+
+def unique_rows(x: SelectedRows) -> SelectedRows:
+    """x with each row stored once (duplicates summed); x itself when already so."""
+    rows = x.rows
+    if rows.size < 2 or bool((rows[1:] > rows[:-1]).all()):
+        return x
+    return x.merge()
+
+
+def rowwise_kernel(dense_fn: Callable, name: str,
+                   when: Callable[[dict], bool] | None = None) -> Callable:
+    """A SelectedRows kernel for an elementwise unary `dense_fn(attrs, array)`.
+
+    Duplicate rows are summed first (f(a + b) is not f(a) + f(b)), then f runs
+    on the stored rows only. When `when(attrs)` does not hold, f(0) != 0 and Out
+    is dense: f(0) everywhere, f(row) on the stored rows; the input is never
+    densified.
+    """
+
+    def kernel(attrs, x: SelectedRows):
+        x = unique_rows(x)
+        value = dense_fn(attrs, x.value)
+        if when is None or when(attrs):
+            return SelectedRows._make(x.rows, value, x.height)
+        zero_row = dense_fn(attrs, np.zeros((1,) + x.value.shape[1:], dtype=x.dtype))
+        out = np.empty(x.shape, dtype=value.dtype)
+        out[...] = zero_row
+        out[x.rows] = value
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+def register_rowwise(opdef: OpDef, dense_fn: Callable, src: str = "X", dst: str = "Out",
+                     when: Callable[[dict], bool] | None = None) -> None:
+    """Give a unary op (one key input) a SELECTED_ROWS rule and kernel, for every dtype of
+    its dense kernel.
+
+    With `when`, only attributes for which `when(attrs)` holds are zero-preserving
+    (clip: 0 inside [min, max]); for the others the rule says dense.
+    """
+    opdef.infer_var_type(keep_selected_rows(src, dst, when))
+    dtypes = [k.dtype for k in opdef.kernels if k.storage == (DENSE,)]
+    opdef.kernel(storage=[STYPE_SELECTED_ROWS], dtypes=dtypes)(
+        rowwise_kernel(dense_fn, f"{opdef.type}_selected_rows", when))
