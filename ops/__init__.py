@@ -5,6 +5,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
+    activation,
     adagrad,
     adam,
     cast_storage,
@@ -18,9 +19,11 @@ from ops import (  # noqa: F401 - imported for their registrations
     matmul,
     momentum,
     mul,
+    reduce,
     retain,
     scale,
     sgd,
+    softmax,
     sparse_dot,
     sum,
     weight_decay,
