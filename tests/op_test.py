@@ -159,6 +159,11 @@ def _with_replaced(value, array):
     return array
 
 
+def _grad_dtype(value: np.ndarray) -> np.dtype:
+    """A gradient has its value's float type (float32 after a cast to it), else float64."""
+    return value.dtype if value.dtype.kind == "f" else np.dtype(np.float64)
+
+
 def check_grad(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
                wrt: tuple[str, ...] = ("X",), out_slot: str = "Out", *, eps: float = 1e-6,
                atol: float = 1e-6, rtol: float = 1e-4, seed: int = 0,
@@ -178,7 +183,8 @@ def check_grad(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
                                             scope=pir.Scope(), return_numpy=False),
                           strict=True))
     rng = np.random.RandomState(seed)
-    upstream = rng.uniform(0.5, 1.5, size=_dense(fwd_values[out_name]).shape).astype(np.float64)
+    out_dense = _dense(fwd_values[out_name])
+    upstream = rng.uniform(0.5, 1.5, size=out_dense.shape).astype(_grad_dtype(out_dense))
 
     # Analytic: the op's own grad ops, fed W as Out@GRAD.
     wrt_names = {n for slot in wrt for n in fwd.input(slot)}
@@ -204,8 +210,8 @@ def check_grad(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
         if n != out_name and any(grad_name(n) in v for g in grad_ops
                                  for v in g.inputs.values()):
             val = fwd_values[n]
-            grad_feed[grad_name(n)] = _with_replaced(val, np.zeros_like(_dense(val),
-                                                                         dtype=np.float64))
+            grad_feed[grad_name(n)] = _with_replaced(val, np.zeros_like(
+                _dense(val), dtype=_grad_dtype(_dense(val))))
     fetch = [grad_name(n) for slot in wrt for n in fwd.input(slot)]
     analytic = exe.run(program, feed=grad_feed, fetch_list=fetch, scope=pir.Scope(),
                        return_numpy=False)

@@ -35,12 +35,18 @@ from paddle_ir.layers.nn import (
 )
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
 from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
-from paddle_ir.layers.tensor import fill_constant
+from paddle_ir.layers.tensor import (
+    cast,
+    concat,
+    fill_constant,
+)
 
 __all__ = [
     "abs",
     "accuracy",
+    "cast",
     "cast_storage",
+    "concat",
     "cross_entropy",
     "csr_data",
     "data",

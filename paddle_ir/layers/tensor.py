@@ -18,3 +18,24 @@ def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | 
                      attrs={"shape": [int(d) for d in shape], "dtype": from_numpy_dtype(dtype),
                             "value": float(value)})
     return out
+
+
+def concat(input, axis: int = 0, name=None) -> Variable:  # noqa: A002 - Paddle's name
+    """The tensors of `input` (a list) joined along `axis`."""
+    helper = LayerHelper("concat", name)
+    inputs = list(input)
+    out = helper.create_variable_for_type_inference(inputs[0].dtype)
+    helper.append_op("concat", inputs={"X": inputs}, outputs={"Out": out},
+                     attrs={"axis": int(axis)})
+    return out
+
+
+def cast(x: Variable, dtype) -> Variable:
+    """x's values converted to `dtype` (a name, a numpy dtype or a DataType number)."""
+    helper = LayerHelper("cast")
+    dtype = convert_dtype(dtype)
+    out = helper.create_variable_for_type_inference(dtype)
+    helper.append_op("cast", inputs={"X": x}, outputs={"Out": out},
+                     attrs={"in_dtype": from_numpy_dtype(x.dtype),
+                            "out_dtype": from_numpy_dtype(dtype)})
+    return out
