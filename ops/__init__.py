@@ -5,6 +5,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
+    accuracy,
     activation,
     adagrad,
     adam,
@@ -29,6 +30,7 @@ from ops import (  # noqa: F401 - imported for their registrations
     softmax,
     sparse_dot,
     sum,
+    top_k,
     weight_decay,
 )
 from ops.registry import get_op_def, registered_op_types
