@@ -5,7 +5,6 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
-    accuracy,
     activation,
     adagrad,
     adam,
@@ -17,6 +16,7 @@ from ops import (  # noqa: F401 - imported for their registrations
     fill,
     fill_any_like,
     gru,
+    lod_reset,
     lookup_table,
     lstm,
     matmul,
@@ -26,11 +26,17 @@ from ops import (  # noqa: F401 - imported for their registrations
     reshape,
     retain,
     scale,
+    sequence_concat,
+    sequence_expand,
+    sequence_mask,
+    sequence_pad,
+    sequence_pool,
+    sequence_reverse,
+    sequence_softmax,
     sgd,
     softmax,
     sparse_dot,
     sum,
-    top_k,
     weight_decay,
 )
 from ops.registry import get_op_def, registered_op_types

@@ -34,6 +34,20 @@ from paddle_ir.layers.nn import (
     topk,
 )
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
+from paddle_ir.layers.sequence import (
+    lod_append,
+    lod_reset,
+    sequence_concat,
+    sequence_expand,
+    sequence_first_step,
+    sequence_last_step,
+    sequence_mask,
+    sequence_pad,
+    sequence_pool,
+    sequence_reverse,
+    sequence_softmax,
+    sequence_unpad,
+)
 from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
 from paddle_ir.layers.tensor import (
     cast,
@@ -60,6 +74,8 @@ __all__ = [
     "exp",
     "fc",
     "fill_constant",
+    "lod_append",
+    "lod_reset",
     "log",
     "matmul",
     "mean",
@@ -70,6 +86,16 @@ __all__ = [
     "reshape",
     "retain",
     "scale",
+    "sequence_concat",
+    "sequence_expand",
+    "sequence_first_step",
+    "sequence_last_step",
+    "sequence_mask",
+    "sequence_pad",
+    "sequence_pool",
+    "sequence_reverse",
+    "sequence_softmax",
+    "sequence_unpad",
     "sigmoid",
     "sign",
     "softmax",
