@@ -5,6 +5,7 @@ below, each of which registers its ops with `ops.registry.register_op`.
 """
 
 from ops import (  # noqa: F401 - imported for their registrations
+    accuracy,
     activation,
     adagrad,
     adam,
@@ -34,9 +35,11 @@ from ops import (  # noqa: F401 - imported for their registrations
     sequence_reverse,
     sequence_softmax,
     sgd,
+    sigmoid_cross_entropy_with_logits,
     softmax,
     sparse_dot,
     sum,
+    top_k,
     weight_decay,
 )
 from ops.registry import get_op_def, registered_op_types

@@ -2,6 +2,7 @@
 
 from paddle_ir.layers.embedding import embedding
 from paddle_ir.layers.io import data
+from paddle_ir.layers.logistic import sigmoid_cross_entropy_with_logits
 from paddle_ir.layers.math import (
     abs,
     elementwise_add,
@@ -97,6 +98,7 @@ __all__ = [
     "sequence_softmax",
     "sequence_unpad",
     "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
     "sign",
     "softmax",
     "softmax_with_cross_entropy",
