@@ -10,7 +10,8 @@ neither, its gradient is zero). Out has X's shape, dtype and LoD.
 The math lives in plain functions of (attrs, array) so that other storage
 types reuse it: the zero-preserving activations (f(0) = 0, listed in
 `ZERO_PRESERVING`) map a SelectedRows to a SelectedRows by applying `forward`
-to its `value`. Until such kernels are registered, a SelectedRows input is
+to its stored rows (ops/storage.py, `register_rowwise`; duplicate rows are
+summed first). The others have a dense Out, and a SelectedRows input is
 densified by the op's fallback (with a warning) and the dense kernel runs.
 """
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
+from ops.storage import register_rowwise
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,8 @@ def _register(act: Activation) -> None:
     )
     fwd.infer_shape(_infer_same_as("X", "Out"))
     fwd.kernel(dtypes=act.dtypes)(_dense_kernel(act.forward, f"{act.name}_dense"))
+    if act.zero_preserving:
+        register_rowwise(fwd, act.forward)
     fwd.grad_maker(_grad_maker(act))
 
     reads = [act.grad_reads] if act.grad_reads else []

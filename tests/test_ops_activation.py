@@ -131,7 +131,9 @@ def test_softmax_axis_out_of_range():
             pir.layers.softmax(x, axis=2)
 
 
-def test_relu_of_selected_rows_falls_back_to_dense_with_a_warning():
+def test_relu_of_selected_rows_stays_sparse_and_exp_falls_back_with_a_warning():
     sr = pir.SelectedRows([0, 2], np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32), 3)
+    want = pir.SelectedRows([0, 2], np.maximum(sr.value, 0), 3)
+    check_op("relu", {"X": sr}, {}, {"Out": want})  # zero-preserving: no fallback
     with pytest.warns(UserWarning, match="densified"):
-        check_op("relu", {"X": sr}, {}, {"Out": np.maximum(sr.to_dense(), 0)})
+        check_op("exp", {"X": sr}, {}, {"Out": np.exp(sr.to_dense())})

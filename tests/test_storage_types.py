@@ -463,3 +463,30 @@ def test_var_type_rule_and_runtime_agree_for_every_fallback_output(dense_only_ro
     keep_selected_rows()(Ctx())
     keep_selected_rows(when=lambda attrs: False)(Ctx())
     assert ctx_types == [SELECTED_ROWS, LOD_TENSOR]
+
+
+# --- zero-preserving activations ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op_type", ["relu", "tanh", "sqrt", "square", "abs", "sign"])
+@pytest.mark.parametrize("rows", [[0, 3, 3, 5], [], [5]])
+def test_zero_preserving_activations_keep_selected_rows(op_type, rows):
+    from ops.activation import ACTIVATIONS
+
+    forward = next(a.forward for a in ACTIVATIONS if a.name == op_type)
+    x = _sr(rows, 6)
+    if op_type == "sqrt":
+        x = pir.SelectedRows(x.rows, np.abs(x.value), x.height)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StorageFallbackWarning)
+        out = check_op(op_type, {"X": x})["Out"][0]
+    assert isinstance(out, pir.SelectedRows)
+    # Duplicate rows are summed before f: f(a + b), not f(a) + f(b).
+    np.testing.assert_allclose(out.to_dense(), forward({}, x.to_dense()))
+
+
+def test_an_activation_that_is_not_zero_preserving_is_dense_through_the_fallback():
+    x = _sr([1, 1], 3)
+    with pytest.warns(StorageFallbackWarning, match="sigmoid has no kernel"):
+        out = check_op("sigmoid", {"X": x})["Out"][0]
+    np.testing.assert_allclose(out, 1 / (1 + np.exp(-x.to_dense())))
