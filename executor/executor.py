@@ -93,13 +93,14 @@ def _split_value(name: str, value, var: pb.VarDesc):
         return _csr_feed(name, value, var), ()
     if isinstance(value, LoDTensor):
         return value.numpy(), value.offsets
-    if isinstance(value, SelectedRows):
+    if isinstance(value, (SelectedRows, CSRTensor)):  # _check_feed says if the var takes it
         return value, ()
     if isinstance(value, np.ndarray):
         return value, ()
     if isinstance(value, (list, tuple, int, float, bool, np.generic)):
         return np.asarray(value), ()
-    raise FeedError(f"feed {name!r} must be an ndarray, a LoDTensor or a SelectedRows, got "
+    raise FeedError(f"feed {name!r} must be an ndarray, a LoDTensor, a SelectedRows or a "
+                    f"CSRTensor, got "
                     f"{type(value).__name__}")
 
 

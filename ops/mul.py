@@ -8,6 +8,11 @@ and Y as [prod(Y.shape[:y_num_col_dims]), prod(Y.shape[y_num_col_dims:])]:
 Out has X's LoD. Gradients (in the flattened views, reshaped back):
 
     dX = dOut @ flatten(Y)^T,   dY = flatten(X)^T @ dOut
+
+A CSR X (sparse features, 2-D) multiplies in scipy.sparse: Out is dense, and
+dY = X^T @ dOut is a SELECTED_ROWS whose rows are the feature columns present
+in the batch (ops/sparse_dot.py); a CSR X gets no gradient. Other storage mixes
+run densified through the fallback.
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ import math
 
 import numpy as np
 
-from ops.context import dims_match, shape_str
-from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
+from ops.registry import CSR as STYPE_CSR
+from ops.registry import DENSE, FLOATS, NUMERIC, Attr, In, Out, register_op
+from ops.sparse_dot import csr_dot, csr_t_dot
+from paddle_ir.core.selected_rows import SelectedRows
 
 
 def _flat_dims(shape, num_col_dims: int) -> list[int]:
@@ -43,6 +51,7 @@ mul = register_op(
             In("Y", "the right operand (fc's weight), rank > y_num_col_dims")],
     outputs=[Out("Out", "X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:], with X's LoD")],
     attrs=_ATTRS,
+    fallback=True,
     doc=__doc__,
 )
 
@@ -98,9 +107,21 @@ mul_grad = register_op(
     inputs=[In("X"), In("Y"), In("Out@GRAD")],
     outputs=[Out("X@GRAD", dispensable=True), Out("Y@GRAD", dispensable=True)],
     attrs=_ATTRS,
-    key_inputs=["Out@GRAD"],
+    key_inputs=["X", "Out@GRAD"],
+    fallback=True,
     doc="dX = dOut @ flatten(Y)^T and dY = flatten(X)^T @ dOut, reshaped to X's and Y's shapes.",
 )
+
+
+@mul_grad.infer_var_type
+def _(ctx):
+    csr = ctx.input_var_type("X") == CSR
+    if csr and ctx.has_output("X@GRAD"):
+        ctx.fail_var_type("X is CSR (sparse features): mul_grad gives it no gradient",
+                          hint="keep the CSR variable's stop_gradient=True")
+    ctx.set_output_type("X@GRAD", LOD_TENSOR)
+    row_sparse = csr and ctx.attr("y_num_col_dims") == 1
+    ctx.set_output_type("Y@GRAD", SELECTED_ROWS if row_sparse else LOD_TENSOR)
 
 
 @mul_grad.infer_shape
@@ -118,3 +139,25 @@ def mul_grad_dense(attrs, x, y, dout):
     dx = (dout_mat @ y_mat.T).reshape(x.shape)
     dy = (x_mat.T @ dout_mat).reshape(y.shape)
     return dx, dy
+
+
+@mul.kernel(storage=[STYPE_CSR], dtypes=FLOATS)
+def mul_csr(attrs, x, y):
+    yn = attrs["y_num_col_dims"]
+    return csr_dot(x, _as_matrix(y, yn)).reshape(x.shape[:1] + y.shape[yn:])
+
+
+@mul_grad.kernel(storage=[STYPE_CSR, DENSE], dtypes=FLOATS)
+def mul_grad_csr(attrs, x, y, dout):
+    """dY = X^T @ dOut without densifying X: the rows of Y that the batch's columns touch."""
+    yn = attrs["y_num_col_dims"]
+    y_rows = math.prod(y.shape[:yn])
+    touched = csr_t_dot(x, dout.reshape(x.shape[0], -1))
+    if yn == 1:
+        dy = SelectedRows._make(touched.rows, touched.value.reshape((-1,) + y.shape[1:]),
+                                y.shape[0])
+    else:  # Y's rows are flattened dims: Out was declared dense
+        dy = np.zeros((y_rows, touched.value.shape[1]), dtype=y.dtype)
+        dy[touched.rows] = touched.value
+        dy = dy.reshape(y.shape)
+    return None, dy

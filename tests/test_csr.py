@@ -1,6 +1,7 @@
 """CSRTensor: the value, its conversions, its record layout, and CSR through programs."""
 
 import io
+import re
 import struct
 
 import numpy as np
@@ -199,3 +200,296 @@ def test_data_tensor_must_hold_nnz_values():
     with pytest.raises(TensorFormatError, match=r"data tensor must have shape \[3\] \(nnz\), "
                                                 r"got \[4\]"):
         deserialize_csr(spliced)
+
+
+# --- CSR in programs -----------------------------------------------------------------------------
+
+
+def _run(main, feed, fetch, **exe_args):
+    return pir.Executor(**exe_args).run(main, feed=feed, fetch_list=fetch, scope=pir.Scope())
+
+
+def _dot_program(transpose_x=False, y_type=pir.VarType.LOD_TENSOR, x_shape=(-1, 5),
+                 y_shape=(5, 2), dtype="float32"):
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.csr_data("x", list(x_shape), dtype)
+        y = main.global_block().create_var(name="y", shape=list(y_shape), dtype=dtype,
+                                           type=y_type)
+        out = pir.layers.sparse_dot(x, y, transpose_x=transpose_x)
+    return main, out
+
+
+def test_csr_variable_round_trips_through_program_bytes():
+    main, out = _dot_program()
+    again = pir.Program.parse(main.serialize())
+    x = again.global_block().var("x")
+    assert x.type == pir.VarType.CSR and x.shape == (-1, 5) and x.dtype == np.float32
+    assert "var x : CSR.shape(-1, 5).dtype(float32)" in str(again)
+    assert again.global_block().var(out.name).type == pir.VarType.LOD_TENSOR
+
+
+@pytest.mark.parametrize("make_feed", [
+    lambda: SEED["data"], lambda: None, lambda: "scipy",
+])
+def test_feed_forms(make_feed):
+    main, out = _dot_program(x_shape=(-1, 5))
+    kind = make_feed()
+    if kind is None:
+        feed = seed_csr()
+    elif isinstance(kind, str):
+        feed = sp.csr_matrix(SEED_DENSE)
+    else:  # a (data, indices, indptr) tuple: lists take the declared dtype
+        feed = ([7, 8, 9], SEED["indices"], SEED["indptr"])
+    w = np.arange(10, dtype=np.float32).reshape(5, 2)
+    (got,) = _run(main, {"x": feed, "y": w}, [out], check=True)
+    np.testing.assert_allclose(got, SEED_DENSE @ w)
+
+
+@pytest.mark.parametrize("feed, message", [
+    (SEED_DENSE, r"feed 'x' must be a CSRTensor, a scipy.sparse matrix or a \(data, indices, "
+                 r"indptr\) tuple, got ndarray"),
+    (([1.0], [7], [0, 1, 1, 1]), r"feed 'x' is not a valid CSR matrix: column index 7 is out "
+                                 r"of range \[0, 5\)"),
+    ((np.array([7, 8, 9]), [0, 2, 1], [0, 2, 2, 3]), r"feed 'x' must have dtype float32, got "
+                                                    r"int64"),
+    (CSRTensor(np.ones(1, np.float32), [0], [0, 1], (1, 4)), r"feed 'x' has shape \[1, 4\], "
+                                                             r"but the variable is declared "
+                                                             r"with shape \[-1, 5\]"),
+])
+def test_feed_errors(feed, message):
+    main, out = _dot_program()
+    with pytest.raises(pir.PaddleIRError, match=message):
+        _run(main, {"x": feed, "y": np.ones((5, 2), np.float32)}, [out])
+
+
+def test_a_tuple_feed_needs_the_declared_width():
+    main, out = _dot_program(x_shape=(-1, -1), y_shape=(-1, 2))
+    with pytest.raises(pir.PaddleIRError, match=r"a \(data, indices, indptr\) tuple needs the "
+                                                r"variable's width, but it is declared with "
+                                                r"shape \[-1, -1\]"):
+        _run(main, {"x": ([1.0], [0], [0, 1]), "y": np.ones((5, 2), np.float32)}, [out])
+    with pytest.raises(pir.PaddleIRError, match="must be a dense tensor, got CSRTensor"):
+        main2 = pir.Program()
+        with pir.program_guard(main2, pir.Program()):
+            d = pir.layers.data("d", [3, 5])
+            s = pir.layers.scale(d, 2.0)
+        _run(main2, {"d": seed_csr()}, [s])
+
+
+def _random_csr(rows, cols, density, seed, dtype=np.float64, duplicates=False):
+    rng = np.random.RandomState(seed)
+    m = sp.random(rows, cols, density=density, format="csr", random_state=rng, dtype=dtype)
+    x = CSRTensor.from_scipy(m)
+    if duplicates and x.nnz:  # repeat every row's first entry: repeated columns add up
+        rows_of = x.row_ids()
+        first = np.r_[0, np.flatnonzero(np.diff(rows_of)) + 1]
+        order = np.argsort(np.r_[np.arange(x.nnz), first], kind="stable")
+        data = np.r_[x.data, x.data[first] * 0.5][order]
+        indices = np.r_[x.indices, x.indices[first]][order]
+        counts = np.bincount(np.r_[rows_of, rows_of[first]], minlength=rows)
+        x = CSRTensor(data, indices, np.r_[0, np.cumsum(counts)], (rows, cols))
+    return x
+
+
+@pytest.mark.parametrize("duplicates", [False, True])
+@pytest.mark.parametrize("transpose_x", [False, True])
+@pytest.mark.parametrize("y_sparse", [False, True])
+def test_sparse_dot_matches_dense(duplicates, transpose_x, y_sparse):
+    x = _random_csr(6, 9, 0.25, seed=3, duplicates=duplicates)
+    y_rows = 6 if transpose_x else 9
+    rng = np.random.RandomState(4)
+    y_dense = rng.rand(y_rows, 3)
+    if y_sparse:  # duplicate rows, and the last row
+        y = pir.SelectedRows([0, 4, 0, y_rows - 1], rng.rand(4, 3), y_rows)
+        y_dense = y.to_dense()
+    else:
+        y = y_dense
+    main, out = _dot_program(transpose_x, pir.VarType.SELECTED_ROWS if y_sparse else
+                             pir.VarType.LOD_TENSOR, (6, 9), (y_rows, 3), "float64")
+    (got,) = _run(main, {"x": x, "y": y}, [out], check=True)
+    x_dense = x.to_dense()
+    want = (x_dense.T if transpose_x else x_dense) @ y_dense
+    assert isinstance(got, pir.SelectedRows) == transpose_x
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    if transpose_x:
+        present = np.unique(x.indices[np.isin(x.row_ids(), y.rows)] if y_sparse else
+                            x.indices)
+        assert got.rows.tolist() == present.tolist()  # only the columns that hold an entry
+
+
+def test_sparse_dot_of_an_empty_batch():
+    x = CSRTensor(np.zeros(0), [], [0, 0, 0], (2, 9))
+    main, out = _dot_program(True, x_shape=(2, 9), y_shape=(2, 3), dtype="float64")
+    (got,) = _run(main, {"x": x, "y": np.ones((2, 3))}, [out])
+    assert got.rows.size == 0 and got.shape == (9, 3)
+
+
+def test_sparse_dot_build_time_errors():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        dense = pir.layers.data("d", [3, 5])
+        w = pir.layers.data("w", [5, 2])
+        with pytest.raises(pir.ProgramError, match=r"sparse_dot requires X to be CSR, got "
+                                                   r"LOD_TENSOR"):
+            pir.layers.sparse_dot(dense, w)
+        x = pir.layers.csr_data("x", [-1, 5])
+        with pytest.raises(pir.ProgramError, match=re.escape(
+                "X.shape[1] must equal Y.shape[0], but got X.shape=[-1, 5] and "
+                "Y.shape=[4, 2] (transpose_x=False)")):
+            pir.layers.sparse_dot(x, pir.layers.data("w4", [4, 2]))
+        with pytest.raises(pir.ProgramError, match=re.escape(
+                "X.shape[0] must equal Y.shape[0], but got X.shape=[3, 5] and "
+                "Y.shape=[4, 2] (transpose_x=True)")):
+            pir.layers.sparse_dot(pir.layers.csr_data("x3", [3, 5]), pir.layers.data(
+                "w5", [4, 2]), transpose_x=True)
+
+
+def test_the_seed_transpose_dot_as_the_gradient_of_sparse_dot():
+    from paddle_ir.backward import append_backward
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        lhs = pir.layers.csr_data("lhs", [3, 5])
+        w = pir.layers.data("w", [5, 2])
+        w.stop_gradient = False
+        out = pir.layers.sparse_dot(lhs, w)
+        append_backward(out)  # d out / d out = ones((3, 2)), so dW = lhs^T @ ones
+    grad = main.global_block().var("w@GRAD")
+    assert grad.type == pir.VarType.SELECTED_ROWS and grad.shape == (5, 2)
+    assert [op.type for op in main.global_block().ops] == ["sparse_dot", "fill_constant",
+                                                           "sparse_dot"]
+    (got,) = _run(main, {"lhs": seed_csr(), "w": np.ones((5, 2), np.float32)}, [grad],
+                  check=True)
+    assert got.rows.tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(got.to_dense(),
+                                  [[7, 7], [9, 9], [8, 8], [0, 0], [0, 0]])
+
+
+def _linear_grad_program(op: str, y_shape=(9, 3)):
+    from paddle_ir.backward import append_backward
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.csr_data("x", [-1, 9], "float64")
+        w = pir.layers.data("w", list(y_shape), "float64")
+        w.stop_gradient = False
+        u = pir.layers.data("u", [-1, 3], "float64")
+        if op == "sparse_dot":
+            out = pir.layers.sparse_dot(x, w)
+        else:
+            out = pir.layers.mul(x, w, y_num_col_dims=len(y_shape) - 1)
+        loss = pir.layers.reduce_sum(out * u)  # d loss / d out = u
+        append_backward(loss)
+    return main, out
+
+
+@pytest.mark.parametrize("op", ["sparse_dot", "mul"])
+def test_csr_gradients_match_dense_and_finite_differences(op):
+    x = _random_csr(5, 9, 0.2, seed=7, duplicates=True)
+    rng = np.random.RandomState(8)
+    w, u = rng.rand(9, 3), rng.rand(5, 3)
+    main, out = _linear_grad_program(op)
+    feed = {"x": x, "w": w, "u": u}
+    out_value, grad = _run(main, feed, [out, "w@GRAD"], check=True)
+    x_dense = x.to_dense()
+    np.testing.assert_allclose(out_value, x_dense @ w, rtol=1e-12)
+    assert isinstance(grad, pir.SelectedRows)
+    assert grad.rows.tolist() == np.unique(x.indices).tolist()
+    np.testing.assert_allclose(grad.to_dense(), x_dense.T @ u, rtol=1e-12)
+
+    def loss(w_value):
+        (o,) = _run(main, {**feed, "w": w_value}, [out])
+        return float((o * u).sum())
+
+    numeric, eps = np.zeros_like(w), 1e-6
+    for i in np.ndindex(*w.shape):
+        plus, minus = w.copy(), w.copy()
+        plus[i] += eps
+        minus[i] -= eps
+        numeric[i] = (loss(plus) - loss(minus)) / (2 * eps)
+    np.testing.assert_allclose(grad.to_dense(), numeric, atol=1e-6)
+
+
+def test_mul_with_a_csr_x_and_a_flattened_y():
+    x = _random_csr(4, 6, 0.3, seed=9)
+    rng = np.random.RandomState(10)
+    w, u = rng.rand(2, 3, 3), rng.rand(4, 3)  # y_num_col_dims=2: Y is a [6, 3] matrix
+    from paddle_ir.backward import append_backward
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        xv = pir.layers.csr_data("x", [-1, 6], "float64")
+        wv = pir.layers.data("w", [2, 3, 3], "float64")
+        wv.stop_gradient = False
+        uv = pir.layers.data("u", [-1, 3], "float64")
+        out = pir.layers.mul(xv, wv, y_num_col_dims=2)
+        append_backward(pir.layers.reduce_sum(out * uv))
+    assert main.global_block().var("w@GRAD").type == pir.VarType.LOD_TENSOR
+    got, grad = _run(main, {"x": x, "w": w, "u": u}, [out, "w@GRAD"], check=True)
+    np.testing.assert_allclose(got, x.to_dense() @ w.reshape(6, 3), rtol=1e-12)
+    np.testing.assert_allclose(grad, (x.to_dense().T @ u).reshape(2, 3, 3), rtol=1e-12)
+
+
+def test_mul_grad_gives_a_csr_x_no_gradient():
+    from paddle_ir.backward import append_backward
+
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = pir.layers.csr_data("x", [-1, 4])
+        x.stop_gradient = False
+        w = pir.layers.data("w", [4, 2])
+        w.stop_gradient = False
+        with pytest.raises(pir.ProgramError, match="X is CSR \\(sparse features\\): mul_grad "
+                                                   "gives it no gradient"):
+            append_backward(pir.layers.mul(x, w))
+
+
+def test_the_transpose_gradient_is_not_densified():
+    """dW of a 2,000,000-feature linear model: far less memory than one dense [V, D]."""
+    import tracemalloc
+
+    from paddle_ir.backward import append_backward
+
+    features, width, batch = 2_000_000, 8, 64
+    rng = np.random.RandomState(11)
+    indices = rng.randint(0, features, size=batch * 10)
+    x = CSRTensor(np.ones(indices.size, np.float32), indices, np.arange(0, indices.size + 1, 10),
+                  (batch, features))
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        xv = pir.layers.csr_data("x", [-1, features])
+        w = pir.layers.data("w", [features, width])
+        w.stop_gradient = False
+        append_backward(pir.layers.sparse_dot(xv, w))
+    w_value = np.zeros((features, width), np.float32)  # 64 MB, allocated before measuring
+    exe = pir.Executor()
+    tracemalloc.start()
+    (grad,) = exe.run(main, feed={"x": x, "w": w_value}, fetch_list=["w@GRAD"],
+                      scope=pir.Scope())
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert isinstance(grad, pir.SelectedRows) and grad.rows.size == np.unique(indices).size
+    assert peak < w_value.nbytes / 4, f"peak {peak} bytes: something densified"
+
+
+def test_csr_inputs_of_a_dense_only_op_fall_back():
+    from executor import StorageFallbackWarning
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.csr_data("x", [3, 5])
+        d = pir.layers.data("d", [3, 5])
+        total = x + d
+        as_rsp = pir.layers.cast_storage(x, "row_sparse")
+        as_csr = pir.layers.cast_storage(d, "csr")
+    assert total.type == pir.VarType.LOD_TENSOR and as_csr.type == pir.VarType.CSR
+    dense = np.arange(15, dtype=np.float32).reshape(3, 5)
+    with pytest.warns(StorageFallbackWarning, match=r"X=x \(csr\), Y=d \(dense\)"):
+        got, rsp, csr = _run(main, {"x": seed_csr(), "d": dense}, [total, as_rsp, as_csr],
+                             check=True)
+    np.testing.assert_array_equal(got, SEED_DENSE + dense)
+    assert rsp.rows.tolist() == [0, 2]
+    np.testing.assert_array_equal(rsp.to_dense(), SEED_DENSE)
+    assert isinstance(csr, CSRTensor) and csr.nnz == 14
+    np.testing.assert_array_equal(csr.to_dense(), dense)
+    with pytest.raises(pir.PaddleIRError, match="storage fallback is turned off"):
+        _run(main, {"x": seed_csr(), "d": dense}, [total], storage_fallback="error")
