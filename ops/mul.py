@@ -156,7 +156,7 @@ def mul_grad_csr(attrs, x, y, dout):
     if yn == 1:
         dy = SelectedRows._make(touched.rows, touched.value.reshape((-1,) + y.shape[1:]),
                                 y.shape[0])
-    else:  # Y's rows are flattened dims: Out was declared dense
+    else:  # Y's rows are flattened dims: Y@GRAD was declared dense
         dy = np.zeros((y_rows, touched.value.shape[1]), dtype=y.dtype)
         dy[touched.rows] = touched.value
         dy = dy.reshape(y.shape)
