@@ -1,0 +1,200 @@
+"""`paddle-ir dump`: show a program or a parameter file.
+
+A program (`.pb`, or a model or job directory) prints as
+
+    text    the readable listing: variables (type, shape, dtype, lod_level,
+            persistable) and ops as `{Out=[...]} = type(inputs={...}, attr = ...)`
+            with the line that created each op
+    proto   protobuf text format
+    json    protobuf JSON (field names as in framework.proto)
+    dot     a Graphviz graph; `-o FILE.svg` (or .png, .pdf) renders it with `dot`
+
+A parameter file (records of tensors, no names; told apart from a program by
+its leading zero version word) prints as a table of its records: name (when a
+program beside it, model.pb or main.pb, or --program, names its
+persistables), type, shape, dtype, LoD and byte size. `.selected_rows` and
+`.csr` siblings list their sparse records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from google.protobuf import json_format, text_format
+
+from paddle_ir import io
+from paddle_ir.cli.feeds import UsageError
+from paddle_ir.core import tensor_io
+from paddle_ir.core.dtypes import dtype_name
+from paddle_ir.core.errors import PaddleIRError
+from paddle_ir.graphviz import program_to_dot
+from paddle_ir.printer import block_to_string, program_to_string
+from paddle_ir.proto import framework_pb2 as pb
+
+_RENDERED = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
+_SPARSE_SUFFIXES = {io.SELECTED_ROWS_SUFFIX: pb.VarDesc.SELECTED_ROWS,
+                    io.CSR_SUFFIX: pb.VarDesc.CSR}
+
+
+def add_parser(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "dump", parents=[common], help="print a program or a parameter file",
+        description=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", help="a .pb file, a model or job directory, or a parameter file")
+    p.add_argument("--format", choices=("text", "proto", "json", "dot"), default="text",
+                   help="output format for a program (default: text)")
+    p.add_argument("--block", type=int, metavar="N", help="only block N of the program")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE instead of stdout (dot: .svg/.png/.pdf render)")
+    p.add_argument("--program", metavar="FILE.pb",
+                   help="the program whose persistables name a parameter file's records")
+    p.set_defaults(handler=dump_command)
+
+
+# --- what PATH is ------------------------------------------------------------------------
+
+
+def _program_path(path: str) -> str:
+    if os.path.isdir(path):
+        for name in (io.MODEL_FILENAME, io.MAIN_FILENAME):
+            candidate = os.path.join(path, name)
+            if os.path.exists(candidate):
+                return candidate
+        raise FileNotFoundError(f"{path} holds neither {io.MODEL_FILENAME} nor "
+                                f"{io.MAIN_FILENAME}")
+    return path
+
+
+def _is_parameter_file(path: str) -> bool:
+    if path.endswith(".pb") or os.path.isdir(path):
+        return False
+    if any(path.endswith(s) for s in _SPARSE_SUFFIXES):
+        return True
+    with open(path, "rb") as f:
+        head = f.read(4)
+    # Every record starts with a u32 version 0; a ProgramDesc never starts with a 0 byte.
+    return head == b"" or head == b"\0\0\0\0"
+
+
+# --- programs ------------------------------------------------------------------------------
+
+
+def render_program(desc: pb.ProgramDesc, fmt: str, block: int | None) -> str:
+    if block is not None and not 0 <= block < len(desc.blocks):
+        raise PaddleIRError(f"--block {block}: the program has blocks 0..{len(desc.blocks) - 1}")
+    if fmt == "text":
+        return block_to_string(desc.blocks[block]) + "\n" if block is not None else \
+            program_to_string(desc)
+    if fmt == "dot":
+        return program_to_dot(desc, block)
+    message = desc.blocks[block] if block is not None else desc
+    if fmt == "proto":
+        return text_format.MessageToString(message)
+    return json_format.MessageToJson(message, preserving_proto_field_name=True, indent=2,
+                                     sort_keys=False) + "\n"
+
+
+def _render_dot(source: str, output: str, fmt: str) -> None:
+    dot = shutil.which("dot")
+    if dot is None:
+        raise PaddleIRError(
+            f"rendering {output} needs Graphviz's `dot` program, which is not on PATH; "
+            f"install Graphviz, or write the DOT source with -o {os.path.splitext(output)[0]}.dot")
+    tmp = output + ".rendering"
+    try:
+        done = subprocess.run([dot, f"-T{fmt}", "-o", tmp], input=source.encode(),
+                              capture_output=True, check=False)
+        if done.returncode != 0:
+            raise PaddleIRError(f"`dot -T{fmt}` failed: {done.stderr.decode().strip()}")
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        tensor_io.atomic_write(output, lambda out: out.write(text.encode()))
+
+
+# --- parameter files -----------------------------------------------------------------------
+
+
+def _names_for(path: str, var_type: int, program_path: str | None, count: int):
+    """(names or None, a note saying where names came from or why there are none)."""
+    if program_path is None:
+        directory = os.path.dirname(os.path.abspath(path))
+        program_path = next((os.path.join(directory, n) for n in (io.MODEL_FILENAME,
+                                                                   io.MAIN_FILENAME)
+                             if os.path.exists(os.path.join(directory, n))), None)
+    if program_path is None:
+        return None, "names unknown: no model.pb or main.pb beside it (use --program FILE.pb)"
+    names = io.persistable_names(io.load_program(program_path), var_type)
+    if len(names) != count:
+        return None, (f"names unknown: {program_path} declares {len(names)} such persistables "
+                      f"but the file holds {count} records; it does not belong to that program")
+    return names, f"names from {program_path}"
+
+
+def describe_params(path: str, program_path: str | None) -> tuple[str, list[dict]]:
+    var_type = next((t for s, t in _SPARSE_SUFFIXES.items() if path.endswith(s)),
+                    pb.VarDesc.LOD_TENSOR)
+    records = io.scan_records(path, var_type)
+    names, note = _names_for(path, var_type, program_path, len(records))
+    kind = pb.VarDesc.VarType.Name(var_type)
+    rows = []
+    for i, (size, value) in enumerate(records):
+        row = {"index": i, "name": names[i] if names else "?", "type": kind,
+               "shape": list(value.shape), "dtype": dtype_name(value.dtype), "bytes": size}
+        if var_type == pb.VarDesc.LOD_TENSOR:
+            row["lod"] = value.recursive_sequence_lengths()
+        elif var_type == pb.VarDesc.SELECTED_ROWS:
+            row["rows"] = int(value.rows.size)
+        rows.append(row)
+    total = sum(r["bytes"] for r in rows)
+    header = f"{path}: {len(rows)} {kind} record(s), {total} bytes; {note}"
+    return header, rows
+
+
+def params_table(header: str, rows: list[dict]) -> str:
+    columns = ["index", "name", "type", "shape", "dtype"]
+    columns += [c for c in ("lod", "rows") if rows and c in rows[0]] + ["bytes"]
+    cells = [[str(r[c]) for c in columns] for r in rows]
+    titles = ["#" if c == "index" else c for c in columns]
+    widths = [max([len(t)] + [len(row[k]) for row in cells]) for k, t in enumerate(titles)]
+    lines = [header]
+    for row in [titles] + cells:
+        lines.append("  " + "  ".join(v.rjust(w) if c in ("index", "bytes") else v.ljust(w)
+                                      for v, w, c in zip(row, widths, columns, strict=True))
+                     .rstrip())
+    return "\n".join(lines) + "\n"
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+def dump_command(args) -> int:
+    if _is_parameter_file(args.path):
+        if args.format not in ("text", "json") or args.block is not None:
+            raise UsageError("a parameter file dumps as --format text or json, without --block")
+        header, rows = describe_params(args.path, args.program)
+        text = (params_table(header, rows) if args.format == "text"
+                else json.dumps({"file": args.path, "summary": header, "records": rows},
+                                indent=2) + "\n")
+        _emit(text, args.output)
+        return 0
+    program = io.load_program(_program_path(args.path))
+    text = render_program(program.desc, args.format, args.block)
+    suffix = os.path.splitext(args.output or "")[1].lower()
+    if args.format == "dot" and suffix in _RENDERED:
+        _render_dot(text, args.output, _RENDERED[suffix])
+    else:
+        _emit(text, args.output)
+    return 0

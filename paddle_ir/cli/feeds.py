@@ -1,0 +1,242 @@
+"""Feeds from .npy/.npz files, LoD from JSON, batches, and fetched values to .npz.
+
+Files load with `allow_pickle=False`: nothing is ever unpickled. The CLI
+speaks LoD as recursive sequence lengths everywhere (`--lod ids='[[3,1,4]]'`,
+the `NAME.lod` entries of an .npz, the printed values), as JSON text.
+
+An .npz groups entries by name:
+
+    NAME                               a dense array
+    NAME.lod                           its LoD: JSON lengths in a 0-d unicode array
+    NAME.rows, NAME.value, NAME.height a SelectedRows (all three present)
+    NAME.data, NAME.indices, NAME.indptr, NAME.shape
+                                       a CSRTensor (all four present)
+
+`--out` writes fetched values in the same layout, so its file can be fed back.
+"""
+
+from __future__ import annotations
+
+import io as _stdio
+import json
+import math
+import os
+import zipfile
+
+import numpy as np
+
+from paddle_ir.core import tensor_io
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.errors import FeedError
+from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
+from paddle_ir.core.selected_rows import SelectedRows
+
+_SR_PARTS = ("rows", "value", "height")
+_CSR_PARTS = ("data", "indices", "indptr", "shape")
+
+
+class UsageError(Exception):
+    """A command-line argument that is malformed: exit status 2, with the usage."""
+
+
+def split_assignment(text: str, option: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value:
+        raise UsageError(f"{option} expects NAME=VALUE, got {text!r}")
+    return name, value
+
+
+def parse_lod(text: str, option: str = "--lod") -> list[list[int]]:
+    """JSON recursive sequence lengths: a list of levels, each a list of ints >= 0."""
+    try:
+        lod = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{option}: {text!r} is not JSON ({exc.msg}); write lengths per "
+                         f"level, e.g. '[[3,1,4]]'") from None
+    ok = isinstance(lod, list) and all(
+        isinstance(level, list) and all(isinstance(n, int) and not isinstance(n, bool)
+                                        and n >= 0 for n in level)
+        for level in lod)
+    if not ok:
+        raise UsageError(f"{option}: {text!r} must be a list of levels of sequence lengths "
+                         f"(lists of ints >= 0), e.g. '[[3,1,4]]'")
+    return lod
+
+
+def _np_load(path: str):
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc).lower() or "object arrays" in str(exc).lower():
+            raise FeedError(f"{path} holds pickled Python objects; paddle-ir reads .npy and "
+                            f".npz without unpickling (allow_pickle=False)") from None
+        raise FeedError(f"{path} is not a numpy .npy/.npz file: {exc}") from None
+    except (EOFError, OSError, zipfile.BadZipFile) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise FeedError(f"{path} is not a readable .npy/.npz file: {exc}") from None
+
+
+def load_npy(path: str) -> np.ndarray:
+    loaded = _np_load(path)
+    if not isinstance(loaded, np.ndarray):
+        loaded.close()
+        raise FeedError(f"{path} is an .npz archive; pass it with --feeds")
+    return loaded
+
+
+def load_npz(path: str) -> dict:
+    """Name -> ndarray, LoDTensor, SelectedRows or CSRTensor, grouped as described above."""
+    archive = _np_load(path)
+    if isinstance(archive, np.ndarray):
+        raise FeedError(f"{path} is a single .npy array; pass it with --feed NAME={path}")
+    try:
+        entries = {}
+        for key in archive.files:
+            try:
+                entries[key] = archive[key]
+            except ValueError:
+                raise FeedError(f"{path}: entry {key!r} holds pickled Python objects; "
+                                f"paddle-ir never unpickles") from None
+    finally:
+        archive.close()
+    return group_entries(entries, path)
+
+
+def _stems(entries: dict, parts) -> set[str]:
+    stems = {k.rsplit(".", 1)[0] for k in entries if "." in k and k.rsplit(".", 1)[1] in parts}
+    return {s for s in stems if all(f"{s}.{p}" in entries for p in parts)}
+
+
+def group_entries(entries: dict, path: str) -> dict:
+    values, used = {}, set()
+    try:
+        for stem in sorted(_stems(entries, _SR_PARTS)):
+            rows, value, height = (entries[f"{stem}.{p}"] for p in _SR_PARTS)
+            values[stem] = SelectedRows(rows, value, int(height))
+            used |= {f"{stem}.{p}" for p in _SR_PARTS}
+        for stem in sorted(_stems(entries, _CSR_PARTS)):
+            data, indices, indptr, shape = (entries[f"{stem}.{p}"] for p in _CSR_PARTS)
+            values[stem] = CSRTensor(data, indices, indptr, tuple(int(d) for d in shape))
+            used |= {f"{stem}.{p}" for p in _CSR_PARTS}
+    except ValueError as exc:  # the value classes' own errors are ValueErrors
+        raise FeedError(f"{path}: {exc}") from None
+    for key, array in entries.items():
+        if key not in used and not key.endswith(".lod"):
+            values[key] = array
+    for key, text in entries.items():
+        if key in used or not key.endswith(".lod"):
+            continue
+        name = key[:-4]
+        if not isinstance(values.get(name), np.ndarray):
+            raise FeedError(f"{path}: {key} has no dense array {name!r} beside it")
+        if text.dtype.kind != "U" or text.ndim != 0:
+            raise FeedError(f"{path}: {key} must be a JSON string of sequence lengths, "
+                            f"e.g. '[[3,1,4]]'")
+        try:
+            lengths = parse_lod(str(text[()]), f"{path}: {key}")
+        except UsageError as exc:
+            raise FeedError(str(exc)) from None
+        values[name] = create_lod_tensor(values[name], lengths)
+    return values
+
+
+def parse_feed_options(feed_args, lod_args) -> tuple[dict[str, str], dict[str, list]]:
+    """Check the syntax of --feed NAME=FILE and --lod NAME=JSON before any file is read."""
+    files = dict(split_assignment(arg, "--feed") for arg in feed_args)
+    lods = {}
+    for arg in lod_args:
+        name, text = split_assignment(arg, "--lod")
+        lods[name] = parse_lod(text)
+    return files, lods
+
+
+def collect_feeds(files: dict[str, str], feeds_path: str | None, lods: dict) -> dict:
+    """The feeds named on the command line, LoD applied; --feed and --lod win over --feeds."""
+    feeds = load_npz(feeds_path) if feeds_path else {}
+    for name, path in files.items():
+        feeds[name] = load_npy(path)
+    for name, lengths in lods.items():
+        if name not in feeds:
+            raise UsageError(f"--lod {name}=...: there is no feed {name!r}; give its data "
+                             f"with --feed {name}=FILE.npy or in --feeds")
+        value = feeds[name]
+        if not isinstance(value, (np.ndarray, LoDTensor)):
+            raise UsageError(f"--lod {name}: a {type(value).__name__} carries no LoD")
+        feeds[name] = create_lod_tensor(np.asarray(value), lengths)
+    return feeds
+
+
+# --- batches --------------------------------------------------------------------------
+
+
+def _count(value) -> int | None:
+    """How many batchable items a feed has: rows, or top-level sequences; None: not split."""
+    if isinstance(value, LoDTensor) and value.lod_level:
+        return len(value.offsets[0]) - 1
+    if isinstance(value, (np.ndarray, LoDTensor)) and np.ndim(value) > 0:
+        return len(value)
+    return None
+
+
+def _take(value, lo: int, hi: int):
+    if isinstance(value, LoDTensor) and value.lod_level:
+        levels = []
+        for level in value.offsets:
+            levels.append(level[lo:hi + 1] - level[lo])
+            lo, hi = int(level[lo]), int(level[hi])
+        return LoDTensor._make(value.numpy()[lo:hi], tuple(levels))
+    return np.asarray(value)[lo:hi]
+
+
+def make_batches(feeds: dict, batch_size: int | None) -> list[dict]:
+    """The feeds cut along their first axis (LoD: top-level sequences) into batches.
+
+    Values that cannot be cut (SelectedRows, CSR, 0-D) go whole into every batch.
+    """
+    if not batch_size:
+        return [feeds]
+    counts = {n: _count(v) for n, v in feeds.items() if _count(v) is not None}
+    sizes = {n: math.ceil(c / batch_size) for n, c in counts.items()}
+    if len(set(sizes.values())) > 1:
+        raise FeedError(f"with --batch-size {batch_size} the feeds split into different "
+                        f"numbers of batches: {sizes}")
+    total = next(iter(sizes.values()), 1) or 1
+    batches = []
+    for k in range(total):
+        batch = {}
+        for name, value in feeds.items():
+            if name in counts:
+                batch[name] = _take(value, k * batch_size,
+                                    min((k + 1) * batch_size, counts[name]))
+            else:
+                batch[name] = value
+        batches.append(batch)
+    return batches
+
+
+# --- writing fetched values -----------------------------------------------------------
+
+
+def npz_entries(name: str, value) -> dict[str, np.ndarray]:
+    """The .npz entries of one fetched value (see the module docstring)."""
+    if isinstance(value, SelectedRows):
+        return {f"{name}.rows": value.rows, f"{name}.value": value.value,
+                f"{name}.height": np.asarray(value.height, np.int64)}
+    if isinstance(value, CSRTensor):
+        return {f"{name}.data": value.data, f"{name}.indices": value.indices,
+                f"{name}.indptr": value.indptr,
+                f"{name}.shape": np.asarray(value.shape, np.int64)}
+    entries = {name: np.asarray(value)}
+    if isinstance(value, LoDTensor) and value.lod_level:
+        entries[f"{name}.lod"] = np.asarray(json.dumps(value.recursive_sequence_lengths()))
+    return entries
+
+
+def save_npz(path: str, values: dict) -> None:
+    entries = {}
+    for name, value in values.items():
+        entries.update(npz_entries(name, value))
+    buffer = _stdio.BytesIO()
+    np.savez(buffer, **entries)
+    tensor_io.atomic_write(os.fspath(path), lambda out: out.write(buffer.getvalue()))

@@ -1,0 +1,79 @@
+"""The `paddle-ir` entry point: argparse subcommands, exit statuses and error reporting.
+
+Exit status 0: done. 1: the program or the data is wrong (a paddle-ir error, a
+file that cannot be read, problems found by `check`). 2: the command line is
+wrong (argparse's usage errors, and malformed option values). An error prints
+one message, the project's error text; `--debug` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+import paddle_ir
+from paddle_ir.cli import check, dump, opinfo, run
+from paddle_ir.cli.feeds import UsageError
+from paddle_ir.core.errors import PaddleIRError
+
+PROG = "paddle-ir"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Run, inspect and validate paddle-ir programs (ProgramDesc .pb "
+                               "files), saved inference models and parameter files.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {paddle_ir.__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error")
+    # Subcommands take --debug too; SUPPRESS keeps them from resetting the global one.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    for module in (run, dump, check, opinfo):
+        module.add_parser(subparsers, common)
+    return parser
+
+
+def _subparser(parser: argparse.ArgumentParser, argv) -> argparse.ArgumentParser:
+    """The subcommand's own parser, so that a usage error shows the relevant usage."""
+    for action in parser._actions:  # argparse keeps subparsers in a private list
+        if isinstance(action, argparse._SubParsersAction):
+            for word in argv:
+                if word in action.choices:
+                    return action.choices[word]
+    return parser
+
+
+def _fail(message: str, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 with the usage on a bad command line
+    debug = getattr(args, "debug", False)
+    try:
+        return args.handler(args)
+    except UsageError as exc:
+        if debug:
+            traceback.print_exc()
+        _subparser(parser, argv).error(str(exc))  # prints the usage, exits 2
+    except PaddleIRError as exc:
+        return _fail(str(exc), debug)
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return _fail(f"{where}{exc.strerror or exc}", debug)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug in paddle-ir: say so plainly, trace on request
+        return _fail(f"internal error: {type(exc).__name__}: {exc}"
+                     + ("" if debug else " (run with --debug for the traceback)"), debug)
+    return 0

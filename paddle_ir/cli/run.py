@@ -1,0 +1,224 @@
+"""`paddle-ir run`: run a saved inference model, a .pb, or a training job.
+
+What PATH names decides the job:
+
+    DIR with model.pb     an inference model: model.pb + DIR/params
+    DIR with main.pb      a training job: startup.pb runs first, then main.pb
+    FILE.pb               that program; --params FILE loads parameters, --startup
+                          FILE.pb runs an initializer first (a main.pb with a
+                          startup.pb beside it is a training job)
+
+Every job runs `--steps` times (default 1) in a fresh scope, cycling through
+the batches of the feeds (`--batch-size` cuts them; without it every step gets
+the whole feeds), and prints the fetched values of the last step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from executor import Executor, Scope
+from paddle_ir import io
+from paddle_ir.cli import feeds as feed_files
+from paddle_ir.cli.values import describe_value, summarize_value
+from paddle_ir.core.errors import FeedError, FetchError
+from paddle_ir.framework import Program
+
+
+@dataclass
+class Job:
+    program: Program
+    source: str
+    startup: Program | None = None
+    params: str | None = None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def add_parser(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "run", parents=[common], help="run a saved model, program or training job",
+        description=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", help="an inference-model or training-job directory, or a .pb file")
+    p.add_argument("--feed", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="feed NAME from an .npy file (repeatable)")
+    p.add_argument("--feeds", metavar="FILE.npz",
+                   help="feed every array of an .npz (NAME, NAME.lod, NAME.rows/.value/.height)")
+    p.add_argument("--lod", action="append", default=[], metavar="NAME=JSON",
+                   help="recursive sequence lengths of feed NAME, e.g. ids='[[3,1,4]]'")
+    p.add_argument("--fetch", action="append", default=[], metavar="NAME",
+                   help="fetch NAME (repeatable; default: the program's fetch targets)")
+    p.add_argument("--params", metavar="FILE", help="parameter file for a bare .pb")
+    p.add_argument("--startup", metavar="FILE.pb", help="startup program to run first")
+    p.add_argument("--out", metavar="FILE.npz", help="save the fetched values under their names")
+    p.add_argument("--steps", type=_positive, default=1, metavar="N",
+                   help="run N steps (default 1), cycling through the feed batches")
+    p.add_argument("--batch-size", type=_positive, metavar="B",
+                   help="cut the feeds into batches of B rows (LoD feeds: B sequences)")
+    p.add_argument("--log-every", type=_positive, metavar="K",
+                   help="print the fetched values every K steps (default: about 10 lines)")
+    p.add_argument("--load", metavar="DIR", help="load a checkpoint (save_persistables) first")
+    p.add_argument("--save", metavar="DIR", help="checkpoint the persistables after the run")
+    checks = p.add_mutually_exclusive_group()
+    checks.add_argument("--profile", action="store_true",
+                        help="print time per op type (runs after the first, which compiles)")
+    checks.add_argument("--check-nan-inf", action="store_true",
+                        help="stop at the first op that writes NaN or Inf, naming it")
+    p.set_defaults(handler=run_command)
+
+
+def resolve_job(path: str, params: str | None, startup: str | None) -> Job:
+    if os.path.isdir(path):
+        model = os.path.join(path, io.MODEL_FILENAME)
+        main = os.path.join(path, io.MAIN_FILENAME)
+        if os.path.exists(model):
+            job = Job(io.load_program(model), model,
+                      params=params or os.path.join(path, io.PARAMS_FILENAME))
+        elif os.path.exists(main):
+            job = Job(io.load_program(main), main, params=params,
+                      startup=io.load_program(os.path.join(path, io.STARTUP_FILENAME)))
+        else:
+            raise FileNotFoundError(
+                f"{path} holds neither {io.MODEL_FILENAME} (an inference model) nor "
+                f"{io.MAIN_FILENAME} (a training job)")
+    else:
+        job = Job(io.load_program(path), path, params=params)
+        beside = os.path.join(os.path.dirname(path), io.STARTUP_FILENAME)
+        if startup is None and os.path.basename(path) == io.MAIN_FILENAME and os.path.exists(
+                beside):
+            startup = beside
+    if startup is not None:
+        job.startup = io.load_program(startup)
+    return job
+
+
+def _check_names(program: Program, feeds: dict, fetch_names: list[str]) -> None:
+    block = program.global_block()
+    missing = [n for n in program.feed_target_names if n not in feeds]
+    if missing:
+        raise FeedError(f"missing feed {', '.join(map(repr, missing))}; the program's feed "
+                        f"targets are {program.feed_target_names} (give each with --feed "
+                        f"NAME=FILE.npy or in --feeds FILE.npz)")
+    for name in fetch_names:
+        if not block.has_var(name):
+            raise FetchError(f"cannot fetch {name!r}: it is not a variable of the program's "
+                             f"global block")
+
+
+def _progress(steps: int):
+    """A tqdm bar on a terminal, else nothing (logs stay clean in files and CI)."""
+    if steps < 2 or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=steps, file=sys.stderr, unit="step", leave=False)
+
+
+def _run_steps(exe: Executor, scope: Scope, program: Program, batches: list[dict],
+               fetch_names: list[str], args) -> list:
+    """Run args.steps steps, cycling through the batches; the last step's fetched values."""
+    log_every = args.log_every or max(1, args.steps // 10)
+    bar = _progress(args.steps)
+    write = bar.write if bar is not None else print
+    values = []
+    # Under --check-nan-inf the executor names the op that made a NaN or Inf;
+    # numpy's own warnings about it would only repeat that, less precisely.
+    quiet = np.errstate(all="ignore") if args.check_nan_inf else contextlib.nullcontext()
+    try:
+        with quiet:
+            for step in range(args.steps):
+                values = exe.run(program, feed=batches[step % len(batches)],
+                                 fetch_list=fetch_names, scope=scope, return_numpy=False)
+                if bar is not None:
+                    bar.update()
+                done = step + 1
+                if args.steps > 1 and fetch_names and (done % log_every == 0
+                                                      or done == args.steps):
+                    shown = "  ".join(f"{n}={summarize_value(v)}"
+                                      for n, v in zip(fetch_names, values, strict=True))
+                    write(f"step {done}/{args.steps}  {shown}")
+    finally:
+        if bar is not None:
+            bar.close()
+    return values
+
+
+def run_command(args) -> int:
+    files, lods = feed_files.parse_feed_options(args.feed, args.lod)
+    job = resolve_job(args.path, args.params, args.startup)
+    feeds = feed_files.collect_feeds(files, args.feeds, lods)
+    fetch_names = args.fetch or job.program.fetch_target_names
+    _check_names(job.program, feeds, fetch_names)
+    batches = feed_files.make_batches(feeds, args.batch_size)
+
+    exe, scope = Executor(check_nan_inf=args.check_nan_inf), Scope()
+    if job.startup is not None:
+        exe.run(job.startup, scope=scope)
+    if job.params is not None:
+        io.load_vars(job.params, job.program, scope)
+    if args.load:
+        io.load_persistables(exe, args.load, job.program, scope)
+    if args.profile:
+        exe.profile = {}
+
+    values = _run_steps(exe, scope, job.program, batches, fetch_names, args)
+    timed = args.steps - 1
+    if args.profile and timed == 0 and not exe.last_plan.persistable_outputs:
+        # The first run compiles the plan and is not timed; a side-effect-free
+        # program can run once more so that there is something to show.
+        exe.run(job.program, feed=batches[0], fetch_list=fetch_names, scope=scope)
+        timed = 1
+
+    fetched = dict(zip(fetch_names, values, strict=True))
+    if not fetch_names:
+        print("nothing fetched: the program names no fetch targets; pass --fetch NAME",
+              file=sys.stderr)
+    for name, value in fetched.items():
+        print(describe_value(name, value))
+    if args.out:
+        feed_files.save_npz(args.out, fetched)
+        print(f"saved {len(fetched)} value(s) to {args.out}")
+    if args.save:
+        saved = io.save_persistables(exe, args.save, job.program, scope)
+        print(f"saved {len(saved)} persistable variable(s) to {args.save}")
+    if args.profile:
+        print(profile_table(exe, timed))
+    return 0
+
+
+def profile_table(exe: Executor, timed_runs: int) -> str:
+    """Calls, total and mean time, and share per op type, slowest first."""
+    profile = exe.profile or {}
+    plan = exe.last_plan
+    compile_ms = plan.compile_ms if plan is not None else 0.0
+    lines = [f"profile: {timed_runs} timed run(s); the first run compiles the plan "
+             f"({compile_ms:.2f} ms) and is not included"]
+    if not profile:
+        lines.append("  nothing timed: run with --steps 2 or more")
+        return "\n".join(lines)
+    total = sum(seconds for _, seconds in profile.values()) or 1e-12
+    width = max(len("op type"), *(len(t) for t in profile))
+    lines.append(f"  {'op type':<{width}}  {'calls':>7}  {'total ms':>10}  {'mean us':>9}  "
+                 f"{'share':>6}")
+    for op_type, (calls, seconds) in sorted(profile.items(), key=lambda kv: -kv[1][1]):
+        lines.append(f"  {op_type:<{width}}  {calls:>7}  {seconds * 1e3:>10.3f}  "
+                     f"{seconds / calls * 1e6:>9.1f}  {seconds / total:>6.1%}")
+    calls = sum(c for c, _ in profile.values())
+    lines.append(f"  {'total':<{width}}  {calls:>7}  {total * 1e3:>10.3f}  {'':>9}  "
+                 f"{1:>6.1%}")
+    return "\n".join(lines)
+
