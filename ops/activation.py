@@ -8,9 +8,10 @@ log_grad, square_grad, abs_grad and softplus_grad read X; sign_grad reads
 neither, its gradient is zero). Out has X's shape, dtype and LoD.
 
 The math lives in plain functions of (attrs, array) so that other storage
-types reuse it: the zero-preserving activations (f(0) = 0, listed in
-`ZERO_PRESERVING`) map a SelectedRows to a SelectedRows by applying `forward`
-to its stored rows (ops/storage.py, `register_rowwise`; duplicate rows are
+types reuse it (the dense kernels run a 0-D input as shape [1], since numpy's
+ufuncs return scalars for 0-D arrays): the zero-preserving activations
+(f(0) = 0, listed in `ZERO_PRESERVING`) map a SelectedRows to a SelectedRows
+by applying `forward` to its stored rows (ops/storage.py, `register_rowwise`; duplicate rows are
 summed first). The others have a dense Out, and a SelectedRows input is
 densified by the op's fallback (with a warning) and the dense kernel runs.
 """
@@ -41,8 +42,12 @@ class Activation:
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+    e = np.abs(x)
+    np.exp(np.negative(e, out=e), out=e)
+    out = np.add(e, 1)
+    np.reciprocal(out, out=out)  # 1 / (1 + e): sigmoid(|x|)
+    np.multiply(out, e, out=out, where=x < 0)  # e / (1 + e) = sigmoid(-|x|)
+    return out
 
 
 def _softplus(attrs, x):
@@ -60,7 +65,7 @@ def _softplus_grad(attrs, x, dout):
 
 _SOFTPLUS_ATTRS = (
     Attr("beta", "float", 1.0, "the sharpness: softplus(x) = log(1 + exp(beta * x)) / beta"),
-    Attr("threshold", "float", 20.0, "above beta * x > threshold, Out = x (linear)"),
+    Attr("threshold", "float", 20.0, "where beta * x > threshold, Out = x (linear)"),
 )
 
 ACTIVATIONS: tuple[Activation, ...] = (
@@ -99,7 +104,9 @@ def _infer_same_as(src: str, dst: str):
 
 def _dense_kernel(fn, name: str):
     def kernel(attrs, x):
-        return np.asarray(fn(attrs, x))  # a 0-D input gives a numpy scalar
+        if x.ndim == 0:  # numpy's ufuncs turn 0-D arrays into scalars; work on [1]
+            return fn(attrs, x.reshape(1)).reshape(())
+        return fn(attrs, x)
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel
@@ -108,10 +115,12 @@ def _dense_kernel(fn, name: str):
 def _dense_grad_kernel(fn, name: str, reads: bool):
     if reads:
         def kernel(attrs, dep, dout):
-            return np.asarray(fn(attrs, dep, dout)).astype(dout.dtype, copy=False)
+            if dout.ndim == 0:
+                return fn(attrs, dep.reshape(1), dout.reshape(1)).reshape(())
+            return fn(attrs, dep, dout)
     else:
         def kernel(attrs, dout):
-            return np.asarray(fn(attrs, None, dout))
+            return fn(attrs, None, dout)
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel

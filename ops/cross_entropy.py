@@ -176,8 +176,10 @@ def _(ctx):
 def softmax_with_cross_entropy_dense(attrs, logits, label):
     axis = attrs["axis"]
     log_softmax = logits - logits.max(axis=axis, keepdims=True)
-    log_softmax -= np.log(np.exp(log_softmax).sum(axis=axis, keepdims=True))
     softmax = np.exp(log_softmax)
+    total = softmax.sum(axis=axis, keepdims=True)
+    softmax /= total
+    log_softmax -= np.log(total)
     if attrs["soft_label"]:
         loss = -(label * log_softmax).sum(axis=axis, keepdims=True)
     else:

@@ -109,7 +109,7 @@ def matmul_dense(attrs, x, y):
         out = out[..., 0]
     alpha = attrs["alpha"]
     if alpha != 1.0:
-        out = np.multiply(out, alpha, dtype=out.dtype)
+        out *= alpha  # out is matmul's fresh result (or a view of it)
     return out
 
 

@@ -18,7 +18,8 @@ _ATTRS = [Attr("axis", "int", -1, "the axis to normalize along; negative counts 
 
 def stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     """softmax along `axis`, computed on x - max(x) so that exp never overflows."""
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    e = x - x.max(axis=axis, keepdims=True)
+    np.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
     return e
 

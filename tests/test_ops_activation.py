@@ -68,10 +68,16 @@ def test_gradient(name):
     check_grad(name, {"X": _input(name)}, {})
 
 
-def test_out_keeps_x_lod_and_0d_inputs_work():
+def test_out_keeps_x_lod():
     x = pir.create_lod_tensor(_input("exp", (5, 2)).astype(np.float32), [[2, 3]])
     check_op("exp", {"X": x}, {}, {"Out": pir.create_lod_tensor(np.exp(x.numpy()), [[2, 3]])})
-    check_op("tanh", {"X": np.array(0.5)}, {}, {"Out": np.array(np.tanh(0.5))})
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_0d_input(name):
+    x = np.array(-0.7 if name not in POSITIVE_ONLY else 0.7)
+    check_op(name, {"X": x}, {}, {"Out": REFERENCE[name](x.reshape(1)).reshape(())})
+    check_grad(name, {"X": x}, {})
 
 
 def test_sigmoid_and_softplus_are_stable_for_large_inputs():
