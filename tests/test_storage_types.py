@@ -490,3 +490,57 @@ def test_an_activation_that_is_not_zero_preserving_is_dense_through_the_fallback
     with pytest.warns(StorageFallbackWarning, match="sigmoid has no kernel"):
         out = check_op("sigmoid", {"X": x})["Out"][0]
     np.testing.assert_allclose(out, 1 / (1 + np.exp(-x.to_dense())))
+
+
+# --- sparse optimizers (the seed's lazy update) -----------------------------------------------
+
+
+def _one_update(optimizer, grad: pir.SelectedRows):
+    """Apply `optimizer` once to a ones((4, 2)) weight with the given SELECTED_ROWS gradient."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        w = main.global_block().create_parameter("weight", [4, 2], "float32")
+        startup.global_block().create_var(name="weight", shape=[4, 2], dtype="float32",
+                                          persistable=True)
+        startup.global_block().append_op(
+            "fill_constant", outputs={"Out": "weight"},
+            attrs={"shape": [4, 2], "value": 1.0, "dtype": pir.DataType.FP32})
+        g = sr_data("weight@GRAD", [4, 2])
+        optimizer.apply_gradients([(w, g)], main.global_block(), startup)
+    scope = pir.Scope()
+    exe = pir.Executor()
+    exe.run(startup, scope=scope)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StorageFallbackWarning)
+        exe.run(main, feed={"weight@GRAD": grad}, scope=scope)
+    state = {name: np.array(scope.find_var(name).value) for name in
+             (v.name for v in main.global_block().vars.values() if v.persistable)}
+    return state
+
+
+SEED_GRAD = pir.SelectedRows([1, 2], np.array([[1, 2], [4, 5]], np.float32), 4)
+SEED_WEIGHT_AFTER = np.array([[1, 1], [0.99, 0.98], [0.96, 0.95], [1, 1]], np.float32)
+
+
+def test_lazy_momentum_updates_only_the_gradient_rows():
+    # sgd = mx.optimizer.SGD(learning_rate=0.01, momentum=0.01); sgd.update(...)
+    state = _one_update(pir.optimizer.Momentum(0.01, momentum=0.01, lazy_mode=True), SEED_GRAD)
+    np.testing.assert_allclose(state["weight"], SEED_WEIGHT_AFTER, rtol=1e-6)
+    velocity = state[next(n for n in state if "velocity" in n)]
+    # MXNet's momentum state is -lr * velocity: rows [-0.01, -0.02] and [-0.04, -0.05].
+    np.testing.assert_allclose(-0.01 * velocity, [[0, 0], [-0.01, -0.02], [-0.04, -0.05],
+                                                  [0, 0]], rtol=1e-6)
+
+
+def test_sgd_with_a_selected_rows_gradient_moves_only_its_rows():
+    state = _one_update(pir.optimizer.SGD(0.01), SEED_GRAD)
+    np.testing.assert_allclose(state["weight"], SEED_WEIGHT_AFTER, rtol=1e-6)
+
+
+def test_lazy_adam_leaves_other_rows_and_moments_untouched():
+    state = _one_update(pir.optimizer.Adam(0.1, lazy_mode=True), SEED_GRAD)
+    weight = state["weight"]
+    np.testing.assert_array_equal(weight[[0, 3]], np.ones((2, 2), np.float32))
+    assert (weight[[1, 2]] < 1).all()
+    for name in (n for n in state if "moment" in n):
+        assert not state[name][[0, 3]].any() and state[name][[1, 2]].all()
