@@ -359,3 +359,23 @@ def test_op_without_a_grad_maker_on_the_path_is_an_error(test_ops):
         with pytest.raises(pir.ProgramError, match=r"(?s)test_backward_opaque has no gradient, "
                            r"but its inputs \['w'\] need one.*hint: mark them stop_gradient"):
             append_backward(loss)
+
+
+def test_mlp_with_softmax_cross_entropy_mean_and_reductions():
+    # ops written alongside this module (mul/fc, tanh, reshape, softmax_with_cross_entropy
+    # with its two outputs, mean, reduce_sum) through append_backward
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = data("x", [4, 3])
+        label = pir.layers.data("label", [4, 1], dtype="int64")
+        h = pir.layers.fc(x, 5, act="tanh")
+        logits = pir.layers.fc(pir.layers.reshape(h, [2, 2, 5]), 3, num_flatten_dims=2)
+        logits = pir.layers.reshape(logits, [4, 3])
+        cost = pir.layers.mean(pir.layers.softmax_with_cross_entropy(logits, label))
+        loss = cost + pir.layers.scale(pir.layers.reduce_sum(h * h), 0.01)
+        params_grads = append_backward(loss)
+    names = [p.name for p, _ in params_grads]
+    assert names == ["fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"]
+    feed = {"x": rng.randn(4, 3), "label": np.array([[0], [2], [1], [2]])}
+    feed.update({p.name: rng.randn(*p.shape) * 0.5 for p, _ in params_grads})
+    check_program_grads(main, loss, feed, params_grads)
