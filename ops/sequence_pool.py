@@ -13,7 +13,8 @@ An empty sequence gives `pad_value` (and MaxIndex -1). Out drops X's last
 LoD level and keeps the others: pooling the words of a 2-level
 (articles > sentences > words) batch gives one row per sentence, grouped in
 articles. MaxIndex holds absolute row numbers of X (int32), as in Paddle; for
-the other pool types it is left empty ([0]).
+the other pool types, and for MAX with is_test (inference needs no gradient,
+and finding the rows costs three times the max itself), it is left empty ([0]).
 
 Gradients: SUM dX_j = dOut[s]; AVERAGE dOut[s] / n; SQRT dOut[s] / sqrt(n);
 MAX, FIRST, LAST route dOut[s] to the chosen row (per feature for MAX).
@@ -29,6 +30,7 @@ from ops.sequence_common import (
     lengths_of,
     require_lod,
     segment_argmax,
+    segment_extreme,
 )
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.segments import segment_sum
@@ -42,7 +44,7 @@ sequence_pool = register_op(
              Out("MaxIndex", "int32, the pooled row per feature (MAX only)", dispensable=True)],
     attrs=[
         Attr("pooltype", "string", "AVERAGE", "one of " + ", ".join(POOL_TYPES)),
-        Attr("is_test", "bool", False, "inference mode (the result is the same)"),
+        Attr("is_test", "bool", False, "inference mode: Out is the same, MaxIndex is empty"),
         Attr("pad_value", "float", 0.0, "the output row of an empty sequence"),
     ],
     doc=__doc__,
@@ -66,7 +68,8 @@ def _(ctx):
     out_shape = (-1,) + tuple(x_shape[1:])
     ctx.set_output("Out", out_shape, ctx.input_dtype("X"))
     ctx.set_output_lod_level("Out", level - 1)
-    ctx.set_output("MaxIndex", out_shape if pooltype == "MAX" else (0,), np.int32)
+    with_index = pooltype == "MAX" and not ctx.attr("is_test")
+    ctx.set_output("MaxIndex", out_shape if with_index else (0,), np.int32)
     ctx.set_output_lod_level("MaxIndex", 0)
 
 
@@ -83,13 +86,17 @@ def _inverse_size(lengths: np.ndarray, pooltype: str, dtype) -> np.ndarray:
     return 1 / (size if pooltype == "AVERAGE" else np.sqrt(size))
 
 
-def pool(x: np.ndarray, offsets: np.ndarray, pooltype: str, pad_value):
+def pool(x: np.ndarray, offsets: np.ndarray, pooltype: str, pad_value,
+         with_index: bool = True):
     """(Out, MaxIndex or None) for the segments `offsets` of x's rows."""
     lengths = lengths_of(offsets)
     n = lengths.size
     pad = np.asarray(pad_value, dtype=np.float32).astype(x.dtype)
     if pooltype == "MAX":
-        out, index = segment_argmax(x, offsets)
+        if with_index:
+            out, index = segment_argmax(x, offsets)
+        else:
+            out, index = segment_extreme(x, offsets), None
         return _pad_empty(out, lengths, pad), index
     if pooltype in ("SUM", "AVERAGE", "SQRT"):
         weights = None
@@ -109,7 +116,8 @@ def pool(x: np.ndarray, offsets: np.ndarray, pooltype: str, pad_value):
 @sequence_pool.kernel(dtypes=FLOATS, lod=True)
 def sequence_pool_kernel(attrs, x: LoDTensor):
     offsets = x.offsets
-    out, index = pool(x.numpy(), offsets[-1], attrs["pooltype"], attrs["pad_value"])
+    out, index = pool(x.numpy(), offsets[-1], attrs["pooltype"], attrs["pad_value"],
+                      with_index=not attrs["is_test"])
     if index is None:
         index = np.zeros(0, dtype=np.int32)
     return LoDTensor._make(out, offsets[:-1]), index
@@ -142,8 +150,9 @@ def _(ctx):
     pooltype = _check_pooltype(ctx)
     require_lod(ctx, "X")
     if pooltype == "MAX":
-        ctx.enforce(ctx.has_input("MaxIndex"),
-                    "MAX pooling's gradient needs Input(MaxIndex) from the forward op")
+        ctx.enforce(ctx.has_input("MaxIndex") and not ctx.attr("is_test"),
+                    "MAX pooling's gradient needs Input(MaxIndex) from a forward op run with "
+                    "is_test=False", hint="build the training program with is_test=False")
     ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("Out@GRAD"))
     ctx.share_lod("X", "X@GRAD")
 

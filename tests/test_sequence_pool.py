@@ -194,3 +194,24 @@ def test_feed_with_the_wrong_number_of_lod_levels_names_the_var_and_both_numbers
         pattern += r".*hint: .*create_lod_tensor\(data, \[\[3, 1, 2\]\]\)"
     with pytest.raises(pir.ProgramError, match=pattern):
         pir.Executor().run(main, feed={"words": fed}, fetch_list=[out])
+
+
+def test_max_in_test_mode_skips_max_index():
+    words = seed_words()
+    want, _ = reference_pool(words.numpy(), SENTENCES, "MAX")
+    got = check_op("sequence_pool", {"X": words}, {"pooltype": "MAX", "is_test": True},
+                   {"Out": pir.create_lod_tensor(want, [ARTICLES]),
+                    "MaxIndex": np.zeros(0, np.int32)}, outputs=pool_outputs("MAX"))
+    assert got["MaxIndex"][0].shape == (0,)
+
+
+def test_max_gradient_needs_training_mode():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2], lod_level=1)
+        x.stop_gradient = False
+        out = pir.layers.sequence_pool(x, "max", is_test=True)
+        with pytest.raises(pir.ProgramError, match=r"(?s)sequence_pool_grad.*MAX pooling's "
+                                                    r"gradient needs Input\(MaxIndex\) from a "
+                                                    r"forward op run with is_test=False"):
+            pir.append_backward(pir.layers.mean(out))
