@@ -212,3 +212,32 @@ def test_text_classification_example_learns_well_above_chance():
     assert result["accuracy"] > 0.8 > 2 * chance
     losses = result["losses"]
     assert np.mean(losses[-10:]) < 0.5 * np.mean(losses[:10])
+
+
+def test_a_saved_inference_model_keeps_lod_level_and_pools_in_test_mode(tmp_path):
+    main, startup = pir.Program(), pir.Program()
+    main.random_seed = startup.random_seed = 5
+    with pir.program_guard(main, startup):
+        words = L.data("words", [-1, 1], dtype="int64", lod_level=1)
+        emb = L.embedding(words, size=[30, 6], is_sparse=True)
+        logits = L.fc([L.sequence_pool(emb, "max"), L.sequence_last_step(emb)], 2)
+    feed = {"words": pir.create_lod_tensor([[3, 4, 5], [7], [2, 2]], [[3, 1, 2]])}
+    scope = pir.Scope()
+    with pir.scope_guard(scope):
+        exe = pir.Executor()
+        exe.run(startup)
+        (want,) = exe.run(main, feed=feed, fetch_list=[logits])
+        pir.io.save_inference_model(str(tmp_path), ["words"], [logits], exe, main)
+    loaded_scope = pir.Scope()
+    with pir.scope_guard(loaded_scope):
+        program, feed_names, targets = pir.io.load_inference_model(str(tmp_path), exe)
+        assert feed_names == ["words"] and program.global_block().var("words").lod_level == 1
+        pools = [op for op in program.global_block().ops if op.type == "sequence_pool"]
+        assert pools and all(op.attr("is_test") for op in pools)
+        (got,) = pir.Executor(check=True).run(program, feed=feed, fetch_list=targets)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        with pytest.raises(pir.ProgramError, match=r"(?s)feed 'words' carries 0 LoD levels, but "
+                                                    r"the variable is declared with lod_level=1"
+                                                    r".*create_lod_tensor"):
+            pir.Executor().run(program, feed={"words": np.array([[3], [4]], np.int64)},
+                               fetch_list=targets)
