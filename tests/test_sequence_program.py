@@ -9,6 +9,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.selected_rows import SelectedRows
+from tests.op_test import check_op
 
 L = pir.layers
 rng = np.random.RandomState(2)
@@ -241,3 +242,21 @@ def test_a_saved_inference_model_keeps_lod_level_and_pools_in_test_mode(tmp_path
                                                     r".*create_lod_tensor"):
             pir.Executor().run(program, feed={"words": np.array([[3], [4]], np.int64)},
                                fetch_list=targets)
+
+
+def test_a_batch_of_no_sequences_runs_through_every_op():
+    none = pir.create_lod_tensor(np.zeros((0, 3), np.float32), [[]])
+    empty_out = pir.LoDTensor(np.zeros((0, 3), np.float32))
+    for pooltype in ["SUM", "AVERAGE", "SQRT", "MAX", "FIRST", "LAST"]:
+        check_op("sequence_pool", {"X": none}, {"pooltype": pooltype}, {"Out": empty_out})
+    check_op("sequence_softmax",
+             {"X": pir.create_lod_tensor(np.zeros((0, 1), np.float32), [[]])}, {}, {})
+    check_op("sequence_reverse", {"X": none}, {}, {"Y": none})
+    check_op("sequence_expand", {"X": none, "Y": none}, {}, {"Out": none})
+    check_op("sequence_concat", {"X": [("a", none), ("b", none)]}, {}, {"Out": none})
+    check_op("sequence_pad", {"X": none, "PadValue": np.zeros(1, np.float32)}, {},
+             {"Out": np.zeros((0, 0, 3), np.float32), "Length": np.zeros(0, np.int64)})
+    check_op("sequence_unpad", {"X": np.zeros((0, 2, 3), np.float32),
+                                "Length": np.zeros(0, np.int64)}, {}, {"Out": none})
+    check_op("sequence_mask", {"X": np.zeros(0, np.int64)}, {},
+             {"Y": np.zeros((0, 0), np.int64)})
