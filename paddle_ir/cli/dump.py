@@ -130,7 +130,7 @@ def _emit(text: str, output: str | None) -> None:
 def _names_for(path: str, var_type: int, program_path: str | None, count: int):
     """(names or None, a note saying where names came from or why there are none)."""
     if program_path is None:
-        directory = os.path.dirname(os.path.abspath(path))
+        directory = os.path.dirname(path)
         program_path = next((os.path.join(directory, n) for n in (io.MODEL_FILENAME,
                                                                    io.MAIN_FILENAME)
                              if os.path.exists(os.path.join(directory, n))), None)
