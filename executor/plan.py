@@ -172,19 +172,26 @@ def select_kernel(opdef, attrs, ctx: RuntimeContext, env, index, allow_fallback:
 
     The fallback runs the dense kernel for the same dtype: the step densifies every
     sparse input and converts outputs declared sparse back from the dense results.
+    An op with a fallback also falls back when its key inputs are dense but another
+    input is sparse (a grad op reading a SelectedRows X): dense kernels take ndarrays.
     """
     key = requested_key(opdef, attrs, ctx, env, index)
     storages, dtype = key.storage, key.dtype
-    kernel = opdef.find_kernel(key)
-    if kernel is not None:
-        return kernel, key, False
     dense_key = KernelKey((DENSE,) * len(storages), dtype)
-    dense = opdef.find_kernel(dense_key) if key != dense_key else None
+    sparse_elsewhere = (opdef.fallback and key == dense_key
+                        and bool(sparse_inputs(opdef, ctx, env, index)))
+    kernel = opdef.find_kernel(key)
+    if kernel is not None and not sparse_elsewhere:
+        return kernel, key, False
+    dense = opdef.find_kernel(dense_key) if key != dense_key or sparse_elsewhere else None
     if dense is not None and opdef.fallback:
         if not allow_fallback:
+            what = (f"its dense kernel cannot take the sparse inputs "
+                    f"{', '.join(sparse_inputs(opdef, ctx, env, index))}" if sparse_elsewhere
+                    else f"it has no kernel for key {key}")
             raise KernelNotFoundError(
-                f"{opdef.type} has no kernel for key {key}, and storage fallback is turned "
-                f"off (Executor(storage_fallback='error')); the kernels of {opdef.type} are: "
+                f"{opdef.type}: {what}, and storage fallback is turned off "
+                f"(Executor(storage_fallback='error')); the kernels of {opdef.type} are: "
                 f"{opdef.kernel_list()}", op=ctx.location(),
                 hint="cast_storage the sparse inputs to dense where that is intended, or "
                      "run with storage_fallback='warn'")
@@ -197,11 +204,17 @@ def select_kernel(opdef, attrs, ctx: RuntimeContext, env, index, allow_fallback:
               f"dense first" if sparse and dense is not None else None))
 
 
-def fallback_message(op_type: str, key_storages: dict[str, tuple[list[str], str]],
+def sparse_inputs(opdef, ctx: RuntimeContext, env, index) -> list[str]:
+    """'slot=name (storage)' for every input of the op that holds a sparse value."""
+    return [f"{slot.name}={n} ({storage_of(env[index[n]])})" for slot in opdef.inputs
+            for n in ctx.input_names(slot.name) if env[index[n]].__class__ in SPARSE_CLASSES]
+
+
+def fallback_message(op_type: str, storages: dict[str, tuple[list[str], str]],
                      converted: list[str], location: OpLocation) -> str:
     """The one warning an op type gets when it first runs densified."""
     inputs = ", ".join(f"{slot}={', '.join(names)} ({stype})"
-                       for slot, (names, stype) in key_storages.items())
+                       for slot, (names, stype) in storages.items())
     text = (f"{location.headline()}: {op_type} has no kernel for the storage types of its "
             f"inputs ({inputs}); its sparse inputs are densified and the dense kernel runs")
     if converted:
@@ -434,9 +447,9 @@ class BlockCompiler:
                                                self.options.allow_fallback)
         if fell_back and op.type not in self.options.warned_fallbacks:
             self.options.warned_fallbacks.add(op.type)
-            wanted = requested_key(opdef, attrs, ctx, env, self.index).storage
-            storages = {s: (ins[s], stype) for s, stype in zip(opdef.key_inputs, wanted,
-                                                               strict=True) if s in ins}
+            storages = {s.name: (ins[s.name], slot_storage([env[self.index[n]]
+                                                            for n in ins[s.name]]))
+                        for s in opdef.inputs if s.name in ins}
             converted = [n for names in outs.values() for n in names
                          if n in ctx.inferred and ctx.inferred[n].var_type in _FROM_DENSE]
             warnings.warn(fallback_message(op.type, storages, converted, location_fn()),

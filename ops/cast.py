@@ -4,6 +4,8 @@
 to an integer type truncates toward zero, and to bool tests for non-zero, as
 numpy's astype does. Out has X's shape and LoD. The gradient is a cast back:
 dX = cast(dOut, out_dtype -> in_dtype), so the grad maker emits a `cast` op.
+A cast keeps zeros zero, so a SELECTED_ROWS X gives a SELECTED_ROWS Out
+(duplicate rows summed before the cast).
 bfloat16 (held as raw uint16 bits) and complex types are not castable here.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ops.registry import Attr, In, Out, register_op
+from ops.storage import register_rowwise
 from paddle_ir.core.dtypes import DataType, dtype_name, from_numpy_dtype, to_numpy_dtype
 
 CASTABLE = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.int32,
@@ -52,6 +55,9 @@ def _(ctx):
 @cast.kernel(dtypes=CASTABLE)
 def cast_dense(attrs, x):
     return x.astype(to_numpy_dtype(attrs["out_dtype"]), copy=False)
+
+
+register_rowwise(cast, cast_dense)
 
 
 @cast.grad_maker

@@ -70,6 +70,7 @@ matmul = register_op(
     inputs=[In("X", "the left operand, rank >= 1"), In("Y", "the right operand, rank >= 1")],
     outputs=[Out("Out", "alpha * op(X) @ op(Y)")],
     attrs=_ATTRS,
+    fallback=True,
     doc=__doc__,
 )
 
@@ -128,6 +129,7 @@ matmul_grad = register_op(
     outputs=[Out("X@GRAD", dispensable=True), Out("Y@GRAD", dispensable=True)],
     attrs=_ATTRS,
     key_inputs=["Out@GRAD"],
+    fallback=True,
     doc="Gradients of matmul w.r.t. X and Y, summed over broadcast batch dims.",
 )
 

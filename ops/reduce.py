@@ -25,6 +25,7 @@ mean = register_op(
     "mean",
     inputs=[In("X")],
     outputs=[Out("Out", "a 0-D tensor")],
+    fallback=True,
     doc="Out = sum(X) / numel(X), a 0-D tensor (shape []).",
 )
 
@@ -51,6 +52,7 @@ mean_grad = register_op(
     inputs=[In("X"), In("Out@GRAD", "0-D (a 1-element tensor is accepted too)")],
     outputs=[Out("X@GRAD", dispensable=True)],
     key_inputs=["Out@GRAD"],
+    fallback=True,
     doc="dX = dOut / numel(X), broadcast to X's shape.",
 )
 
@@ -153,6 +155,7 @@ for _op_type, _fn, _formula, _dtypes in (
         inputs=[In("X")],
         outputs=[Out("Out", "X reduced over dim")],
         attrs=_REDUCE_ATTRS,
+        fallback=True,
         doc=f"Out = {_formula} of X over `dim` (all axes with reduce_all); see ops/reduce.py.",
     )
     _fwd.infer_shape(_infer_reduce)
@@ -172,6 +175,7 @@ for _op_type, _fn, _formula, _dtypes in (
         outputs=[Out("X@GRAD", dispensable=True)],
         attrs=_REDUCE_ATTRS,
         key_inputs=["Out@GRAD"],
+        fallback=True,
         doc=f"dX = dOut broadcast back over the reduced axes"
             f"{' / their element count' if _formula == 'mean' else ''}.",
     )

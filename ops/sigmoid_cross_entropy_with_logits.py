@@ -30,6 +30,7 @@ op = register_op(
     inputs=[In("X", "logits"), In("Label", "targets in [0, 1], X's shape")],
     outputs=[Out("Out", "the elementwise loss, X's shape and LoD")],
     attrs=_ATTRS,
+    fallback=True,
     doc=__doc__,
 )
 
@@ -76,6 +77,7 @@ grad = register_op(
     inputs=[In("X"), In("Label"), In("Out@GRAD")],
     outputs=[Out("X@GRAD", dispensable=True)],
     attrs=_ATTRS,
+    fallback=True,
     doc="dX = (sigmoid(X) - Label) * dOut, 0 where Label == ignore_index (normalized like Out).",
 )
 

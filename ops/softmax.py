@@ -40,6 +40,7 @@ softmax = register_op(
     inputs=[In("X", "the scores, rank >= 1")],
     outputs=[Out("Out", "probabilities along axis, with X's shape and LoD")],
     attrs=_ATTRS,
+    fallback=True,
     doc=__doc__,
 )
 
@@ -70,6 +71,7 @@ softmax_grad = register_op(
     outputs=[Out("X@GRAD", dispensable=True)],
     attrs=_ATTRS,
     key_inputs=["Out@GRAD"],
+    fallback=True,
     doc="dX = Out * (dOut - sum(dOut * Out, axis)).",
 )
 

@@ -394,8 +394,9 @@ def test_storage_fallback_error_names_the_op_and_the_kernels():
     main, q1, _ = _div_program()
     exe = pir.Executor(storage_fallback="error")
     with pytest.raises(KernelNotFoundError, match=re.escape(
-            "elementwise_div has no kernel for key (selected_rows, selected_rows; float32; "
-            "cpu), and storage fallback is turned off (Executor(storage_fallback='error')); "
+            "elementwise_div: it has no kernel for key (selected_rows, selected_rows; "
+            "float32; cpu), and storage fallback is turned off (Executor(storage_fallback="
+            "'error')); "
             "the kernels of elementwise_div are: (dense, dense; float32; cpu), (dense, dense; "
             "float64; cpu), (dense, dense; int32; cpu), (dense, dense; int64; cpu)")) as info:
         exe.run(main, feed={"a": A, "b": B}, fetch_list=[q1], scope=pir.Scope())
@@ -544,3 +545,65 @@ def test_lazy_adam_leaves_other_rows_and_moments_untouched():
     assert (weight[[1, 2]] < 1).all()
     for name in (n for n in state if "moment" in n):
         assert not state[name][[0, 3]].any() and state[name][[1, 2]].all()
+
+
+# --- fallbacks on the way back, and more zero-preserving ops ------------------------------------
+
+
+def test_backward_through_sparse_values_falls_back_where_no_kernel_exists():
+    from paddle_ir.backward import append_backward
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = sr_data("x", [4, 3], "float64")
+        x.stop_gradient = False
+        y = pir.layers.relu(x)               # SELECTED_ROWS: relu keeps zeros
+        loss = pir.layers.mean(y)            # no sparse kernel: densified
+        append_backward(loss)
+    assert y.type == SR and main.global_block().var("x@GRAD").type == DENSE
+    x_value = pir.SelectedRows([3, 0, 3], np.array([[1.0, -2, 3], [-1, 1, 0.5],
+                                                    [1, 1, -4]]), 4)
+    with pytest.warns(StorageFallbackWarning) as caught:
+        loss_value, grad = run(main, {"x": x_value}, [loss, "x@GRAD"], check=True)
+    # mean reads a SELECTED_ROWS key input; mean_grad and relu_grad read one beside dense keys.
+    assert sorted({str(w.message).split(": ")[1].split()[0] for w in caught}) == [
+        "mean", "mean_grad", "relu_grad"]
+    dense = x_value.to_dense()
+    np.testing.assert_allclose(loss_value, np.maximum(dense, 0).mean())
+    np.testing.assert_allclose(grad, (dense > 0) / dense.size)
+
+
+def test_error_mode_names_the_sparse_input_a_dense_kernel_cannot_take():
+    from paddle_ir.backward import append_backward
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = sr_data("x", [4, 3], "float64")
+        x.stop_gradient = False
+        loss = pir.layers.mean(pir.layers.cast_storage(x, "dense"))
+        append_backward(loss)
+        total = pir.layers.mean(x)
+    x_value = pir.SelectedRows([1], np.ones((1, 3)), 4)
+    with pytest.raises(KernelNotFoundError, match=re.escape(
+            "mean: it has no kernel for key (selected_rows; float64; cpu), and storage "
+            "fallback is turned off")):
+        run(main, {"x": x_value}, [total], storage_fallback="error")
+    main2 = pir.Program()
+    with pir.program_guard(main2, pir.Program()):
+        x2 = sr_data("x", [4, 3], "float64")
+        d = pir.layers.data("d", [1], "float64")
+        out = main2.global_block().create_var(name="dx", dtype="float64")
+        main2.global_block().append_op(
+            "mean_grad", inputs={"X": x2, "Out@GRAD": d}, outputs={"X@GRAD": out})
+    with pytest.raises(KernelNotFoundError, match=re.escape(
+            "mean_grad: its dense kernel cannot take the sparse inputs X=x (selected_rows), "
+            "and storage fallback is turned off")):
+        run(main2, {"x": x_value, "d": np.ones(1)}, [out], storage_fallback="error")
+
+
+def test_cast_keeps_selected_rows():
+    x = pir.SelectedRows([2, 0, 2], np.array([[1.5, -2.5], [0.5, 3.0], [1.0, 0.0]]), 3)
+    out = check_op("cast", {"X": x}, {"in_dtype": pir.DataType.FP64,
+                                      "out_dtype": pir.DataType.INT32})["Out"][0]
+    assert isinstance(out, pir.SelectedRows) and out.dtype == np.int32
+    np.testing.assert_array_equal(out.to_dense(), x.to_dense().astype(np.int32))
