@@ -11,6 +11,7 @@ import numpy as np
 
 from ops.context import LOD_TENSOR, SELECTED_ROWS
 from ops.registry import NUMERIC, Attr, In, Out, register_op
+from ops.storage import dense_from_rows
 from paddle_ir.core.selected_rows import SelectedRows
 
 scale = register_op(
@@ -57,7 +58,7 @@ def scale_dense(attrs, x):
 @scale.kernel(storage=["selected_rows"], dtypes=NUMERIC)
 def scale_selected_rows(attrs, x: SelectedRows):
     if attrs["bias"] != 0.0:  # not zero-preserving: var-type inference made Out dense
-        return _affine(attrs, x.to_dense())
+        return dense_from_rows(_affine, attrs, x)
     return SelectedRows._make(x.rows, _affine(attrs, x.value), x.height)
 
 

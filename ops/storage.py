@@ -49,6 +49,17 @@ def unique_rows(x: SelectedRows) -> SelectedRows:
     return x.merge()
 
 
+def dense_from_rows(dense_fn: Callable, attrs: dict, x: SelectedRows) -> np.ndarray:
+    """The dense f(X) of an elementwise f with f(0) != 0, from the stored rows only:
+    f(0) everywhere, f(row) on the rows X stores (duplicates summed first)."""
+    x = unique_rows(x)
+    value = dense_fn(attrs, x.value)
+    out = np.empty(x.shape, dtype=value.dtype)
+    out[...] = dense_fn(attrs, np.zeros((1,) + x.value.shape[1:], dtype=x.dtype))
+    out[x.rows] = value
+    return out
+
+
 def rowwise_kernel(dense_fn: Callable, name: str,
                    when: Callable[[dict], bool] | None = None) -> Callable:
     """A SelectedRows kernel for an elementwise unary `dense_fn(attrs, array)`.
@@ -60,15 +71,10 @@ def rowwise_kernel(dense_fn: Callable, name: str,
     """
 
     def kernel(attrs, x: SelectedRows):
+        if when is not None and not when(attrs):
+            return dense_from_rows(dense_fn, attrs, x)
         x = unique_rows(x)
-        value = dense_fn(attrs, x.value)
-        if when is None or when(attrs):
-            return SelectedRows._make(x.rows, value, x.height)
-        zero_row = dense_fn(attrs, np.zeros((1,) + x.value.shape[1:], dtype=x.dtype))
-        out = np.empty(x.shape, dtype=value.dtype)
-        out[...] = zero_row
-        out[x.rows] = value
-        return out
+        return SelectedRows._make(x.rows, dense_fn(attrs, x.value), x.height)
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel
