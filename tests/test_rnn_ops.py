@@ -169,6 +169,18 @@ def test_lstm_runs_over_the_last_lod_level_and_keeps_both():
     assert result["Cell"][0].lod() == [[0, 2, 3], [0, 1, 4, 6]]
 
 
+@pytest.mark.parametrize("lengths", [[], [0, 0]])
+@pytest.mark.parametrize("op_type", ["lstm", "gru"])
+def test_batches_without_rows(op_type, lengths):
+    """No sequences, or only empty ones: empty outputs, and zero gradients for the rest."""
+    make = lstm_inputs if op_type == "lstm" else gru_inputs
+    inputs = make(lengths, 2, **({"states": True} if op_type == "lstm" else {"h0": True}))
+    result = check_op(op_type, inputs, {}, {"Hidden": lod(np.zeros((0, 2)), lengths)})
+    assert result["Hidden"][0].shape == (0, 2)
+    wrt = ("Input", "Weight", "Bias", "H0") + (("C0",) if op_type == "lstm" else ())
+    check_grad(op_type, inputs, {}, wrt=wrt, out_slot="Hidden")
+
+
 # --- gru forward -------------------------------------------------------------------------------
 
 
