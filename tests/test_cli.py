@@ -446,3 +446,42 @@ def test_ops_lists_and_describes(tmp_path):
     assert "shape : longs = []" in ok("ops", "fill_constant")
     line = one_line_error(fails(1, "ops", "elementwise_ad"))
     assert "unknown op type 'elementwise_ad'; did you mean elementwise_add" in line
+
+
+# --- the feed helpers, in process ----------------------------------------------------------
+
+
+def test_lod_feeds_are_batched_by_top_level_sequences():
+    from paddle_ir.cli.feeds import make_batches
+
+    rows = np.arange(10, dtype=np.float32).reshape(10, 1)
+    seqs = pir.create_lod_tensor(rows, [[2, 1, 2], [1, 3, 2, 3, 1]])  # 3 docs, 5 sentences
+    labels = np.array([[0], [1], [2]], np.int64)
+    batches = make_batches({"seq": seqs, "label": labels, "k": np.float32(2.0)}, 2)
+    assert len(batches) == 2
+    first, second = batches
+    assert first["seq"].recursive_sequence_lengths() == [[2, 1], [1, 3, 2]]
+    np.testing.assert_array_equal(first["seq"].numpy().ravel(), np.arange(6))
+    assert second["seq"].recursive_sequence_lengths() == [[2], [3, 1]]
+    np.testing.assert_array_equal(second["seq"].numpy().ravel(), np.arange(6, 10))
+    np.testing.assert_array_equal(second["label"], [[2]])
+    assert first["k"] == second["k"] == 2.0  # 0-D values go whole into every batch
+    with pytest.raises(pir.PaddleIRError, match="split into different numbers of batches"):
+        make_batches({"seq": seqs, "rows": rows}, 2)
+
+
+def test_sparse_values_round_trip_through_npz(tmp_path):
+    from paddle_ir.cli.feeds import load_npz, save_npz
+
+    sr = pir.SelectedRows([7, 2, 7], np.arange(6, dtype=np.float32).reshape(3, 2), 10)
+    csr = pir.CSRTensor(np.array([1.0, 2.0], np.float32), [0, 2], [0, 1, 2], (2, 3))
+    seq = pir.create_lod_tensor(np.ones((3, 1), np.float32), [[2, 1]])
+    save_npz(tmp_path / "values.npz", {"grad": sr, "features": csr, "seq": seq,
+                                       "plain": np.eye(2)})
+    back = load_npz(str(tmp_path / "values.npz"))
+    assert sorted(back) == ["features", "grad", "plain", "seq"]
+    assert back["grad"].rows.tolist() == [7, 2, 7] and back["grad"].height == 10
+    np.testing.assert_array_equal(back["grad"].value, sr.value)
+    np.testing.assert_array_equal(back["features"].to_dense(), csr.to_dense())
+    assert back["seq"].recursive_sequence_lengths() == [[2, 1]]
+    np.testing.assert_array_equal(back["plain"], np.eye(2))

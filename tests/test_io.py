@@ -352,3 +352,41 @@ def test_csr_persistables_round_trip_through_their_sibling(tmp_path):
     assert isinstance(back, CSRTensor) and back.shape == (3, 5)
     np.testing.assert_array_equal(back.indptr, [0, 2, 2, 3])
     np.testing.assert_array_equal(back.data, [7, 8, 9])
+
+
+def test_a_trained_classifier_saves_only_its_forward_ops(tmp_path):
+    main, startup = pir.Program(), pir.Program()
+    main.random_seed = startup.random_seed = 5
+    with pir.program_guard(main, startup):
+        x = pir.layers.data("x", [-1, 4])
+        label = pir.layers.data("label", [-1, 1], dtype="int64")
+        hidden = pir.layers.fc(x, 8, act="relu")
+        logits = pir.layers.fc(hidden, 3)
+        loss = pir.layers.mean(pir.layers.softmax_with_cross_entropy(logits, label))
+        pir.optimizer.Momentum(0.1, 0.9).minimize(loss)
+    assert _round_trips(main.serialize()) and _round_trips(startup.serialize())
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    rng = np.random.RandomState(0)
+    xs = rng.randn(16, 4).astype(np.float32)
+    labels = rng.randint(3, size=(16, 1)).astype(np.int64)
+    for _ in range(3):
+        exe.run(main, feed={"x": xs, "label": labels}, fetch_list=[loss], scope=scope)
+
+    pruned = io.save_inference_model(tmp_path / "model", ["x"], [logits], exe, main, scope)
+    assert _op_types(pruned) == ["mul", "elementwise_add", "relu", "mul", "elementwise_add"]
+    assert not [n for n in pruned.global_block().vars if "@GRAD" in n or "velocity" in n]
+    assert [p for p in io.persistable_names(pruned)] == sorted(
+        p.name for p in main.all_parameters())
+    want, = exe.run(main.clone(for_test=True), feed={"x": xs, "label": labels},
+                    fetch_list=[logits], scope=scope)
+    program, _, fetches = io.load_inference_model(tmp_path / "model", exe, pir.Scope())
+    fresh = pir.Scope()
+    io.load_inference_model(tmp_path / "model", exe, fresh)
+    got, = exe.run(program, feed={"x": xs}, fetch_list=fetches, scope=fresh)
+    np.testing.assert_array_equal(got, want)
+
+    # A checkpoint carries the optimizer state too: every persistable of the program.
+    saved = io.save_persistables(exe, tmp_path / "ckpt", main, scope)
+    assert saved == io.persistable_names(main)
+    assert len(saved) > len(main.all_parameters())

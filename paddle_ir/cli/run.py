@@ -128,6 +128,13 @@ def _progress(steps: int):
     return tqdm(total=steps, file=sys.stderr, unit="step", leave=False)
 
 
+def _writes_persistables(program: Program) -> bool:
+    """Whether running the program changes state that outlives the run (a training step)."""
+    persistable = {v.name for b in program.desc.blocks for v in b.vars if v.persistable}
+    return any(name in persistable for b in program.desc.blocks for op in b.ops
+               for v in op.outputs for name in v.arguments)
+
+
 def _run_steps(exe: Executor, scope: Scope, program: Program, batches: list[dict],
                fetch_names: list[str], args) -> list:
     """Run args.steps steps, cycling through the batches; the last step's fetched values."""
@@ -177,7 +184,7 @@ def run_command(args) -> int:
 
     values = _run_steps(exe, scope, job.program, batches, fetch_names, args)
     timed = args.steps - 1
-    if args.profile and timed == 0 and not exe.last_plan.persistable_outputs:
+    if args.profile and timed == 0 and not _writes_persistables(job.program):
         # The first run compiles the plan and is not timed; a side-effect-free
         # program can run once more so that there is something to show.
         exe.run(job.program, feed=batches[0], fetch_list=fetch_names, scope=scope)
