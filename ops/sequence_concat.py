@@ -57,7 +57,8 @@ def destinations(offsets: list[np.ndarray], op_type: str) -> tuple[list[np.ndarr
             op_type,
             "sequence_concat requires inputs with the same number of sequences, got "
             + ", ".join(f"X[{k}] {o.size - 1}" for k, o in enumerate(offsets)),
-            hint="the i-th sequences of all inputs are joined into Out's i-th sequence")
+            hint="the i-th sequences of all inputs are joined into Out's i-th sequence: feed "
+                 "each input as create_lod_tensor(data, [[lengths]]) with as many lengths")
     lengths = [lengths_of(o) for o in offsets]
     out_offsets = offsets_of(np.sum(lengths, axis=0))
     dests, before = [], out_offsets[:-1].copy()

@@ -83,7 +83,9 @@ def expand_rows(x_offsets, ref_offsets: np.ndarray, x_rows: int, op_type: str):
             op_type,
             f"X holds {x_lengths.size} sequences but the reference LoD level of Y holds "
             f"{repeats.size}; sequence_expand needs one sequence of X per sequence of Y "
-            f"(X's LoD {x_offsets.tolist()}, Y's level {ref_offsets.tolist()})")
+            f"(X's LoD {x_offsets.tolist()}, Y's level {ref_offsets.tolist()})",
+            hint=f"feed X as create_lod_tensor(data, [[lengths]]) with {repeats.size} lengths, "
+                 f"or pick Y's level with ref_level")
     copy_lengths = np.repeat(x_lengths, repeats)
     copy_starts = np.repeat(x_offsets[:-1], repeats)
     return ranges_to_rows(copy_starts, copy_lengths), offsets_of(copy_lengths)

@@ -83,10 +83,18 @@ def test_mismatched_sequence_counts_fail_at_run_time_naming_the_variables():
         out = pir.layers.sequence_expand(x, y)
     feed = {"x": pir.create_lod_tensor(column(A, B, C), [[1, 2]]),
             "y": pir.create_lod_tensor(column(A, B, C), [[1, 1, 1]])}
-    with pytest.raises(pir.ProgramError, match=(
-            r"(?s)\[KernelError\] block 0, op #0 sequence_expand \(X=x.*, Y=y.*\).*"
-            r"X holds 2 sequences but the reference LoD level of Y holds 3")):
-        pir.Executor().run(main, feed=feed, fetch_list=[out])
+    pattern = (r"(?s)\[KernelError\] block 0, op #0 sequence_expand \(X=x.*, Y=y.*\).*"
+               r"X holds 2 sequences but the reference LoD level of Y holds 3.*"
+               r"hint: feed X as create_lod_tensor\(data, \[\[lengths\]\]\) with 3 lengths")
+    exe = pir.Executor()
+    with pytest.raises(pir.ProgramError, match=pattern):
+        exe.run(main, feed=feed, fetch_list=[out])
+    # The same on a cached plan: a good batch first, then the bad one.
+    exe = pir.Executor()
+    good = dict(feed, x=pir.create_lod_tensor(column(A, B, C), [[1, 1, 1]]))
+    exe.run(main, feed=good, fetch_list=[out])
+    with pytest.raises(pir.ProgramError, match=pattern):
+        exe.run(main, feed=feed, fetch_list=[out])
 
 
 def test_rows_without_lod_must_match_y_sequences():
