@@ -238,13 +238,14 @@ def load_vars(path, program: Program, scope=None) -> list[str]:
         target = os.fspath(path) + storage.suffix
         kind = pb.VarDesc.VarType.Name(storage.var_type)
         if os.path.exists(target):
-            values.update(_read_records(target, names, storage))
+            records = _read_records(target, names, storage)
+            for name, value in records.items():
+                _check_against(target, name, value, declared[name])
+            values.update(records)
         elif names:
             raise TensorFormatError(
                 f"{target} does not exist, but the program has {len(names)} persistable "
                 f"{kind} variables to load: {names[:8]}{' ...' if len(names) > 8 else ''}")
-    for name, value in values.items():
-        _check_against(path, name, value, declared[name])
     for name, value in values.items():
         scope.var(name).value = value
     return list(values)

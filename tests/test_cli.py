@@ -6,6 +6,7 @@ creation sites read `tests/example_programs.py:LINE`. Regenerate them with
 `UPDATE_GOLDEN=1 pytest tests/test_cli.py` after a deliberate change.
 """
 
+import io as io_module
 import json
 import os
 import stat
@@ -299,6 +300,9 @@ def test_data_errors_exit_1_with_one_line(model_dir, tmp_path):
 
     line = one_line_error(fails(1, "run", model, "--feed", f"x={tmp_path / 'nope.npy'}"))
     assert "nope.npy: No such file or directory" in line
+    line = one_line_error(fails(1, "run", model / "model.pb", "--feed", f"x={x_npy}"))
+    assert ("model.pb declares 2 persistable variable(s) (affine_0.b_0, affine_0.w_0) and "
+            "nothing gives them values: pass --params FILE") in line
     line = one_line_error(fails(1, "run", model, "--feed", f"x={x_npy}", "--fetch", "zz"))
     assert "[FetchError] cannot fetch 'zz'" in line
     wrong = tmp_path / "wrong.npy"
@@ -485,3 +489,21 @@ def test_sparse_values_round_trip_through_npz(tmp_path):
     np.testing.assert_array_equal(back["features"].to_dense(), csr.to_dense())
     assert back["seq"].recursive_sequence_lengths() == [[2, 1]]
     np.testing.assert_array_equal(back["plain"], np.eye(2))
+
+
+def test_progress_bar_only_on_a_terminal(job_dir, monkeypatch, capsys):
+    from paddle_ir.cli.main import main
+
+    job, batches_npz, _, _ = job_dir
+    args = ["run", str(job), "--feeds", str(batches_npz), "--batch-size", "2", "--steps", "3"]
+
+    class Terminal(io_module.StringIO):
+        def isatty(self):
+            return True
+
+    assert main(args) == 0
+    assert "3/3" not in capsys.readouterr().err
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(args) == 0
+    assert "3/3" in terminal.getvalue()  # tqdm's counter, drawn on the terminal only

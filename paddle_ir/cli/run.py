@@ -27,7 +27,7 @@ from executor import Executor, Scope
 from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli.values import describe_value, summarize_value
-from paddle_ir.core.errors import FeedError, FetchError
+from paddle_ir.core.errors import FeedError, FetchError, MissingVariableError
 from paddle_ir.framework import Program
 
 
@@ -172,6 +172,14 @@ def run_command(args) -> int:
     _check_names(job.program, feeds, fetch_names)
     batches = feed_files.make_batches(feeds, args.batch_size)
 
+    if job.params is None and job.startup is None and not args.load:
+        persistables = io.persistable_names(job.program)
+        if persistables:
+            shown = ", ".join(persistables[:5]) + (", ..." if len(persistables) > 5 else "")
+            raise MissingVariableError(
+                f"{job.source} declares {len(persistables)} persistable variable(s) ({shown}) "
+                f"and nothing gives them values: pass --params FILE, --startup FILE.pb or "
+                f"--load DIR")
     exe, scope = Executor(check_nan_inf=args.check_nan_inf), Scope()
     if job.startup is not None:
         exe.run(job.startup, scope=scope)
