@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from executor.plan import BlockCompiler, Plan, run_steps
+from executor.plan import Plan
+from executor.runner import ProgramRunner
 from executor.runtime_context import CLASS_OF_VAR_TYPE, SPARSE_CLASSES
 from executor.scope import Scope, global_scope
 from paddle_ir.core.csr import CSRTensor
@@ -36,7 +37,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.proto import framework_pb2 as pb
 
-_MAX_CACHED_PLANS = 64
+_MAX_CACHED_PROGRAMS = 16
 _VAR_TYPE_NAME = {pb.VarDesc.LOD_TENSOR: "a dense tensor", pb.VarDesc.SELECTED_ROWS:
                   "a SelectedRows", pb.VarDesc.CSR: "a CSRTensor"}
 
@@ -114,7 +115,7 @@ class Executor:
         self.place = "cpu"
         self.check = check
         self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
-        self._plans: OrderedDict = OrderedDict()
+        self._runners: OrderedDict = OrderedDict()
         self.last_plan: Plan | None = None
         self.profile: dict | None = None
 
@@ -127,85 +128,31 @@ class Executor:
             program = default_main_program()
         desc = _program_desc(program)
         scope = global_scope() if scope is None else scope
-        block = desc.blocks[0]
-        declared = {v.name: v for v in block.vars}
+        declared = {v.name: v for v in desc.blocks[0].vars}
         feeds = self._prepare_feeds(declared, feed or {})
         fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
 
-        signature = tuple((n, v.__class__, getattr(v, "dtype", None), v.ndim if v.__class__
-                           is np.ndarray else 0, len(off)) for n, (v, off) in feeds.items())
-        key = (id(desc), getattr(program, "_version_counter", desc.ByteSize()), signature,
-               tuple(fetch_names))
-        plan = None if self.check or self.options.check_nan_inf else self._plans.get(key)
-        if plan is not None and plan[0] is desc:
-            plan = plan[1]
-            env = [None] * len(plan.names)
-            lods = [()] * len(plan.names)
-            if self._bind(plan, env, lods, feeds, scope, strict_kinds=True):
-                run_steps(plan, env, lods, self.profile)
-            else:  # a scope value changed kind since the plan was made
-                plan, env, lods = self._compile(desc, block, declared, feeds, scope,
-                                                fetch_names, key)
-        else:
-            plan, env, lods = self._compile(desc, block, declared, feeds, scope, fetch_names,
-                                            key)
+        runner = self._runner(program, desc)
+        runner.profile = self.profile
+        plan, env, lods = runner.run(0, scope, feeds, fetch_names)
         self.last_plan = plan
-        self._write_back(plan, env, lods, scope)
         return [self._fetch_value(plan, env, lods, n, declared, return_numpy)
                 for n in fetch_names]
 
     def close(self) -> None:
-        self._plans.clear()
+        self._runners.clear()
 
-    # -- compiling and binding --------------------------------------------------------------------
-    def _compile(self, desc, block, declared, feeds, scope, fetch_names, key):
-        persistable = {v.name for v in block.vars if v.persistable}
-        compiler = BlockCompiler(block, persistable, self.options)
-
-        def bind(plan, env, lods):
-            self._bind(plan, env, lods, feeds, scope, strict_kinds=False)
-
-        plan, env, lods = compiler.compile_and_run(bind, fetch_names)
-        if not (self.check or self.options.check_nan_inf):
-            self._plans[key] = (desc, plan)
-            if len(self._plans) > _MAX_CACHED_PLANS:
-                self._plans.popitem(last=False)
-        return plan, env, lods
-
-    def _bind(self, plan: Plan, env, lods, feeds, scope, strict_kinds: bool) -> bool:
-        """Put feeds and scope values into the frame; False if a kind changed since compile."""
-        kinds = plan.external_kinds
-        for k, (i, name) in enumerate(plan.external):
-            fed = feeds.get(name)
-            if fed is not None:
-                value, offsets = fed
-            else:
-                holder = scope.find_var(name)
-                stored = None if holder is None else holder.value
-                if stored is None:
-                    if strict_kinds:
-                        return False
-                    continue  # reported by the op that reads it, with the op's context
-                if stored.__class__ is LoDTensor:
-                    value, offsets = stored._array, stored._offsets
-                else:
-                    value, offsets = stored, ()
-            if strict_kinds and (value.__class__ is not kinds[k][0]
-                                 or len(offsets) != kinds[k][1]):
-                return False
-            env[i], lods[i] = value, offsets
-        return True
-
-    def _write_back(self, plan: Plan, env, lods, scope: Scope) -> None:
-        for i, name in plan.persistable_outputs:
-            value = env[i]
-            holder = scope.find_var(name) or scope.var(name)
-            current = holder.value
-            if value.__class__ in SPARSE_CLASSES:
-                holder.value = value
-            elif (current.__class__ is not LoDTensor or current._array is not value
-                  or current._offsets is not lods[i]):
-                holder.value = LoDTensor._make(value, lods[i])
+    def _runner(self, program, desc) -> ProgramRunner:
+        """The runner (and so the cached plans) of this program at its current version."""
+        cache = not (self.check or self.options.check_nan_inf)
+        key = (id(desc), getattr(program, "_version_counter", desc.ByteSize()))
+        runner = self._runners.get(key)
+        if runner is None or runner.desc is not desc:
+            runner = ProgramRunner(desc, self.options, cache_plans=cache)
+            self._runners[key] = runner
+            if len(self._runners) > _MAX_CACHED_PROGRAMS:
+                self._runners.popitem(last=False)
+        return runner
 
     # -- feeds and fetches ----------------------------------------------------------------------
     def _prepare_feeds(self, declared, feed) -> dict:

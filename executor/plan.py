@@ -50,6 +50,7 @@ from paddle_ir.core.storage import storage_type
 from paddle_ir.proto import framework_pb2 as pb
 
 ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point
+RUN_CONTEXT = 1  # frame slot 1 holds the run's executor.control.RunContext
 _EMPTY = ()
 # How a fallback turns a dense kernel's result back into a declared sparse output.
 _FROM_DENSE = {SELECTED_ROWS: SelectedRows.from_dense, CSR: CSRTensor.from_dense}
@@ -98,12 +99,16 @@ class Plan:
     external: list[tuple[int, str]]
     # The class and LoD level each external value had when the plan was made.
     external_kinds: list[tuple[type, int]]
-    persistable_outputs: list[tuple[int, str]]
+    # Slots written by the block whose values must outlive the run: persistables, and
+    # in a sub-block the variables its ancestors declare (loop-carried values).
+    escaping_outputs: list[tuple[int, str]]
     steps: list[Callable]
     op_types: list[str]
     choices: list[KernelChoice] = field(default_factory=list)
     locations: list[Callable] = field(default_factory=list)
     compile_ms: float = 0.0
+    # Every slot the block writes: what a step scope keeps for the backward pass.
+    written: list[tuple[int, str]] = field(default_factory=list)
 
 
 def parse_attrs(op: pb.OpDesc, opdef, location: OpLocation) -> dict:
@@ -294,6 +299,24 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
     return step
 
 
+def _control_step(fn, attrs, in_layout, index, ins, outs):
+    """A step for a control-flow kernel: it gets the frame as a scope and runs blocks."""
+    from executor.control import ControlContext  # control builds on this module
+
+    def step(env, lods):
+        args = []
+        for item in in_layout:
+            if item is None:
+                args.append(None)
+            elif item.__class__ is int:
+                args.append(env[item])
+            else:
+                args.append([env[i] for i in item])
+        fn(ControlContext(env, lods, index, env[RUN_CONTEXT], ins, outs), attrs, *args)
+
+    return step
+
+
 def _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_aware,
                   densify, to_sparse, shares, single_output, op_type):
     """A step for everything else: duplicable slots, LoD-aware kernels, fallbacks, LoD sharing."""
@@ -342,11 +365,11 @@ def _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_
 class BlockCompiler:
     """Interprets one block with full inference, recording a Plan as it goes."""
 
-    def __init__(self, block: pb.BlockDesc, persistable: set[str], options):
+    def __init__(self, block: pb.BlockDesc, escaping: set[str], options):
         self.block = block
-        self.persistable = persistable
+        self.escaping = escaping
         self.options = options
-        self.names: list[str] = ["<absent>"]
+        self.names: list[str] = ["<absent>", "<run-context>"]
         self.index: dict[str, int] = {}
 
     def slot(self, name: str) -> int:
@@ -373,7 +396,7 @@ class BlockCompiler:
                 external.append(n)
         return external
 
-    def compile_and_run(self, bind: Callable, fetch_names) -> tuple[Plan, list, list]:
+    def compile_and_run(self, bind: Callable, fetch_names, run_context) -> tuple[Plan, list, list]:
         """Bind inputs with `bind(plan, env, lods)`, then run and record every op."""
         started = time.perf_counter()
         external_names = self.external_slots(fetch_names)
@@ -386,10 +409,11 @@ class BlockCompiler:
             self.slot(n)
         env = [None] * len(self.names)
         lods = [_EMPTY] * len(self.names)
+        env[RUN_CONTEXT] = run_context
         plan = Plan(self.names, self.index, external, [], [], [], [])
         bind(plan, env, lods)
         plan.external_kinds = [(type(env[i]), len(lods[i])) for i, _ in external]
-        written_persistables = {}
+        written = {}
         for op_idx, op in enumerate(self.block.ops):
             step, choice, location_fn = self._compile_op(op_idx, op, env, lods)
             try:  # the first run reports a kernel's failure as later runs do
@@ -403,12 +427,13 @@ class BlockCompiler:
             plan.op_types.append(op.type)
             plan.choices.append(choice)
             plan.locations.append(location_fn)
-            self._check_outputs(op, env, lods, location_fn)
+            if not self._pending[1].control:  # control ops write through their scope
+                self._check_outputs(op, env, lods, location_fn)
             for v in op.outputs:
                 for n in v.arguments:
-                    if n in self.persistable:
-                        written_persistables[n] = self.index[n]
-        plan.persistable_outputs = [(i, n) for n, i in written_persistables.items()]
+                    written[n] = self.index[n]
+        plan.written = [(i, n) for n, i in written.items()]
+        plan.escaping_outputs = [(i, n) for n, i in written.items() if n in self.escaping]
         plan.compile_ms = (time.perf_counter() - started) * 1e3
         return plan, env, lods
 
@@ -472,6 +497,8 @@ class BlockCompiler:
                 in_layout.append([index[n] for n in names])
             else:
                 in_layout.append(index[names[0]] if names else None)
+        if kernel.control:
+            return _control_step(kernel.fn, attrs, in_layout, index, ins, outs)
         out_layout, out_names, out_classes, to_sparse = [], [], [], []
         for s in opdef.outputs:
             names = outs.get(s.name, [])

@@ -64,13 +64,11 @@ class Scope:
         return v
 
     def find_var(self, name: str) -> ScopeVariable | None:
-        scope = self
-        while scope is not None:
-            v = scope._vars.get(name)
-            if v is not None:
-                return v
-            scope = scope.parent
-        return None
+        v = self._vars.get(name)
+        if v is not None:
+            return v
+        # Ask the parent (not its dict): a parent may be a running frame (control.py).
+        return None if self.parent is None else self.parent.find_var(name)
 
     def find_local_var(self, name: str) -> ScopeVariable | None:
         return self._vars.get(name)

@@ -88,6 +88,10 @@ class Kernel:
     fn: Callable
     key: KernelKey
     lod: bool = False  # takes and returns LoDTensors for dense values
+    # A control-flow kernel (while, conditional_block): called as fn(ctx, attrs, *inputs)
+    # with an executor.control.ControlContext, it runs sub-blocks and writes its outputs
+    # through ctx.scope instead of returning them.
+    control: bool = False
 
     @property
     def name(self) -> str:
@@ -156,6 +160,7 @@ class OpDef:
         dtypes: Iterable[np.dtype] = FLOATS,
         place: str = CPU,
         lod: bool = False,
+        control: bool = False,
     ) -> Callable:
         """Register `fn` for every dtype in `dtypes` with the given key storage types."""
         stypes = tuple(storage) if storage is not None else (DENSE,) * len(self.key_inputs)
@@ -168,7 +173,7 @@ class OpDef:
                 key = KernelKey(stypes, np.dtype(dt), place)
                 if key in self.kernels:
                     raise ValueError(f"{self.type}: kernel {key} registered twice")
-                self.kernels[key] = Kernel(fn, key, lod)
+                self.kernels[key] = Kernel(fn, key, lod, control)
             return fn
 
         return register

@@ -1,0 +1,138 @@
+"""Running the blocks of one program: plan caching, binding and write-back.
+
+A `ProgramRunner` belongs to one ProgramDesc (at one version). For each block
+and input signature it keeps the Plan made on the first run (plan.py); later
+runs bind the plan's external inputs from the feed and the scope, run its
+steps, and write back the values that outlive the run:
+
+- block 0: persistable variables, into the scope the run was given (the root
+  scope holding parameters and optimizer state);
+- a sub-block: the variables its ancestors declare (loop-carried values), to
+  wherever the scope chain holds them (usually the parent block's frame);
+  with `keep_locals`, also its own variables, into the scope it ran in (the
+  step scope a backward pass reads).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from executor.control import RunContext
+from executor.plan import BlockCompiler, Plan, run_steps
+from executor.runtime_context import SPARSE_CLASSES
+from executor.scope import Scope
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.proto import framework_pb2 as pb
+
+_MAX_CACHED_PLANS = 64
+
+
+def feed_signature(feeds: dict) -> tuple:
+    """What a plan depends on in its feeds: class, dtype, rank and LoD depth, not sizes."""
+    return tuple((n, v.__class__, getattr(v, "dtype", None),
+                  v.ndim if v.__class__ is np.ndarray else 0, len(off))
+                 for n, (v, off) in feeds.items())
+
+
+class ProgramRunner:
+    def __init__(self, desc: pb.ProgramDesc, options, cache_plans: bool = True):
+        self.desc = desc
+        self.options = options
+        self.cache_plans = cache_plans
+        self._plans: OrderedDict = OrderedDict()
+        self.profile: dict | None = None
+
+    # -- entry points -------------------------------------------------------------------------
+    def run(self, block_idx: int, scope: Scope, feeds: dict | None = None,
+            fetch_names=(), keep_locals: bool = False) -> tuple[Plan, list, list]:
+        feeds = feeds or {}
+        key = (block_idx, feed_signature(feeds), tuple(fetch_names), keep_locals)
+        run_context = RunContext(scope, self.run_sub_block)
+        cached = self._plans.get(key) if self.cache_plans else None
+        plan = env = lods = None
+        if cached is not None:
+            env = [None] * len(cached.names)
+            lods = [()] * len(cached.names)
+            env[1] = run_context
+            if self._bind(cached, env, lods, feeds, scope, strict=True):
+                plan = cached
+                run_steps(plan, env, lods, self.profile)
+        if plan is None:  # first run, or a scope value changed kind since the plan was made
+            plan, env, lods = self._compile(block_idx, scope, feeds, fetch_names, run_context)
+            if self.cache_plans:
+                self._plans[key] = plan
+                if len(self._plans) > _MAX_CACHED_PLANS:
+                    self._plans.popitem(last=False)
+        self._write_back(plan, env, lods, scope, block_idx, keep_locals)
+        return plan, env, lods
+
+    def run_sub_block(self, block_idx: int, scope: Scope, keep_locals: bool = False) -> None:
+        self.run(block_idx, scope, keep_locals=keep_locals)
+
+    # -- compiling and binding -------------------------------------------------------------------
+    def _escaping(self, block_idx: int) -> set[str]:
+        block = self.desc.blocks[block_idx]
+        if block_idx == 0:
+            return {v.name for v in block.vars if v.persistable}
+        local = {v.name for v in block.vars if not v.persistable}
+        written = {n for op in block.ops for v in op.outputs for n in v.arguments}
+        return written - local
+
+    def _compile(self, block_idx, scope, feeds, fetch_names, run_context):
+        compiler = BlockCompiler(self.desc.blocks[block_idx], self._escaping(block_idx),
+                                 self.options)
+
+        def bind(plan, env, lods):
+            self._bind(plan, env, lods, feeds, scope, strict=False)
+
+        return compiler.compile_and_run(bind, fetch_names, run_context)
+
+    @staticmethod
+    def _bind(plan: Plan, env, lods, feeds, scope: Scope, strict: bool) -> bool:
+        """Put feeds and scope values into the frame; False if a kind changed since compile."""
+        kinds = plan.external_kinds
+        for k, (i, name) in enumerate(plan.external):
+            fed = feeds.get(name)
+            if fed is not None:
+                value, offsets = fed
+            else:
+                holder = scope.find_var(name)
+                stored = None if holder is None else holder.value
+                if stored is None:
+                    if strict:
+                        return False
+                    continue  # reported by the op that reads it, with the op's context
+                if stored.__class__ is LoDTensor:
+                    value, offsets = stored._array, stored._offsets
+                else:
+                    value, offsets = stored, ()
+            if strict and (value.__class__ is not kinds[k][0] or len(offsets) != kinds[k][1]):
+                return False
+            env[i], lods[i] = value, offsets
+        return True
+
+    @staticmethod
+    def _write_back(plan: Plan, env, lods, scope: Scope, block_idx: int,
+                    keep_locals: bool) -> None:
+        for i, name in plan.escaping_outputs:
+            holder = scope.find_var(name)
+            if holder is None:  # first write of an ancestor's variable: it lives above us
+                holder = (scope.parent or scope).var(name) if block_idx else scope.var(name)
+            _store(holder, env[i], lods[i])
+        if keep_locals:
+            escaping = {n for _, n in plan.escaping_outputs}
+            for i, name in plan.written:
+                if name not in escaping and env[i] is not None:
+                    _store(scope.var(name), env[i], lods[i])
+
+
+def _store(holder, value, offsets) -> None:
+    if value.__class__ in SPARSE_CLASSES or value.__class__ is not np.ndarray:
+        holder.value = value
+        return
+    current = holder.value
+    if (current.__class__ is not LoDTensor or current._array is not value
+            or current._offsets is not offsets):
+        holder.value = LoDTensor._make(value, offsets)
