@@ -1,14 +1,22 @@
 """CSRTensor: the value, its conversions, its record layout, and CSR through programs."""
 
+import importlib.util
 import io
 import re
 import struct
+import subprocess
+import sys
+import tracemalloc
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import paddle_ir as pir
+from executor import StorageFallbackWarning
+from paddle_ir.backward import append_backward
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import InvalidCSRError, TensorFormatError
 from paddle_ir.core.tensor_io import deserialize_csr, read_csr, serialize_csr, write_csr
@@ -345,8 +353,6 @@ def test_sparse_dot_build_time_errors():
 
 
 def test_the_seed_transpose_dot_as_the_gradient_of_sparse_dot():
-    from paddle_ir.backward import append_backward
-
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         lhs = pir.layers.csr_data("lhs", [3, 5])
@@ -366,8 +372,6 @@ def test_the_seed_transpose_dot_as_the_gradient_of_sparse_dot():
 
 
 def _linear_grad_program(op: str, y_shape=(9, 3)):
-    from paddle_ir.backward import append_backward
-
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = pir.layers.csr_data("x", [-1, 9], "float64")
@@ -414,8 +418,6 @@ def test_mul_with_a_csr_x_and_a_flattened_y():
     x = _random_csr(4, 6, 0.3, seed=9)
     rng = np.random.RandomState(10)
     w, u = rng.rand(2, 3, 3), rng.rand(4, 3)  # y_num_col_dims=2: Y is a [6, 3] matrix
-    from paddle_ir.backward import append_backward
-
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         xv = pir.layers.csr_data("x", [-1, 6], "float64")
@@ -431,8 +433,6 @@ def test_mul_with_a_csr_x_and_a_flattened_y():
 
 
 def test_mul_grad_gives_a_csr_x_no_gradient():
-    from paddle_ir.backward import append_backward
-
     with pir.program_guard(pir.Program(), pir.Program()):
         x = pir.layers.csr_data("x", [-1, 4])
         x.stop_gradient = False
@@ -445,9 +445,6 @@ def test_mul_grad_gives_a_csr_x_no_gradient():
 
 def test_the_transpose_gradient_is_not_densified():
     """dW of a 2,000,000-feature linear model: far less memory than one dense [V, D]."""
-    import tracemalloc
-
-    from paddle_ir.backward import append_backward
 
     features, width, batch = 2_000_000, 8, 64
     rng = np.random.RandomState(11)
@@ -472,8 +469,6 @@ def test_the_transpose_gradient_is_not_densified():
 
 
 def test_csr_inputs_of_a_dense_only_op_fall_back():
-    from executor import StorageFallbackWarning
-
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = pir.layers.csr_data("x", [3, 5])
@@ -493,3 +488,57 @@ def test_csr_inputs_of_a_dense_only_op_fall_back():
     np.testing.assert_array_equal(csr.to_dense(), dense)
     with pytest.raises(pir.PaddleIRError, match="storage fallback is turned off"):
         _run(main, {"x": seed_csr(), "d": dense}, [total], storage_fallback="error")
+
+
+# --- the example ---------------------------------------------------------------------------------
+
+
+def _load_example():
+    path = Path(__file__).resolve().parents[1] / "examples" / "sparse_logistic_regression.py"
+    spec = importlib.util.spec_from_file_location("example_sparse_logistic_regression", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_libsvm_lines_parse_to_csr():
+    example = _load_example()
+    x, labels = example.parse_libsvm(["1 3:1 7:0.5", "0 1:2", "1"], 8)
+    assert labels.ravel().tolist() == [1, 0, 1]
+    np.testing.assert_array_equal(x.to_dense(), [[0, 0, 1, 0, 0, 0, 0.5, 0],
+                                                 [2, 0, 0, 0, 0, 0, 0, 0], [0] * 8])
+    cfg = example.Config(features=50, nnz=5, batch=4)
+    lines = example.LibSVMSource(cfg).lines(4)
+    x, labels = example.parse_libsvm(lines, cfg.features)
+    assert x.shape == (4, 50) and set(labels.ravel().tolist()) <= {0.0, 1.0}
+    for i in range(4):  # libsvm rows: increasing indices, no repeats
+        row = x.indices[x.indptr[i]:x.indptr[i + 1]]
+        assert (np.diff(row) > 0).all()
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_sparse_logistic_regression_learns_with_sparse_updates(optimizer):
+    example = _load_example()
+    cfg = example.Config(features=5000, nnz=20, batch=64, steps=80, informative=300,
+                         optimizer=optimizer)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StorageFallbackWarning)
+        result = example.train(cfg)
+    first, last = example.smoothed(result["losses"])
+    assert result["losses"][0] == pytest.approx(np.log(2), rel=1e-5)
+    assert last < 0.85 * first, (first, last)
+    assert (result["rows_touched"] < cfg.features // 3).all()
+    kernels = {c.op_type + ":" + c.kernel for c in result["plan"].choices}
+    assert f"{optimizer}:{optimizer}_selected_rows" in kernels
+    assert "sparse_dot:sparse_dot_kernel" in kernels
+
+
+def test_the_example_runs_as_a_script():
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, str(root / "examples" / "sparse_logistic_regression.py"),
+         "--features", "3000", "--nnz", "10", "--batch", "32", "--steps", "30"],
+        capture_output=True, text=True, timeout=300, cwd=root, check=True)
+    assert "logistic regression, 3,000 features" in done.stdout
+    assert "update kernels: adam adam_selected_rows" in done.stdout

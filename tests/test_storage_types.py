@@ -10,9 +10,11 @@ import pytest
 import paddle_ir as pir
 from executor import StorageFallbackWarning
 from ops import registry
+from ops.activation import ACTIVATIONS
 from ops.context import LOD_TENSOR, SELECTED_ROWS
 from ops.registry import FLOATS, In, OpDef, Out
 from ops.storage import keep_selected_rows
+from paddle_ir.backward import append_backward
 from paddle_ir.core.errors import KernelNotFoundError, StorageTypeError, VarTypeInferenceError
 from tests.op_test import check_op
 
@@ -127,7 +129,6 @@ def test_cast_storage_gradient_keeps_x_storage():
         xs = sr_data("xs", [3, 2])
         xs.stop_gradient = False
         back = pir.layers.cast_storage(xs, "dense")
-        from paddle_ir.backward import append_backward
         append_backward(loss)
         append_backward(back)
     assert main.global_block().var("x@GRAD").type == DENSE
@@ -203,7 +204,6 @@ def test_retain_gradient():
         ids = pir.layers.data("ids", [3], dtype="int64")
         kept = pir.layers.retain(x, ids)
         loss = pir.layers.scale(kept, 2.0)
-        from paddle_ir.backward import append_backward
         append_backward(loss)
     assert main.global_block().var("x@GRAD").type == SR
     x_value = pir.SelectedRows([1], np.ones((1, 2), np.float32), 4)
@@ -472,8 +472,6 @@ def test_var_type_rule_and_runtime_agree_for_every_fallback_output(dense_only_ro
 @pytest.mark.parametrize("op_type", ["relu", "tanh", "sqrt", "square", "abs", "sign"])
 @pytest.mark.parametrize("rows", [[0, 3, 3, 5], [], [5]])
 def test_zero_preserving_activations_keep_selected_rows(op_type, rows):
-    from ops.activation import ACTIVATIONS
-
     forward = next(a.forward for a in ACTIVATIONS if a.name == op_type)
     x = _sr(rows, 6)
     if op_type == "sqrt":
@@ -551,8 +549,6 @@ def test_lazy_adam_leaves_other_rows_and_moments_untouched():
 
 
 def test_backward_through_sparse_values_falls_back_where_no_kernel_exists():
-    from paddle_ir.backward import append_backward
-
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = sr_data("x", [4, 3], "float64")
@@ -574,8 +570,6 @@ def test_backward_through_sparse_values_falls_back_where_no_kernel_exists():
 
 
 def test_error_mode_names_the_sparse_input_a_dense_kernel_cannot_take():
-    from paddle_ir.backward import append_backward
-
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = sr_data("x", [4, 3], "float64")
