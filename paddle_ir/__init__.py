@@ -42,7 +42,7 @@ VarType = framework_pb2.VarDesc.VarType
 CPUPlace = "cpu"
 __version__ = "0.1.0"
 
-_EXECUTOR_NAMES = {"Executor", "Scope", "global_scope", "scope_guard"}
+_EXECUTOR_NAMES = {"Executor", "Scope", "StorageFallbackWarning", "global_scope", "scope_guard"}
 
 
 def __getattr__(name):
@@ -56,7 +56,7 @@ def __getattr__(name):
 
 
 __all__ = [
-    "CSRTensor",
+    "CSRTensor", "StorageFallbackWarning",
     "append_backward",
     "optimizer", "regularizer",
     "Block", "CPUPlace", "DataType", "Executor", "LoDTensor", "Operator", "PaddleIRError",

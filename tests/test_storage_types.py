@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from executor import StorageFallbackWarning
 from ops import registry
 from ops.activation import ACTIVATIONS
 from ops.context import LOD_TENSOR, SELECTED_ROWS
@@ -294,7 +293,7 @@ def test_mixed_kernels_match_the_dense_twin_without_a_fallback(op_type, ufunc, r
     x = _sr(rows, 6)
     d = np.random.RandomState(2).rand(*dense_shape)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", StorageFallbackWarning)
+        warnings.simplefilter("error", pir.StorageFallbackWarning)
         out = check_op(op_type, {"X": x, "Y": d}, {"axis": axis})["Out"][0]
         np.testing.assert_allclose(out, ufunc(x.to_dense(), d))
         if dense_shape == (6, 3):  # a dense X beside a SELECTED_ROWS Y
@@ -365,7 +364,7 @@ B = pir.SelectedRows([3, 2, 1, 0], np.array([[2, 2], [4, 4], [1, 1], [8, 8]], np
 def test_a_dense_only_op_on_sparse_inputs_warns_once_and_is_right():
     main, q1, q2 = _div_program()
     exe = pir.Executor()
-    with pytest.warns(StorageFallbackWarning) as caught:
+    with pytest.warns(pir.StorageFallbackWarning) as caught:
         got1, got2 = exe.run(main, feed={"a": A, "b": B}, fetch_list=[q1, q2],
                              scope=pir.Scope())
         exe.run(main, feed={"a": A, "b": B}, fetch_list=[q1], scope=pir.Scope())
@@ -386,7 +385,7 @@ def test_a_dense_only_op_on_sparse_inputs_warns_once_and_is_right():
 def test_each_executor_reports_its_own_fallbacks():
     main, q1, _ = _div_program()
     for _ in range(2):
-        with pytest.warns(StorageFallbackWarning):
+        with pytest.warns(pir.StorageFallbackWarning):
             run(main, {"a": A, "b": B}, [q1])
 
 
@@ -441,7 +440,7 @@ def test_fallback_converts_back_to_a_declared_sparse_output(dense_only_rowwise_o
         main.global_block().append_op("test_cube", inputs={"X": x}, outputs={"Out": out})
     assert out.type == SR
     x_value = pir.SelectedRows([4, 1, 4], np.array([[1, 2], [0, 0], [1, 1]], np.float32), 5)
-    with pytest.warns(StorageFallbackWarning, match="and cubed converted back to sparse"):
+    with pytest.warns(pir.StorageFallbackWarning, match="and cubed converted back to sparse"):
         (got,) = run(main, {"x": x_value}, [out], check=True)
     assert isinstance(got, pir.SelectedRows)
     assert got.rows.tolist() == [4]  # the dense result's non-zero rows
@@ -477,7 +476,7 @@ def test_zero_preserving_activations_keep_selected_rows(op_type, rows):
     if op_type == "sqrt":
         x = pir.SelectedRows(x.rows, np.abs(x.value), x.height)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", StorageFallbackWarning)
+        warnings.simplefilter("error", pir.StorageFallbackWarning)
         out = check_op(op_type, {"X": x})["Out"][0]
     assert isinstance(out, pir.SelectedRows)
     # Duplicate rows are summed before f: f(a + b), not f(a) + f(b).
@@ -486,7 +485,7 @@ def test_zero_preserving_activations_keep_selected_rows(op_type, rows):
 
 def test_an_activation_that_is_not_zero_preserving_is_dense_through_the_fallback():
     x = _sr([1, 1], 3)
-    with pytest.warns(StorageFallbackWarning, match="sigmoid has no kernel"):
+    with pytest.warns(pir.StorageFallbackWarning, match="sigmoid has no kernel"):
         out = check_op("sigmoid", {"X": x})["Out"][0]
     np.testing.assert_allclose(out, 1 / (1 + np.exp(-x.to_dense())))
 
@@ -510,7 +509,7 @@ def _one_update(optimizer, grad: pir.SelectedRows):
     exe = pir.Executor()
     exe.run(startup, scope=scope)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", StorageFallbackWarning)
+        warnings.simplefilter("error", pir.StorageFallbackWarning)
         exe.run(main, feed={"weight@GRAD": grad}, scope=scope)
     state = {name: np.array(scope.find_var(name).value) for name in
              (v.name for v in main.global_block().vars.values() if v.persistable)}
@@ -559,7 +558,7 @@ def test_backward_through_sparse_values_falls_back_where_no_kernel_exists():
     assert y.type == SR and main.global_block().var("x@GRAD").type == DENSE
     x_value = pir.SelectedRows([3, 0, 3], np.array([[1.0, -2, 3], [-1, 1, 0.5],
                                                     [1, 1, -4]]), 4)
-    with pytest.warns(StorageFallbackWarning) as caught:
+    with pytest.warns(pir.StorageFallbackWarning) as caught:
         loss_value, grad = run(main, {"x": x_value}, [loss, "x@GRAD"], check=True)
     # mean reads a SELECTED_ROWS key input; mean_grad and relu_grad read one beside dense keys.
     assert sorted({str(w.message).split(": ")[1].split()[0] for w in caught}) == [
@@ -601,3 +600,70 @@ def test_cast_keeps_selected_rows():
                                       "out_dtype": pir.DataType.INT32})["Out"][0]
     assert isinstance(out, pir.SelectedRows) and out.dtype == np.int32
     np.testing.assert_array_equal(out.to_dense(), x.to_dense().astype(np.int32))
+
+
+# --- the rest of the seed: motivation, types, copies, fallback outputs, places ----------------
+
+
+def test_motivation_dot_and_its_row_sparse_gradient():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.csr_data("X", [1, 2])
+        w = pir.layers.data("W", [2, 3])
+        ones = pir.layers.data("ones_like_Y", [1, 3])
+        y = pir.layers.sparse_dot(x, w)                               # Y = dot(X, W)
+        grad_w = pir.layers.sparse_dot(x, ones, transpose_x=True)     # dot(X.T, ones_like(Y))
+    x_value = pir.tostype(np.array([[1, 0]], np.float32), "csr")
+    got_y, got_grad = run(main, {"X": x_value, "W": np.array([[3, 4, 5], [6, 7, 8]], np.float32),
+                                 "ones_like_Y": np.ones((1, 3), np.float32)}, [y, grad_w])
+    np.testing.assert_array_equal(got_y, [[3, 4, 5]])
+    assert isinstance(got_grad, pir.SelectedRows) and got_grad.rows.tolist() == [0]
+    np.testing.assert_array_equal(got_grad.to_dense(), [[1, 1, 1], [0, 0, 0]])
+
+
+def test_setting_the_type_keeps_the_storage():
+    # c = mx.nd.sparse.array(a) (float32); d = mx.nd.array(a, dtype=np.float16)
+    a = pir.SelectedRows([1, 4], np.array([[1, 2], [3, 4]], np.float32), 6)
+    out = check_op("cast", {"X": a}, {"in_dtype": pir.DataType.FP32,
+                                      "out_dtype": pir.DataType.FP16})["Out"][0]
+    assert (a.dtype, out.dtype) == (np.float32, np.float16)
+    assert isinstance(out, pir.SelectedRows) and out.rows.tolist() == [1, 4]
+
+
+def test_copy_into_a_destination_keeps_the_destination_storage():
+    # e = sparse.zeros('row_sparse', (2, 2)); g = ones((2, 2)); e[:] = g -> e stays row_sparse
+    e = pir.SelectedRows([], np.zeros((0, 2), np.float32), 2)
+    g = np.ones((2, 2), np.float32)
+    e = pir.tostype(g, pir.storage_type(e))
+    f = pir.tostype(g, "row_sparse")               # g.copyto(f)
+    assert (pir.storage_type(e), pir.storage_type(f), pir.storage_type(g)) == (
+        "selected_rows", "selected_rows", "dense")
+    np.testing.assert_array_equal(e.to_dense(), g)
+
+
+def test_a_dense_operator_with_sparse_input_and_a_sparse_output():
+    # d = log(a) is dense; e = log(a, out=e) keeps e row_sparse; a is unchanged.
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        a = sr_data("a", [5, 2])
+        d = pir.layers.log(a)
+        e = pir.layers.cast_storage(pir.layers.log(a), "row_sparse")
+    assert (a.type, d.type, e.type) == (SR, DENSE, SR)
+    a_value = pir.SelectedRows([0, 1, 2], np.array([[7, 7], [9, 9], [8, 8]], np.float32), 5)
+    with pytest.warns(pir.StorageFallbackWarning, match="log has no kernel"), \
+            np.errstate(divide="ignore"):
+        got_d, got_e = run(main, {"a": a_value}, [d, e])
+    with np.errstate(divide="ignore"):
+        want = np.log(a_value.to_dense())
+    np.testing.assert_array_equal(got_d, want)
+    assert isinstance(got_e, pir.SelectedRows)
+    np.testing.assert_array_equal(got_e.to_dense(), want)
+    assert a_value.rows.tolist() == [0, 1, 2]
+
+
+def test_sparse_zeros_and_an_unsupported_place():
+    zeros = pir.SelectedRows([], np.zeros((0, 100), np.float32), 100)  # sparse.zeros(...)
+    assert zeros.shape == (100, 100) and not zeros.to_dense().any()
+    with pytest.raises(pir.PaddleIRError, match="place 'gpu' is not supported; paddle-ir runs "
+                                                "on 'cpu'"):
+        pir.Executor("gpu")
