@@ -507,3 +507,40 @@ def test_progress_bar_only_on_a_terminal(job_dir, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(args) == 0
     assert "3/3" in terminal.getvalue()  # tqdm's counter, drawn on the terminal only
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
+    program = pir.Program()
+    with pir.program_guard(program, pir.Program()):
+        x = pir.layers.data("x", [-1, 4])
+        for _ in range(400):  # a listing far larger than a pipe's buffer
+            x = pir.layers.scale(x, scale=2.0)
+    path = tmp_path / "big.pb"
+    path.write_bytes(program.serialize())
+    proc = subprocess.Popen([sys.executable, "-m", "paddle_ir", "dump", str(path), "--format",
+                             "proto"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.stdout.read(8) == b"blocks {"
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""
+    proc.stderr.close()
+
+
+def test_dump_a_selected_rows_sibling(tmp_path):
+    main, startup, _ = build_counter()
+    main.global_block().create_var(name="emb@ROWS", shape=[10, 2], dtype="float32",
+                                   type=pir.VarType.SELECTED_ROWS, persistable=True)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    scope.var("emb@ROWS").value = pir.SelectedRows([7, 2, 7], np.ones((3, 2), np.float32), 10)
+    io.save_persistables(exe, tmp_path / "ckpt", main, scope)
+    (tmp_path / "main.pb").write_bytes(main.serialize())
+    out = ok("dump", tmp_path / "ckpt" / "persistables.selected_rows", "--program",
+             tmp_path / "main.pb")
+    lines = out.splitlines()
+    assert "1 SELECTED_ROWS record(s)" in lines[0] and "names from" in lines[0]
+    assert lines[1].split() == ["#", "name", "type", "shape", "dtype", "rows", "bytes"]
+    # the dense shape [height, width], and how many rows the record holds
+    assert lines[2].split()[:7] == ["0", "emb@ROWS", "SELECTED_ROWS", "[10,", "2]", "float32",
+                                    "3"]

@@ -9,6 +9,7 @@ one message, the project's error text; `--debug` adds the traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 
@@ -67,6 +68,11 @@ def main(argv=None) -> int:
         _subparser(parser, argv).error(str(exc))  # prints the usage, exits 2
     except PaddleIRError as exc:
         return _fail(str(exc), debug)
+    except BrokenPipeError:
+        # The reader (`| head`) has had enough: stop quietly, and keep Python's
+        # flush at exit from failing on the closed pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         return _fail(f"{where}{exc.strerror or exc}", debug)
