@@ -193,3 +193,14 @@ def test_large_tensor_file_round_trip(tmp_path):
     back = tensor_io.load_lod_tensor(path)
     np.testing.assert_array_equal(back.numpy(), data)
     assert back.numpy().flags.c_contiguous and back.numpy().flags.aligned
+
+
+def test_dims_that_overflow_are_refused_even_when_a_zero_dim_empties_the_tensor():
+    # Found by the fuzzer: numpy raised "array is too big" from np.empty.
+    desc = pb.TensorDesc(data_type=pb.FP32, dims=[0, 2**62, 4]).SerializeToString()
+    with pytest.raises(TensorFormatError, match=r"the dims overflow; a tensor holds at most "
+                                                r"2\*\*63 - 1 bytes"):
+        tensor_io.deserialize_lod_tensor(_dense_record(desc))
+    many = pb.TensorDesc(data_type=pb.FP32, dims=[1] * 33).SerializeToString()
+    with pytest.raises(TensorFormatError, match="has 33 dims; paddle-ir allows at most 32"):
+        tensor_io.deserialize_lod_tensor(_dense_record(many, b"\0" * 4))

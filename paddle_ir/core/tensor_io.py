@@ -20,6 +20,7 @@ before anything is allocated, so a hostile header cannot exhaust memory.
 from __future__ import annotations
 
 import io
+import math
 import os
 import struct
 import tempfile
@@ -46,6 +47,8 @@ _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _U64 = struct.Struct("<Q")
 _I64 = struct.Struct("<q")
+MAX_DIMS = 32  # numpy 1.x's limit; Paddle's own tensors have at most 9
+_MAX_NBYTES = 2**63 - 1
 
 
 # --- writing ---------------------------------------------------------------------
@@ -166,7 +169,16 @@ class _Reader:
 
     def read_array(self, dtype: np.dtype, shape: tuple[int, ...], field: str) -> np.ndarray:
         """A fresh, writable, aligned array filled straight from the source, no per-element work."""
-        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if len(shape) > MAX_DIMS:
+            raise TensorFormatError(
+                f"{self.what}: {field} has {len(shape)} dims; paddle-ir allows at most {MAX_DIMS}")
+        # numpy refuses shapes whose non-zero dims overflow, even when a zero dim makes
+        # the array empty: [0, 2**62, 4] describes no bytes but is no tensor either.
+        if math.prod(max(d, 1) for d in shape) * dtype.itemsize > _MAX_NBYTES:
+            raise TensorFormatError(
+                f"{self.what}: {field}: the dims overflow; a tensor holds at most "
+                f"2**63 - 1 bytes")
+        nbytes = math.prod(shape) * dtype.itemsize
         self._need(nbytes, field)
         array = np.empty(shape, dtype=dtype.newbyteorder("<") if dtype.itemsize > 1 else dtype)
         target = memoryview(array.reshape(-1).view(np.uint8)) if array.size else None
