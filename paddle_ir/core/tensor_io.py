@@ -172,14 +172,14 @@ class _Reader:
         if len(shape) > MAX_DIMS:
             raise TensorFormatError(
                 f"{self.what}: {field} has {len(shape)} dims; paddle-ir allows at most {MAX_DIMS}")
+        nbytes = math.prod(shape) * dtype.itemsize
+        self._need(nbytes, field)
         # numpy refuses shapes whose non-zero dims overflow, even when a zero dim makes
         # the array empty: [0, 2**62, 4] describes no bytes but is no tensor either.
         if math.prod(max(d, 1) for d in shape) * dtype.itemsize > _MAX_NBYTES:
             raise TensorFormatError(
                 f"{self.what}: {field}: the dims overflow; a tensor holds at most "
                 f"2**63 - 1 bytes")
-        nbytes = math.prod(shape) * dtype.itemsize
-        self._need(nbytes, field)
         array = np.empty(shape, dtype=dtype.newbyteorder("<") if dtype.itemsize > 1 else dtype)
         target = memoryview(array.reshape(-1).view(np.uint8)) if array.size else None
         if target is not None:
