@@ -23,7 +23,7 @@ from ops import registry as op_registry
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import OpLocation, PaddleIRError
-from paddle_ir.framework import Program, op_location
+from paddle_ir.framework import Program, op_location, undecodable_strings
 from paddle_ir.proto import framework_pb2 as pb
 
 INVALID = "InvalidProgram"
@@ -65,6 +65,13 @@ class _Checker:
         self.problems.append(Problem(category, message, block_idx, op))
 
     # -- structure ----------------------------------------------------------------------
+    def check_text(self) -> bool:
+        """Every string field is UTF-8; if not, nothing else can be read reliably."""
+        garbled = undecodable_strings(self.desc)
+        for path in garbled:
+            self.add(f"{path} is not UTF-8 text")
+        return not garbled
+
     def check_structure(self) -> None:
         missing = self.desc.FindInitializationErrors()
         for field in missing:
@@ -258,6 +265,8 @@ class _Checker:
 def check_program(desc: pb.ProgramDesc) -> list[Problem]:
     """Every problem found in `desc`, in the order: structure, ops, inference."""
     checker = _Checker(desc)
+    if not checker.check_text():
+        return checker.problems
     checker.check_structure()
     if checker.desc.blocks:
         checker.check_ops()

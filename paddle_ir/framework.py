@@ -31,6 +31,8 @@ from paddle_ir.printer import describe_var, op_to_string, program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 
 VarType = pb.VarDesc.VarType
+# Variable types whose lod_desc carries a lod_level (a tensor array: its elements').
+_LOD_TYPES = (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY, VarType.LOD_RANK_TABLE)
 PROGRAM_FORMAT_VERSION = 1
 GRAD_SUFFIX = "@GRAD"
 
@@ -91,6 +93,9 @@ class Variable:
         if var_type == VarType.SELECTED_ROWS:
             self.desc.ClearField("lod_desc")
             self.desc.selected_rows_desc.CopyFrom(tensor)
+        elif var_type == VarType.STEP_SCOPES:
+            self.desc.ClearField("lod_desc")
+            self.desc.ClearField("selected_rows_desc")
         else:
             self.desc.ClearField("selected_rows_desc")
             self.desc.lod_desc.tensor.CopyFrom(tensor)
@@ -124,11 +129,12 @@ class Variable:
 
     @property
     def lod_level(self) -> int:
-        return self.desc.lod_desc.lod_level if self.desc.type == VarType.LOD_TENSOR else 0
+        """The LoD depth of a tensor, of an array's elements, or a rank table's levels."""
+        return self.desc.lod_desc.lod_level if self.desc.type in _LOD_TYPES else 0
 
     @lod_level.setter
     def lod_level(self, level: int) -> None:
-        if self.desc.type == VarType.LOD_TENSOR:
+        if self.desc.type in _LOD_TYPES:
             self.desc.lod_desc.lod_level = int(level)
             self.block.program._bump()
 
@@ -384,6 +390,15 @@ class Block:
     def parent_idx(self) -> int:
         return self.desc.parent_idx
 
+    @property
+    def forward_block_idx(self) -> int:
+        """For a grad sub-block: the forward sub-block it differentiates (else -1)."""
+        return self.desc.forward_block_idx
+
+    def _set_forward_block_idx(self, idx: int) -> None:
+        self.desc.forward_block_idx = idx
+        self.program._bump()
+
     # -- variables ---------------------------------------------------------------------
     def create_var(
         self,
@@ -406,10 +421,12 @@ class Block:
         desc = self.desc.vars.add()
         desc.name = name
         desc.type = type
-        tensor = desc.selected_rows_desc if type == VarType.SELECTED_ROWS else desc.lod_desc.tensor
-        tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
-        tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
-        if type == VarType.LOD_TENSOR:
+        if type != VarType.STEP_SCOPES:  # a list of scopes has no tensor description
+            tensor = (desc.selected_rows_desc if type == VarType.SELECTED_ROWS
+                      else desc.lod_desc.tensor)
+            tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
+            tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
+        if type in _LOD_TYPES:
             desc.lod_desc.lod_level = int(lod_level)
         desc.persistable = bool(persistable)
         desc.stop_gradient = bool(stop_gradient)
@@ -435,12 +452,22 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name: str) -> Variable | None:
-        block = self
-        while True:
+        """`name` in this block or its ancestors; a grad sub-block also sees its forward
+        block (and that block's ancestors), whose values it runs next to (Paddle's rule)."""
+        var = self.vars.get(name)
+        if var is not None or (self.parent_idx < 0 and self.forward_block_idx < 0):
+            return var
+        frontier, seen = [self], {self.idx}
+        while frontier:
+            block = frontier.pop(0)
             var = block.vars.get(name)
-            if var is not None or block.parent_idx < 0:
+            if var is not None:
                 return var
-            block = self.program.blocks[block.parent_idx]
+            for idx in (block.parent_idx, block.forward_block_idx):
+                if 0 <= idx < len(self.program.blocks) and idx not in seen:
+                    seen.add(idx)
+                    frontier.append(self.program.blocks[idx])
+        return None
 
     def _var_recursive(self, name: str) -> Variable:
         var = self._find_var_recursive(name)
@@ -571,6 +598,28 @@ def infer_op(opdef, ctx: InferContext) -> None:
 # --- programs --------------------------------------------------------------------
 
 
+def undecodable_strings(message, path: str = "") -> list[str]:
+    """The paths of string fields whose bytes are not UTF-8.
+
+    proto2 does not validate strings, and the Python runtime hands such a field
+    back as `bytes`, which every name lookup and message would then trip over.
+    """
+    found = []
+    for field, value in message.ListFields():
+        where = f"{path}.{field.name}" if path else field.name
+        if field.type == field.TYPE_MESSAGE:
+            items = value if field.is_repeated else [value]
+            for i, item in enumerate(items):
+                found += undecodable_strings(item, f"{where}[{i}]" if field.is_repeated
+                                             else where)
+        elif field.type == field.TYPE_STRING:
+            items = value if field.is_repeated else [value]
+            found += [f"{where}[{i}]" if field.is_repeated else where
+                      for i, item in enumerate(items) if not isinstance(item, str)]
+    return found
+
+
+
 class Program:
     """A ProgramDesc under construction: blocks of variables and ops."""
 
@@ -657,6 +706,11 @@ class Program:
 
     @staticmethod
     def from_desc(desc: pb.ProgramDesc) -> Program:
+        garbled = undecodable_strings(desc)
+        if garbled:
+            raise ProgramFormatError(
+                f"the ProgramDesc holds text that is not UTF-8: {', '.join(garbled[:5])}"
+                + (" ..." if len(garbled) > 5 else ""))
         missing = desc.FindInitializationErrors()
         if missing:
             raise ProgramFormatError(

@@ -135,3 +135,11 @@ def test_dot_marks_persistable_lod_and_selected_rows_variables():
     assert '"op:0:0" [shape=box, style="rounded,filled"' in dot
     assert '"var:0:x" -> "op:0:0" [label="X"];' in dot
     assert program_to_dot(main.desc) == dot  # deterministic
+
+
+def test_text_that_is_not_utf8_is_reported_and_ends_the_check():
+    main, _, _ = build_affine()
+    raw = main.serialize().replace(b"affine_0.w_0", b"affine_0.w\xff\xfe")
+    texts = _texts(check_bytes(raw))
+    assert texts[0] == "[InvalidProgram] blocks[0].vars[1].name is not UTF-8 text", texts
+    assert all("is not UTF-8 text" in t for t in texts)

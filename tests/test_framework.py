@@ -125,3 +125,18 @@ def test_program_guard_restores_defaults():
     with pir.program_guard(pir.Program(), pir.Program()):
         assert pir.default_main_program() is not before
     assert pir.default_main_program() is before
+
+
+def _program_with_name(raw_name: bytes) -> bytes:
+    block = pb.BlockDesc(idx=0, parent_idx=-1)
+    block.vars.add(name="ab", type=pb.VarDesc.LOD_TENSOR)
+    return pb.ProgramDesc(blocks=[block]).SerializeToString().replace(b"ab", raw_name)
+
+
+def test_text_that_is_not_utf8_is_a_format_error():
+    # Found by the fuzzer: proto2 hands such a string back as bytes, and the printer
+    # and the checker then failed with TypeErrors.
+    with pytest.raises(ProgramFormatError, match=r"holds text that is not UTF-8: "
+                                                 r"blocks\[0\]\.vars\[0\]\.name"):
+        pir.Program.parse(_program_with_name(b"\xff\xfe"))
+    assert pir.Program.parse(_program_with_name("é".encode())).global_block().has_var("é")
