@@ -1,14 +1,21 @@
 # paddle-ir: everything a fresh clone needs, from nothing but python3.
 #   make demo   build -> save -> run -> dump the sparse-embedding example
 #   make test   lint + the test suite
+#   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
+#   make bench-peers  the same next to torch and Paddle, installed into .venv-peers (~1 GB)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS   := $(VENV)/.deps-stamp
 STAMP  := $(VENV)/.install-stamp
 PB2    := paddle_ir/proto/framework_pb2.py
+PEERS    := .venv-peers
+PEERS_PY := $(PEERS)/bin/python
+TORCH_VERSION  := 2.13.0
+PADDLE_VERSION := 3.3.1
+BENCH_ARGS ?=
 
-.PHONY: all demo test lint proto clean
+.PHONY: all demo test lint proto clean bench bench-peers peers
 
 all: test
 
@@ -34,6 +41,24 @@ test: $(STAMP) lint
 
 demo: $(STAMP)
 	$(PY) examples/demo.py
+
+bench: $(STAMP)
+	$(PY) -m bench.run $(BENCH_ARGS)
+
+bench-peers: $(STAMP) peers
+	$(PY) -m bench.run --peers $(BENCH_ARGS)
+
+# The peers live apart from paddle-ir's environment; installed only when the
+# pinned versions are not already there.
+peers:
+	test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS)
+	$(PEERS_PY) -c "import torch, paddle, numpy; \
+	  assert torch.__version__.split('+')[0] == '$(TORCH_VERSION)'; \
+	  assert paddle.__version__ == '$(PADDLE_VERSION)'" 2>/dev/null || { \
+	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
+	    "torch==$(TORCH_VERSION)" --index-url https://download.pytorch.org/whl/cpu && \
+	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
+	    "paddlepaddle==$(PADDLE_VERSION)" numpy; }
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out

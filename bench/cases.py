@@ -1,0 +1,153 @@
+"""The benchmark cases: sizes, seeds and data, shared by every system.
+
+This module needs nothing but numpy, so that the peers' environment
+(`.venv-peers`, without paddle-ir) imports it too: every system builds its
+inputs here from fixed seeds, and reports a fingerprint of them that the
+driver compares, so all systems provably run on identical data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+# --- B1: one training step of a sparse embedding ----------------------------------------------
+V, D, N = 1_000_000, 64, 4096
+B1_LR = 0.1
+
+
+def b1_ids() -> np.ndarray:
+    """4096 Zipf(1.2) ids in [0, V), int64, shape [N] (1358 distinct, many repeats)."""
+    return ((np.random.RandomState(0).zipf(1.2, N) - 1) % V).astype(np.int64)
+
+
+def b1_table() -> np.ndarray:
+    """The initial [V, D] float32 table, the same for every system (uniform in [-0.5, 0.5))."""
+    table = np.random.default_rng(1).random((V, D), dtype=np.float32)
+    table -= np.float32(0.5)
+    return table
+
+
+def b1_check(loss: float, table: np.ndarray, ids: np.ndarray) -> dict:
+    """What one step from b1_table() must give: the loss and the touched rows' checksum."""
+    rows = np.unique(ids)
+    return {"loss": float(loss), "touched_sum": float(table[rows].sum(dtype=np.float64)),
+            "untouched_row0": float(table[_first_untouched(rows)].sum(dtype=np.float64))}
+
+
+def _first_untouched(rows: np.ndarray) -> int:
+    candidates = np.setdiff1d(np.arange(rows.size + 1), rows)
+    return int(candidates[0])
+
+
+# --- B2: interpreter overhead -------------------------------------------------------------------
+B2_LENGTHS = (1, 50, 200)
+B2_SCALE = 1.0001
+
+
+def b2_inputs() -> tuple[np.ndarray, np.ndarray]:
+    x = np.linspace(0.5, 2.0, 4, dtype=np.float32)
+    y = np.full(4, 0.25, dtype=np.float32)
+    return x, y
+
+
+def b2_ops(length: int) -> list[str]:
+    """The chain: op k is `scale(h, 1.0001)` for even k and `elementwise_add(h, y)` for odd k."""
+    return ["scale" if k % 2 == 0 else "elementwise_add" for k in range(length)]
+
+
+def b2_reference(length: int) -> np.ndarray:
+    x, y = b2_inputs()
+    h = x
+    for op in b2_ops(length):
+        h = h * np.float32(B2_SCALE) if op == "scale" else h + y
+    return h
+
+
+# --- B3: sequence pooling -----------------------------------------------------------------------
+B3_SEQUENCES, B3_FEATURES, B3_MAX_LEN = 512, 128, 200
+
+
+def b3_lengths() -> np.ndarray:
+    return np.random.RandomState(0).randint(1, B3_MAX_LEN + 1, B3_SEQUENCES).astype(np.int64)
+
+
+def b3_data() -> np.ndarray:
+    """[sum(lengths), 128] float32 rows (50,949 x 128, 26 MB)."""
+    rows = int(b3_lengths().sum())
+    return np.random.default_rng(2).random((rows, B3_FEATURES), dtype=np.float32)
+
+
+def b3_offsets() -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(b3_lengths())]).astype(np.int64)
+
+
+def b3_check(out: np.ndarray) -> dict:
+    out = np.asarray(out, dtype=np.float64)
+    return {"shape": list(out.shape), "sum": float(out.sum()), "row0": float(out[0].sum())}
+
+
+# --- B5: loading a parameter file ---------------------------------------------------------------
+B5_ROWS, B5_COLS = 1_048_576, 64  # float32: 256 MiB
+
+
+def b5_table() -> np.ndarray:
+    return np.random.default_rng(5).random((B5_ROWS, B5_COLS), dtype=np.float32)
+
+
+# --- B6: logistic regression on sparse features -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SparseLR:
+    features: int = 100_000
+    batch: int = 512
+    nnz: int = 100            # features per sample, on average
+    zipf: float = 1.05        # feature frequency ~ 1 / rank^zipf, as in click logs
+    lr: float = 0.5
+
+
+B6 = SparseLR()
+B6_LARGE = SparseLR(features=1_000_000)  # the example's size; too large to densify
+
+
+def b6_batch(cfg: SparseLR) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(data, indices, indptr, labels [batch, 1]) of one CSR batch; columns sorted, unique."""
+    rng = np.random.RandomState(6)
+    weights = 1.0 / np.arange(1, cfg.features + 1) ** cfg.zipf
+    cdf = np.cumsum(weights / weights.sum())
+    rank_to_feature = rng.permutation(cfg.features)
+    lengths = np.maximum(1, rng.poisson(cfg.nnz, size=cfg.batch))
+    ranks = np.minimum(np.searchsorted(cdf, rng.rand(int(lengths.sum()))), cfg.features - 1)
+    features = rank_to_feature[ranks]
+    row_of = np.repeat(np.arange(cfg.batch), lengths)
+    # Unique (row, feature) pairs in row-major order: a canonical CSR matrix.
+    keys = np.unique(row_of.astype(np.int64) * cfg.features + features)
+    rows, indices = np.divmod(keys, cfg.features)
+    indptr = np.zeros(cfg.batch + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=cfg.batch), out=indptr[1:])
+    data = np.ones(indices.size, np.float32)
+    labels = (rng.rand(cfg.batch, 1) < 0.5).astype(np.float32)
+    return data, indices.astype(np.int64), indptr, labels
+
+
+def b6_dense(cfg: SparseLR) -> tuple[np.ndarray, np.ndarray]:
+    data, indices, indptr, labels = b6_batch(cfg)
+    x = np.zeros((cfg.batch, cfg.features), np.float32)
+    x[np.repeat(np.arange(cfg.batch), np.diff(indptr)), indices] = data
+    return x, labels
+
+
+# --- fingerprints -------------------------------------------------------------------------------
+
+
+def fingerprint(*arrays: np.ndarray) -> str:
+    """A short hash of arrays' bytes, dtypes and shapes: equal data, equal fingerprint."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(memoryview(a).cast("B"))
+    return h.hexdigest()[:16]

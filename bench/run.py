@@ -1,0 +1,242 @@
+"""The benchmark driver: all systems, one machine, one run, alternating.
+
+    python -m bench.run                  # paddle-ir and the numpy floors   (make bench)
+    python -m bench.run --peers          # + torch and Paddle from .venv-peers (make bench-peers)
+    python -m bench.run --cases B1 --rounds 3
+
+Each system runs in its own worker process (bench/worker.py), the peers with
+the interpreter of `.venv-peers`. For every case the driver sets up the case
+in each system (the first step runs untimed: plans, caches, lazily created
+optimizer state), warms it up, then runs `--rounds` rounds; in each round
+every system runs one timed batch of repetitions, in an order that rotates
+from round to round, so that drift in the machine's state reaches all
+systems alike. Only one system runs at a time; before a system's batch the
+driver waits `--settle` seconds, so that the previous system's OpenMP
+threads (which spin for up to 200 ms after their work) are asleep.
+
+Results (every repetition's time, the statistics, the checks and the
+machine) go to bench/results/<name>.json; bench/report.py renders the
+tables into bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench.report import render_readme
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "bench", "results")
+
+# worker module -> (display name, runs in the peers' environment)
+SYSTEMS = {
+    "pir": ("paddle-ir", False),
+    "floor": ("numpy", False),
+    "torch_cpu": ("torch", True),
+    "paddle_static": ("paddle", True),
+}
+
+# The cases in run order. `memory`: also measure one step's peak extra memory (B4).
+CASES = [
+    ("B2.chain1", {}), ("B2.chain50", {}), ("B2.chain200", {}),
+    ("B3.sum", {}), ("B3.average", {}), ("B3.floor", {}),
+    ("B1.sgd", {"memory": True}), ("B1.adam", {"memory": True}),
+    ("B1.sgd_dense", {"memory": True, "max_reps": 3}),
+    ("B6.sparse", {}), ("B6.dense", {"max_reps": 5}), ("B6.sparse_1M", {}),
+    ("B5.load", {"max_reps": 3}), ("B5.save", {"max_reps": 1}),
+]
+
+
+class Worker:
+    def __init__(self, system: str, python: str, log_dir: str):
+        self.system = system
+        self.name = SYSTEMS[system][0]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        if system == "paddle_static":
+            env["FLAGS_enable_pir_api"] = "0"  # before `import paddle`, as the issue asks
+        self.log_path = os.path.join(log_dir, f"{system}.log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [python, os.path.join(ROOT, "bench", "worker.py"), system],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            cwd=ROOT, env=env)
+        hello = self.call(op="hello")
+        self.versions, self.cases = hello["versions"], set(hello["cases"])
+
+    def call(self, **request) -> dict:
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"worker {self.name} died; see {self.log_path}")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"{self.name}, {request}: {reply['error']}\n"
+                               f"{reply.get('traceback', '')}")
+        return reply
+
+    def close(self) -> None:
+        try:
+            self.call(op="exit")
+        except (RuntimeError, BrokenPipeError, OSError):
+            pass
+        self.proc.wait(timeout=30)
+        self.log.close()
+
+
+def stats(times: list[float]) -> dict:
+    xs = sorted(times)
+    q = statistics.quantiles(xs, n=4, method="inclusive") if len(xs) > 1 else [xs[0]] * 3
+    median = statistics.median(xs)
+    return {"n": len(xs), "median": median, "q1": q[0], "q3": q[2], "min": xs[0],
+            "max": xs[-1], "mean": statistics.fmean(xs),
+            "iqr_pct": (q[2] - q[0]) / median * 100 if median else 0.0}
+
+
+def machine() -> dict:
+    model, cores = platform.processor() or "unknown", os.cpu_count()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    physical = None
+    try:
+        out = subprocess.run(["lscpu", "-p=CORE,SOCKET"], capture_output=True, text=True,
+                             check=True).stdout
+        physical = len({ln for ln in out.splitlines() if ln and not ln.startswith("#")})
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            mem_gb = int(f.readline().split()[1]) / 2**20
+    except OSError:
+        mem_gb = None
+    env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OMP_NUM_THREADS",
+                                       "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                       "KMP_BLOCKTIME") if k in os.environ}
+    return {"cpu": model, "logical_cpus": cores, "physical_cores": physical,
+            "memory_gb": round(mem_gb, 1) if mem_gb else None, "os": platform.platform(),
+            "env": env}
+
+
+def run_case(case_id: str, opts: dict, workers: list[Worker], args, log) -> dict:
+    active = [w for w in workers if case_id in w.cases]
+    result = {"systems": {}}
+    if not active:
+        return result
+    for w in active:
+        setup = w.call(op="setup", case=case_id)
+        result["systems"][w.name] = {"check": setup["check"],
+                                     "fingerprint": setup["fingerprint"],
+                                     "first_ms": setup["first_ms"], "info": setup["info"],
+                                     "times": []}
+    # Warm-up, which also sizes each system's batch to about --batch-seconds.
+    reps = {}
+    for w in active:
+        time.sleep(args.settle)
+        warm = w.call(op="time", case=case_id, reps=args.warmup)["times"]
+        per_rep = max(statistics.median(warm), 1e-7)
+        reps[w.name] = int(min(max(args.batch_seconds / per_rep, 1),
+                               opts.get("max_reps", args.max_reps)))
+    for r in range(args.rounds):
+        order = active[r % len(active):] + active[:r % len(active)]
+        for w in order:
+            time.sleep(args.settle)
+            times = w.call(op="time", case=case_id, reps=reps[w.name])["times"]
+            result["systems"][w.name]["times"].extend(times)
+    for w in active:
+        entry = result["systems"][w.name]
+        entry["stats"] = stats(entry["times"])
+        if opts.get("memory"):
+            time.sleep(args.settle)
+            entry["memory"] = w.call(op="memory", case=case_id)
+        w.call(op="teardown", case=case_id)
+    fps = {e["fingerprint"] for e in result["systems"].values()}
+    result["same_data"] = len(fps) == 1
+    line = "  ".join(f"{name} {e['stats']['median'] * 1e3:.4g} ms (±{e['stats']['iqr_pct']:.0f}%"
+                     f", n={e['stats']['n']})" for name, e in result["systems"].items())
+    log(f"{case_id:14s} {line}" + ("" if result["same_data"] else "  DATA DIFFERS"))
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--peers", action="store_true", help="also run torch and Paddle")
+    parser.add_argument("--peers-python", default=os.path.join(ROOT, ".venv-peers", "bin",
+                                                               "python"))
+    parser.add_argument("--cases", default="", help="comma-separated prefixes, e.g. B1,B3.sum")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--warmup", type=int, default=3, help="untimed repetitions per system")
+    parser.add_argument("--batch-seconds", type=float, default=0.3)
+    parser.add_argument("--max-reps", type=int, default=3000)
+    parser.add_argument("--settle", type=float, default=0.3,
+                        help="seconds of rest before each batch")
+    parser.add_argument("--name", default=None, help="results file name (bench/results/NAME.json)")
+    parser.add_argument("--no-readme", action="store_true", help="do not update bench/README.md")
+    args = parser.parse_args(argv)
+
+    systems = [s for s, (_, peer) in SYSTEMS.items() if args.peers or not peer]
+    prefixes = [p for p in args.cases.split(",") if p]
+    selected = [(c, o) for c, o in CASES
+                if not prefixes or any(c == p or c.startswith(p + ".") or c.startswith(p)
+                                       for p in prefixes)]
+    log_dir = tempfile.mkdtemp(prefix="paddle-ir-bench-logs-")
+
+    def log(msg):
+        print(msg, flush=True)
+
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = os.getloadavg()
+    log(f"load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
+        f"worker logs in {log_dir}")
+    workers = []
+    try:
+        for s in systems:
+            python = args.peers_python if SYSTEMS[s][1] else sys.executable
+            workers.append(Worker(s, python, log_dir))
+        results = {}
+        for case_id, opts in selected:
+            results[case_id] = run_case(case_id, opts, workers, args, log)
+    finally:
+        for w in workers:
+            w.close()
+    report = {
+        "date": started.isoformat(timespec="seconds"),
+        "duration_s": round((datetime.datetime.now(datetime.timezone.utc) - started)
+                            .total_seconds(), 1),
+        "machine": machine(),
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "versions": {w.name: w.versions for w in workers},
+        "settings": {k: getattr(args, k) for k in ("rounds", "warmup", "batch_seconds",
+                                                   "max_reps", "settle")},
+        "cases": results,
+    }
+    name = args.name or ("bench-peers" if args.peers else "bench")
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, name + ".json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(report, f, indent=1)
+    os.replace(path + ".tmp", path)
+    log(f"wrote {os.path.relpath(path, ROOT)}")
+    if not args.no_readme:
+        render_readme(path, os.path.join(ROOT, "bench", "README.md"))
+        log("updated bench/README.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
