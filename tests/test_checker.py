@@ -2,6 +2,7 @@
 
 from example_programs import build_affine, build_counter
 
+import paddle_ir as pir
 from ops import registry as op_registry
 from paddle_ir.checker import check_bytes, check_program
 from paddle_ir.graphviz import program_to_dot
@@ -143,3 +144,17 @@ def test_text_that_is_not_utf8_is_reported_and_ends_the_check():
     texts = _texts(check_bytes(raw))
     assert texts[0] == "[InvalidProgram] blocks[0].vars[1].name is not UTF-8 text", texts
     assert all("is not UTF-8 text" in t for t in texts)
+
+
+def test_a_variable_without_a_data_type_fails_inference_of_the_ops_reading_it():
+    # Found by the fuzzer: lookup_table and lod_reset read `dtype.kind` of None.
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        ids = pir.layers.data("ids", [-1, 1], dtype="int64")
+        pir.layers.embedding(ids, [10, 4])
+    desc = _copy(main.desc)
+    _var(desc.blocks[0], "ids").type = pb.VarDesc.SELECTED_ROWS  # no selected_rows_desc
+    texts = _texts(check_program(desc))
+    assert "[InvalidProgram] block 0: variable 'ids' has no (known) data type" in texts
+    assert any(t.startswith("[ShapeInferenceError] block 0, op #0 lookup_table")
+               and "): input Ids (ids) has no data type (op created at" in t for t in texts), texts
