@@ -1,6 +1,7 @@
 """Sentiment with negation: an LSTM over variable-length sentences, without padding.
 
-    python examples/sentiment_lstm.py
+    python examples/sentiment_lstm.py                # 4 epochs, saved to out/sentiment_lstm
+    python examples/sentiment_lstm.py --epochs 2 --out /tmp/lstm
 
 Each generated sentence is a few filler words around one sentiment word, drawn
 from a "positive" or a "negative" group; in half of the sentences a negation
@@ -24,9 +25,20 @@ input, forget, output), as in Paddle, hence the fc of size 4 * HIDDEN before
 it. The LSTM steps all sentences of a batch together, longest first, one
 matrix product per time step. Training uses Adam through minimize(), which
 appends the backward pass (lstm_grad included) and the update ops.
+
+The script then saves the inference model words -> softmax(logits), the
+probabilities of (negative, positive), to --out with four sample sentences as
+a feed ("good", "not good", "bad", "not bad", each among filler words): their
+ids stacked in words.npy, their lengths on the command line with --lod. It
+ends by printing the `paddle-ir run` command that runs the model on them.
 """
 
 from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
 
 import numpy as np
 
@@ -65,7 +77,7 @@ def to_batch(sentences: list[np.ndarray], labels: np.ndarray) -> dict:
 
 
 def build(main: pir.Program, startup: pir.Program, learning_rate: float = 0.01):
-    """The network and its optimizer; returns (loss, accuracy, test program)."""
+    """The network and its optimizer; returns (loss, accuracy, probabilities, test program)."""
     main.random_seed = startup.random_seed = 7
     with pir.program_guard(main, startup):
         words = pir.layers.data("words", [-1, 1], dtype="int64", lod_level=1)
@@ -76,10 +88,11 @@ def build(main: pir.Program, startup: pir.Program, learning_rate: float = 0.01):
         pooled = pir.layers.sequence_pool(hidden, "max")
         logits = pir.layers.fc(pooled, 2)
         loss = pir.layers.mean(pir.layers.softmax_with_cross_entropy(logits, label))
-        acc = pir.layers.accuracy(pir.layers.softmax(logits), label)
+        probs = pir.layers.softmax(logits)
+        acc = pir.layers.accuracy(probs, label)
         test_program = main.clone(for_test=True)
         pir.optimizer.Adam(learning_rate=learning_rate).minimize(loss)
-    return loss, acc, test_program
+    return loss, acc, probs, test_program
 
 
 def evaluate(exe, program, acc, sentences, labels) -> float:
@@ -92,15 +105,16 @@ def evaluate(exe, program, acc, sentences, labels) -> float:
     return correct / len(sentences)
 
 
-def main(epochs: int = 4, num_train: int = 1024, num_test: int = 256,
-         verbose: bool = True) -> dict:
+def train(epochs: int = 4, num_train: int = 1024, num_test: int = 256,
+          verbose: bool = True) -> dict:
+    """Train; return the losses and test accuracies, and what saving needs."""
     train_x, train_y = make_corpus(num_train, seed=0)
     test_x, test_y = make_corpus(num_test, seed=1)
     main_program, startup = pir.Program(), pir.Program()
-    loss, acc, test_program = build(main_program, startup)
+    loss, acc, probs, test_program = build(main_program, startup)
 
-    exe = pir.Executor()
-    with pir.scope_guard(pir.Scope()):
+    exe, scope = pir.Executor(), pir.Scope()
+    with pir.scope_guard(scope):
         exe.run(startup)
         before = after = evaluate(exe, test_program, acc, test_x, test_y)
         losses = []
@@ -117,7 +131,41 @@ def main(epochs: int = 4, num_train: int = 1024, num_test: int = 256,
                       f"test accuracy {after:.3f}")
     if verbose:
         print(f"test accuracy: {before:.3f} before training, {after:.3f} after (chance 0.5)")
-    return {"accuracy_before": before, "accuracy": after, "losses": losses}
+    return {"accuracy_before": before, "accuracy": after, "losses": losses,
+            "main": main_program, "scope": scope, "probs": probs}
+
+
+# "good", "not good", "bad", "not bad", each among filler words
+SAMPLE = [[3, 17, POSITIVE[0], 8], [3, 17, NEGATION, POSITIVE[0], 8],
+          [NEGATIVE[0], 25, 11], [NEGATION, NEGATIVE[0], 25, 11]]
+
+
+def save(out: str, result: dict) -> str:
+    """Save the inference model and the SAMPLE sentences to `out`; the command that runs them,
+    the sentences' lengths in its --lod."""
+    pir.io.save_inference_model(out, ["words"], [result["probs"]],
+                                main_program=result["main"], scope=result["scope"])
+    words = os.path.join(out, "words.npy")
+    np.save(words, np.concatenate(SAMPLE).astype(np.int64).reshape(-1, 1))
+    lengths = json.dumps([[len(s) for s in SAMPLE]], separators=(",", ":"))
+    return (f"{shlex.join(['paddle-ir', 'run', out, '--feed', f'words={words}'])} "
+            f"--lod words='{lengths}'")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--out", default="out/sentiment_lstm",
+                        help="where the inference model and the sample feed go")
+    args = parser.parse_args()
+    result = train(args.epochs)
+    losses = result["losses"]
+    print(f"loss {np.mean(losses[:8]):.4f} -> {np.mean(losses[-8:]):.4f} "
+          f"(the first and the last 8 steps)")
+    command = save(args.out, result)
+    print(f"saved to {args.out}: the inference model words -> (P(negative), P(positive)),\n"
+          f"and a sample feed of four sentences: good, not good, bad, not bad (among filler "
+          f"words).\nRun it with:\n  {command}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python examples/word2vec.py                      # defaults: 300 steps, vocab 400
     python examples/word2vec.py --steps 600 --optimizer sgd
+    python examples/word2vec.py --out /tmp/w2v       # where the model goes (default out/word2vec)
 
 The corpus is generated: the vocabulary is split into `topics`, and each
 sentence draws its words (Zipf-weighted) from one topic, so words of a topic
@@ -22,11 +23,20 @@ average falls from 0.68 to 0.21, a factor of 0.32 (0.45 with `--optimizer
 sgd`, whose default rate is 20 because the loss is a mean over batch * (k + 1)
 scores). Afterwards the nearest neighbour (cosine, in emb_in) of nearly every
 word is a word of the same topic (chance: 1 / topics).
+
+The script then saves the inference model (center, words) -> sigmoid(scores),
+the probability that each candidate is a context of its center word, with
+both tables as parameters, and a sample feed beside it: one center word of
+each of four topics, each against a word of its own topic and `negatives`
+words of other topics. It ends by printing the `paddle-ir run` command that
+runs the saved model on that feed (`make demo` runs it).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +58,7 @@ class Config:
     optimizer: str = "adam"      # adam (lazy_mode) or sgd
     learning_rate: float = 0.0   # 0: 0.02 for adam, 20 for sgd (the loss is a mean)
     seed: int = 7
+    out: str = "out/word2vec"    # where the inference model and the sample feed go
 
 
 def make_corpus(cfg: Config, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +91,7 @@ def noise_distribution(corpus: np.ndarray, vocab: int) -> np.ndarray:
 
 
 def build(cfg: Config):
-    """(main, startup, loss) of the skip-gram model."""
+    """(main, startup, loss, prob) of the skip-gram model; prob = sigmoid(scores)."""
     main, startup = pir.Program(), pir.Program()
     main.random_seed = startup.random_seed = cfg.seed
     k = cfg.negatives + 1
@@ -99,6 +110,7 @@ def build(cfg: Config):
         scores = pir.layers.reduce_sum(emb_out * query, dim=2)           # [B, k]
         cost = pir.layers.sigmoid_cross_entropy_with_logits(scores, label)
         loss = pir.layers.mean(cost)
+        prob = pir.layers.sigmoid(scores)   # what the saved inference model computes
         if cfg.optimizer == "adam":
             optimizer = pir.optimizer.Adam(cfg.learning_rate or 0.02, lazy_mode=True)
         elif cfg.optimizer == "sgd":
@@ -106,11 +118,12 @@ def build(cfg: Config):
         else:
             raise ValueError(f"optimizer must be 'adam' or 'sgd', got {cfg.optimizer!r}")
         optimizer.minimize(loss)
-    return main, startup, loss
+    return main, startup, loss, prob
 
 
 def train(cfg: Config) -> dict:
-    """Train for cfg.steps; return the per-step losses, the center table and the topics."""
+    """Train for cfg.steps; return the per-step losses, the center table, the topics, and
+    what saving needs (the program, its scope, the prob variable)."""
     rng = np.random.RandomState(cfg.seed)
     corpus, topic_of = make_corpus(cfg, rng)
     pairs = skipgram_pairs(corpus, cfg.window)
@@ -118,21 +131,47 @@ def train(cfg: Config) -> dict:
     label = np.zeros((cfg.batch, cfg.negatives + 1), np.float32)
     label[:, 0] = 1.0
 
-    main, startup, loss = build(cfg)
+    main, startup, loss, prob = build(cfg)
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
-    losses = []
+    losses, touched = [], []
     for _ in range(cfg.steps):
         batch = pairs[rng.randint(len(pairs), size=cfg.batch)]
         negatives = rng.choice(cfg.vocab, size=(cfg.batch, cfg.negatives), p=noise)
         feed = {"center": batch[:, :1],
                 "words": np.concatenate([batch[:, 1:], negatives], axis=1),
                 "label": label}
-        (value,) = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+        value, grad = exe.run(main, feed=feed, fetch_list=[loss, "emb_in@GRAD"], scope=scope)
         losses.append(float(value))
+        touched.append(len(np.unique(grad.rows)))
     table = scope.find_var("emb_in").value.numpy().copy()
     return {"losses": np.array(losses), "embeddings": table, "topic_of": topic_of,
-            "plan": exe.last_plan}
+            "rows_touched": np.array(touched), "plan": exe.last_plan,
+            "main": main, "scope": scope, "prob": prob}
+
+
+def sample_feed(cfg: Config, topic_of: np.ndarray) -> dict:
+    """Four center words of different topics, each with negatives + 1 candidates: first a
+    word of its own topic, then words of other topics."""
+    center, words = [], []
+    for topic in range(min(4, cfg.topics)):
+        members = np.flatnonzero(topic_of == topic)      # most frequent first
+        others = np.flatnonzero(topic_of != topic)[:cfg.negatives]
+        center.append([members[0]])
+        words.append([members[1], *others])
+    return {"center": np.array(center, np.int64), "words": np.array(words, np.int64)}
+
+
+def save(cfg: Config, result: dict) -> str:
+    """Save the inference model and the sample feed to cfg.out; the command that runs them."""
+    pir.io.save_inference_model(cfg.out, ["center", "words"], [result["prob"]],
+                                main_program=result["main"], scope=result["scope"])
+    command = ["paddle-ir", "run", cfg.out]
+    for name, value in sample_feed(cfg, result["topic_of"]).items():
+        path = os.path.join(cfg.out, f"{name}.npy")
+        np.save(path, value)
+        command += ["--feed", f"{name}={path}"]
+    return shlex.join(command)
 
 
 def neighbour_topic_accuracy(embeddings: np.ndarray, topic_of: np.ndarray) -> float:
@@ -163,6 +202,13 @@ def main() -> None:
     print(f"loss {first:.4f} -> {last:.4f} (x{last / first:.2f}, averaged over 20 steps)")
     accuracy = neighbour_topic_accuracy(result["embeddings"], result["topic_of"])
     print(f"nearest neighbour in the same topic: {accuracy:.0%} (chance {1 / cfg.topics:.0%})")
+    kernels = [c.kernel for c in result["plan"].choices if c.op_type == cfg.optimizer]
+    print(f"emb_in@GRAD: a SelectedRows of {result['rows_touched'].mean():.0f} of {cfg.vocab} "
+          f"rows per step (mean); table updates: {', '.join(kernels)}")
+    command = save(cfg, result)
+    print(f"saved to {cfg.out}: the inference model (center, words) -> P(word is a context of "
+          f"center),\nand a sample feed of four center words, each against a word of its own "
+          f"topic (column 0)\nand {cfg.negatives} of other topics. Run it with:\n  {command}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ import importlib.util
 import io
 import re
 import struct
-import subprocess
 import sys
 import tracemalloc
 import warnings
@@ -532,13 +531,3 @@ def test_sparse_logistic_regression_learns_with_sparse_updates(optimizer):
     kernels = {c.op_type + ":" + c.kernel for c in result["plan"].choices}
     assert f"{optimizer}:{optimizer}_selected_rows" in kernels
     assert "sparse_dot:sparse_dot_kernel" in kernels
-
-
-def test_the_example_runs_as_a_script():
-    root = Path(__file__).resolve().parents[1]
-    done = subprocess.run(
-        [sys.executable, str(root / "examples" / "sparse_logistic_regression.py"),
-         "--features", "3000", "--nnz", "10", "--batch", "32", "--steps", "30"],
-        capture_output=True, text=True, timeout=300, cwd=root, check=True)
-    assert "logistic regression, 3,000 features" in done.stdout
-    assert "update kernels: adam adam_selected_rows" in done.stdout

@@ -472,7 +472,7 @@ def test_sentiment_lstm_example_learns_negation():
     spec = importlib.util.spec_from_file_location("example_sentiment_lstm", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    result = example.main(epochs=4, num_train=1024, num_test=128, verbose=False)
+    result = example.train(epochs=4, num_train=1024, num_test=128, verbose=False)
     losses = result["losses"]
     assert np.mean(losses[:8]) > 0.6  # about ln 2: the classes are balanced
     assert np.mean(losses[-8:]) < 0.3 * np.mean(losses[:8])

@@ -207,7 +207,7 @@ def _load_example(name):
 
 def test_text_classification_example_learns_well_above_chance():
     example = _load_example("text_classification")
-    result = example.main(epochs=2, verbose=False)
+    result = example.train(epochs=2, verbose=False)
     chance = 1 / example.NUM_CLASSES
     assert result["accuracy_before"] < 0.5
     assert result["accuracy"] > 0.8 > 2 * chance

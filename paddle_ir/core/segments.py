@@ -54,13 +54,34 @@ def segment_sum(
     return out.reshape((num_segments,) + x.shape[1:])
 
 
+def stable_argsort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, keys[order]) with equal keys kept in their original order, for integer keys.
+
+    numpy's stable argsort of int64 is a merge sort, four times slower than its
+    vectorized default sort (150 us against 35 us for 4096 ids). Packing each
+    non-negative key with its position, key * n + i, makes the packed keys
+    distinct and orders equal keys by position, so the fast sort of the packed
+    keys is a stable argsort; keys too large to pack use the merge sort.
+    """
+    n = keys.size
+    if n and keys.dtype.kind in "iu":
+        lo, hi = int(keys.min()), int(keys.max())
+        if lo >= 0 and hi < np.iinfo(np.int64).max // n:
+            packed = keys.astype(np.int64) * n
+            packed += np.arange(n, dtype=np.int64)
+            packed.sort()
+            sorted_keys, order = np.divmod(packed, n)
+            return order, sorted_keys.astype(keys.dtype, copy=False)
+    order = np.argsort(keys, kind="stable")
+    return order, keys[order]
+
+
 def merge_rows(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique rows and the per-row sums of `value` (duplicates added)."""
+    """Sorted unique rows and the per-row sums of `value` (duplicates added in their order)."""
     n = rows.size
     if n == 0:
         return rows.astype(np.int64, copy=True), value.copy()
-    order = np.argsort(rows, kind="stable")
-    sorted_rows = rows[order]
+    order, sorted_rows = stable_argsort(rows)
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(sorted_rows[1:], sorted_rows[:-1], out=starts[1:])
