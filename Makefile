@@ -39,8 +39,14 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest
 
+# The sparse-embedding example end to end: build and train it, save the
+# inference model (.pb + params), run the saved model from the command line
+# (the command the example prints), and print the program and its parameters.
 demo: $(STAMP)
-	$(PY) examples/demo.py
+	$(PY) examples/word2vec.py --out out/word2vec
+	$(VENV)/bin/paddle-ir run out/word2vec --feed center=out/word2vec/center.npy --feed words=out/word2vec/words.npy
+	$(VENV)/bin/paddle-ir dump out/word2vec
+	$(VENV)/bin/paddle-ir dump out/word2vec/params
 
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)

@@ -101,6 +101,18 @@ def test_out_names_the_directory_and_the_command_quotes_it(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_make_demo_runs_the_command_word2vec_prints(tmp_path):
+    """`make demo` repeats the word2vec example's printed command; they must not drift."""
+    stdout = run_script("word2vec", ["--steps", "5", "--vocab", "40", "--sentences", "50"],
+                        cwd=tmp_path)
+    (command,) = printed_commands(stdout)
+    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", (REPO / "Makefile").read_text(), re.M)
+    assert recipe, "no demo target in the Makefile"
+    lines = [line.strip() for line in recipe.group(1).splitlines()]
+    assert "$(PY) examples/word2vec.py --out out/word2vec" in lines
+    assert command.replace("paddle-ir", "$(VENV)/bin/paddle-ir", 1) in lines
+
+
 def test_a_saved_word2vec_model_scores_its_own_topic_first(tmp_path):
     """The demo's point: after training, column 0 (a word of the center's topic) wins."""
     run_script("word2vec", ["--steps", "200", "--vocab", "120", "--topics", "4",
