@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from executor.allocator import keep_freed_memory
 from executor.plan import Plan
 from executor.runner import ProgramRunner
 from executor.runtime_context import CLASS_OF_VAR_TYPE, SPARSE_CLASSES
@@ -114,6 +115,7 @@ class Executor:
             raise PaddleIRError("storage_fallback must be 'warn' or 'error'")
         self.place = "cpu"
         self.check = check
+        keep_freed_memory()  # runs reuse their temporaries' memory instead of faulting it in
         self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
         self._runners: OrderedDict = OrderedDict()
         self.last_plan: Plan | None = None
