@@ -1,10 +1,12 @@
 """paddle_ir.core.segments: the stable argsort and the row merge behind sparse updates."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paddle_ir.core.segments import merge_rows, stable_argsort
+from paddle_ir.core import segments
+from paddle_ir.core.segments import merge_rows, segment_sum, stable_argsort
 
 
 @settings(max_examples=80, deadline=None)
@@ -35,3 +37,24 @@ def test_merge_rows_adds_duplicates_in_their_order():
         want[r] = want[r] + v if r in want else v.copy()
     assert unique.tolist() == sorted(want)
     np.testing.assert_array_equal(sums, np.stack([want[r] for r in unique.tolist()]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64, np.int8,
+                                   np.bool_, np.complex64])
+def test_segment_sum_direct_loop_equals_scipys_public_route(dtype, monkeypatch):
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((30, 2, 3)) * 4).astype(dtype)
+    offsets = np.array([0, 4, 4, 11, 30], np.int64)
+    order = rng.permutation(30)
+    weights = rng.random(30)
+    direct = segment_sum(x, offsets, row_order=order)
+    direct_w = segment_sum(x, offsets, weights=weights.astype(direct.dtype), row_order=order)
+    monkeypatch.setattr(segments, "_csr_matvecs", None)
+    public = segment_sum(x, offsets, row_order=order)
+    public_w = segment_sum(x, offsets, weights=weights.astype(direct.dtype), row_order=order)
+    assert direct.shape == (4, 2, 3) and direct.dtype == public.dtype
+    np.testing.assert_array_equal(direct, public)
+    np.testing.assert_array_equal(direct_w, public_w)
+    want = np.stack([x[order[s:e]].astype(direct.dtype).sum(axis=0)
+                     for s, e in zip(offsets[:-1], offsets[1:], strict=True)])
+    np.testing.assert_allclose(direct, want, rtol=1e-2 if dtype == np.float16 else 1e-6)
