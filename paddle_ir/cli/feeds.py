@@ -21,10 +21,10 @@ import io as _stdio
 import json
 import math
 import os
-import zipfile
 
 import numpy as np
 
+from paddle_ir.cli import npyfile
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import FeedError
@@ -63,44 +63,14 @@ def parse_lod(text: str, option: str = "--lod") -> list[list[int]]:
     return lod
 
 
-def _np_load(path: str):
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        if "pickle" in str(exc).lower() or "object arrays" in str(exc).lower():
-            raise FeedError(f"{path} holds pickled Python objects; paddle-ir reads .npy and "
-                            f".npz without unpickling (allow_pickle=False)") from None
-        raise FeedError(f"{path} is not a numpy .npy/.npz file: {exc}") from None
-    except (EOFError, OSError, zipfile.BadZipFile) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise FeedError(f"{path} is not a readable .npy/.npz file: {exc}") from None
-
-
 def load_npy(path: str) -> np.ndarray:
-    loaded = _np_load(path)
-    if not isinstance(loaded, np.ndarray):
-        loaded.close()
-        raise FeedError(f"{path} is an .npz archive; pass it with --feeds")
-    return loaded
+    """A feed from an .npy file (see npyfile: checked, never unpickled)."""
+    return npyfile.load_npy(path)
 
 
 def load_npz(path: str) -> dict:
     """Name -> ndarray, LoDTensor, SelectedRows or CSRTensor, grouped as described above."""
-    archive = _np_load(path)
-    if isinstance(archive, np.ndarray):
-        raise FeedError(f"{path} is a single .npy array; pass it with --feed NAME={path}")
-    try:
-        entries = {}
-        for key in archive.files:
-            try:
-                entries[key] = archive[key]
-            except ValueError:
-                raise FeedError(f"{path}: entry {key!r} holds pickled Python objects; "
-                                f"paddle-ir never unpickles") from None
-    finally:
-        archive.close()
-    return group_entries(entries, path)
+    return group_entries(npyfile.load_npz_entries(path), path)
 
 
 def _stems(entries: dict, parts) -> set[str]:
@@ -108,15 +78,26 @@ def _stems(entries: dict, parts) -> set[str]:
     return {s for s in stems if all(f"{s}.{p}" in entries for p in parts)}
 
 
+def _integers(array: np.ndarray, ndim: int, what: str) -> np.ndarray:
+    """An integer entry of the given rank (the height, or a CSR shape), or a FeedError."""
+    if array.ndim != ndim or (array.size and array.dtype.kind not in "iu"):
+        form = "a 0-D integer" if ndim == 0 else f"a {ndim}-D integer array"
+        raise FeedError(f"{what} must be {form}, got {array.dtype} of shape "
+                        f"{list(array.shape)}")
+    return array
+
+
 def group_entries(entries: dict, path: str) -> dict:
     values, used = {}, set()
     try:
         for stem in sorted(_stems(entries, _SR_PARTS)):
             rows, value, height = (entries[f"{stem}.{p}"] for p in _SR_PARTS)
+            height = _integers(height, 0, f"{path}: {stem}.height")
             values[stem] = SelectedRows(rows, value, int(height))
             used |= {f"{stem}.{p}" for p in _SR_PARTS}
         for stem in sorted(_stems(entries, _CSR_PARTS)):
             data, indices, indptr, shape = (entries[f"{stem}.{p}"] for p in _CSR_PARTS)
+            shape = _integers(shape, 1, f"{path}: {stem}.shape")
             values[stem] = CSRTensor(data, indices, indptr, tuple(int(d) for d in shape))
             used |= {f"{stem}.{p}" for p in _CSR_PARTS}
     except ValueError as exc:  # the value classes' own errors are ValueErrors
