@@ -65,7 +65,7 @@ def lookup(attrs, w: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """W's rows for the flattened ids, [N, D], zeros at padding_idx."""
     flat = ids.reshape(-1)
     _check_ids(flat, w.shape[0])
-    out = w[flat]
+    out = w.take(flat, axis=0)  # faster than w[flat] for a gather of whole rows
     padding = attrs["padding_idx"]
     if padding >= 0:
         out[flat == padding] = 0

@@ -69,5 +69,8 @@ def scalar(value: np.ndarray, dtype: np.dtype):
 
 
 def merged(grad: SelectedRows) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique rows and their summed values: the rows an update touches."""
+    """Sorted unique rows and their summed values: the rows an update touches.
+
+    Both are new arrays, never views of the gradient: kernels may overwrite them.
+    """
     return merge_rows(grad.rows, grad.value)

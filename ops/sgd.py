@@ -32,6 +32,10 @@ def sgd_dense(attrs, param, grad, learning_rate):
 
 @sgd.kernel(storage=["selected_rows"], dtypes=FLOATS)
 def sgd_selected_rows(attrs, param, grad, learning_rate):
-    rows, values = merged(grad)
-    param[rows] -= scalar(learning_rate, param.dtype) * values
+    rows, values = merged(grad)  # new arrays: scaled in place
+    values *= scalar(learning_rate, param.dtype)
+    # take + put: numpy's fancy `param[rows] -= ...` gathers the rows more slowly.
+    updated = param.take(rows, axis=0)
+    updated -= values
+    param[rows] = updated
     return param

@@ -101,7 +101,10 @@ def stable_argsort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def merge_rows(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique rows and the per-row sums of `value` (duplicates added in their order)."""
+    """Sorted unique rows and the per-row sums of `value` (duplicates added in their order).
+
+    Both results are new arrays (never views of the inputs), which callers may overwrite.
+    """
     n = rows.size
     if n == 0:
         return rows.astype(np.int64, copy=True), value.copy()
