@@ -31,8 +31,6 @@ from paddle_ir.printer import describe_var, op_to_string, program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 
 VarType = pb.VarDesc.VarType
-# Variable types whose lod_desc carries a lod_level (a tensor array: its elements').
-_LOD_TYPES = (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY, VarType.LOD_RANK_TABLE)
 PROGRAM_FORMAT_VERSION = 1
 GRAD_SUFFIX = "@GRAD"
 
@@ -93,9 +91,6 @@ class Variable:
         if var_type == VarType.SELECTED_ROWS:
             self.desc.ClearField("lod_desc")
             self.desc.selected_rows_desc.CopyFrom(tensor)
-        elif var_type == VarType.STEP_SCOPES:
-            self.desc.ClearField("lod_desc")
-            self.desc.ClearField("selected_rows_desc")
         else:
             self.desc.ClearField("selected_rows_desc")
             self.desc.lod_desc.tensor.CopyFrom(tensor)
@@ -129,12 +124,11 @@ class Variable:
 
     @property
     def lod_level(self) -> int:
-        """The LoD depth of a tensor, of an array's elements, or a rank table's levels."""
-        return self.desc.lod_desc.lod_level if self.desc.type in _LOD_TYPES else 0
+        return self.desc.lod_desc.lod_level if self.desc.type == VarType.LOD_TENSOR else 0
 
     @lod_level.setter
     def lod_level(self, level: int) -> None:
-        if self.desc.type in _LOD_TYPES:
+        if self.desc.type == VarType.LOD_TENSOR:
             self.desc.lod_desc.lod_level = int(level)
             self.block.program._bump()
 
@@ -390,15 +384,6 @@ class Block:
     def parent_idx(self) -> int:
         return self.desc.parent_idx
 
-    @property
-    def forward_block_idx(self) -> int:
-        """For a grad sub-block: the forward sub-block it differentiates (else -1)."""
-        return self.desc.forward_block_idx
-
-    def _set_forward_block_idx(self, idx: int) -> None:
-        self.desc.forward_block_idx = idx
-        self.program._bump()
-
     # -- variables ---------------------------------------------------------------------
     def create_var(
         self,
@@ -421,12 +406,10 @@ class Block:
         desc = self.desc.vars.add()
         desc.name = name
         desc.type = type
-        if type != VarType.STEP_SCOPES:  # a list of scopes has no tensor description
-            tensor = (desc.selected_rows_desc if type == VarType.SELECTED_ROWS
-                      else desc.lod_desc.tensor)
-            tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
-            tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
-        if type in _LOD_TYPES:
+        tensor = desc.selected_rows_desc if type == VarType.SELECTED_ROWS else desc.lod_desc.tensor
+        tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
+        tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
+        if type == VarType.LOD_TENSOR:
             desc.lod_desc.lod_level = int(lod_level)
         desc.persistable = bool(persistable)
         desc.stop_gradient = bool(stop_gradient)
@@ -452,22 +435,12 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name: str) -> Variable | None:
-        """`name` in this block or its ancestors; a grad sub-block also sees its forward
-        block (and that block's ancestors), whose values it runs next to (Paddle's rule)."""
-        var = self.vars.get(name)
-        if var is not None or (self.parent_idx < 0 and self.forward_block_idx < 0):
-            return var
-        frontier, seen = [self], {self.idx}
-        while frontier:
-            block = frontier.pop(0)
+        block = self
+        while True:
             var = block.vars.get(name)
-            if var is not None:
+            if var is not None or block.parent_idx < 0:
                 return var
-            for idx in (block.parent_idx, block.forward_block_idx):
-                if 0 <= idx < len(self.program.blocks) and idx not in seen:
-                    seen.add(idx)
-                    frontier.append(self.program.blocks[idx])
-        return None
+            block = self.program.blocks[block.parent_idx]
 
     def _var_recursive(self, name: str) -> Variable:
         var = self._find_var_recursive(name)
@@ -617,7 +590,6 @@ def undecodable_strings(message, path: str = "") -> list[str]:
             found += [f"{where}[{i}]" if field.is_repeated else where
                       for i, item in enumerate(items) if not isinstance(item, str)]
     return found
-
 
 
 class Program:
