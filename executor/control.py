@@ -104,6 +104,14 @@ class ControlContext:
         """
         self._run.run_block(block_idx, scope, keep_locals)
 
+    def new_scope(self, parent: Scope | None = None) -> Scope:
+        """A scope for one run of a sub-block, under `parent` (default: this frame).
+
+        Unlike `parent.new_scope()` it is not recorded among the parent's kids, so
+        it is freed as soon as the kernel lets go of it.
+        """
+        return Scope(self.scope if parent is None else parent)
+
     def value(self, name: str):
         """The value of `name` as the sub-block would see it (LoDTensor for dense)."""
         holder = self.scope.find_var(name)

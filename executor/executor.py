@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from executor.allocator import keep_freed_memory
 from executor.plan import Plan
 from executor.runner import ProgramRunner
-from executor.runtime_context import CLASS_OF_VAR_TYPE, SPARSE_CLASSES
+from executor.runtime_context import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
 from executor.scope import Scope, global_scope
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
@@ -171,7 +171,7 @@ class Executor:
 
     @staticmethod
     def _check_feed(name, var: pb.VarDesc, value, offsets) -> None:
-        want = CLASS_OF_VAR_TYPE.get(var.type)
+        want = CLASS_OF_VAR_TYPE.get(var.type) if var.type in _VAR_TYPE_NAME else None
         if want is None:
             raise FeedError(f"variable {name!r} of type {pb.VarDesc.VarType.Name(var.type)} "
                             f"cannot be fed")
@@ -222,6 +222,8 @@ class Executor:
             raise MissingVariableError(
                 f"cannot fetch {name!r}: no op of the program wrote it and it has no value in "
                 f"the scope")
+        if value.__class__ in CONTAINER_CLASSES:  # a tensor array, a rank table: as they are
+            return value
         if value.__class__ in SPARSE_CLASSES:
             # Returned as is even for return_numpy=True: densifying a [V, D] gradient
             # silently is what sparse storage exists to avoid; np.asarray(sr) densifies.

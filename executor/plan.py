@@ -25,13 +25,14 @@ import numpy as np
 
 from executor.runtime_context import (
     CLASS_OF_VAR_TYPE,
+    CONTAINER_CLASSES,
     SPARSE_CLASSES,
     RuntimeContext,
     var_type_of,
 )
 from ops import registry as op_registry
 from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES, default_infer_var_type
-from ops.registry import DENSE, KernelKey
+from ops.registry import DENSE, TENSOR_ARRAY, KernelKey
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
@@ -47,6 +48,7 @@ from paddle_ir.core.errors import (
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.storage import storage_type
+from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.proto import framework_pb2 as pb
 
 ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point
@@ -65,7 +67,10 @@ class StorageFallbackWarning(UserWarning):
 
 
 def storage_of(value) -> str:
-    """'dense', 'selected_rows' or 'csr': the storage a value selects kernels by."""
+    """'dense', 'selected_rows', 'csr' or 'tensor_array': the storage a value selects
+    kernels by (a tensor array is a key input of `sum`, accumulating array gradients)."""
+    if value.__class__ is LoDTensorArray:
+        return TENSOR_ARRAY
     return storage_type(value)
 
 
@@ -562,6 +567,12 @@ class BlockCompiler:
                 if got_type != declared.var_type:
                     problems.append(f"type {VAR_TYPE_NAMES[got_type]} "
                                     f"(declared {VAR_TYPE_NAMES[declared.var_type]})")
+                if value.__class__ in CONTAINER_CLASSES:  # arrays, rank tables: type only
+                    if problems:
+                        raise KernelError(
+                            f"kernel {kernel.name} wrote {n!r} with " + "; ".join(problems)
+                            + ": it disagrees with the op's InferShape", op=location_fn())
+                    continue
                 if declared.shape is not None and (
                     len(declared.shape) != len(value.shape)
                     or any(d >= 0 and d != g for d, g in zip(declared.shape, value.shape,

@@ -12,16 +12,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, InferContext, VarInfo
+from ops.context import (
+    CSR,
+    LOD_RANK_TABLE,
+    LOD_TENSOR,
+    LOD_TENSOR_ARRAY,
+    SELECTED_ROWS,
+    STEP_SCOPES,
+    InferContext,
+    VarInfo,
+)
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import MissingVariableError, OpLocation
+from paddle_ir.core.rank_table import LoDRankTable, StepScopes
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.core.tensor_array import LoDTensorArray
 
 # The classes of values a frame holds, by variable type. Anything else (an ndarray,
 # a numpy scalar from a 0-D input) is a dense LOD_TENSOR.
-CLASS_OF_VAR_TYPE = {LOD_TENSOR: np.ndarray, SELECTED_ROWS: SelectedRows, CSR: CSRTensor}
+CLASS_OF_VAR_TYPE = {LOD_TENSOR: np.ndarray, SELECTED_ROWS: SelectedRows, CSR: CSRTensor,
+                     LOD_TENSOR_ARRAY: LoDTensorArray, LOD_RANK_TABLE: LoDRankTable,
+                     STEP_SCOPES: StepScopes}
 SPARSE_CLASSES = (SelectedRows, CSRTensor)
-_VAR_TYPE_OF_CLASS = {SelectedRows: SELECTED_ROWS, CSRTensor: CSR}
+# Values that are not tensors: the executor checks only their type against inference.
+CONTAINER_CLASSES = (LoDTensorArray, LoDRankTable, StepScopes)
+_VAR_TYPE_OF_CLASS = {SelectedRows: SELECTED_ROWS, CSRTensor: CSR,
+                      LoDTensorArray: LOD_TENSOR_ARRAY, LoDRankTable: LOD_RANK_TABLE,
+                      StepScopes: STEP_SCOPES}
 
 
 def var_type_of(value) -> int:
@@ -30,6 +47,16 @@ def var_type_of(value) -> int:
 
 def value_info(value, offsets) -> VarInfo:
     var_type = var_type_of(value)
+    if var_type == LOD_TENSOR_ARRAY:
+        # An array is described by its elements: [-1, ...] (their row counts differ).
+        first = value.first()
+        if first is None:
+            return VarInfo(None, value.dtype, 0, var_type)
+        return VarInfo((-1,) + tuple(first.shape[1:]), value.dtype, first.lod_level, var_type)
+    if var_type == LOD_RANK_TABLE:
+        return VarInfo(value.shape, value.dtype, value.level + 1, var_type)
+    if var_type == STEP_SCOPES:
+        return VarInfo((), None, 0, var_type)
     lod_level = len(offsets) if var_type == LOD_TENSOR else 0
     return VarInfo(value.shape, value.dtype, lod_level, var_type)
 

@@ -30,6 +30,11 @@ conditional_block = register_op(
 )
 
 
+@conditional_block.infer_var_type
+def _(ctx):
+    pass  # Out keeps the types the sub-block's ops gave it (tensors, arrays)
+
+
 # A control op has no element type: with no key inputs the executor asks for float32.
 @conditional_block.kernel(storage=[], dtypes=[np.float32], control=True)
 def conditional_block_kernel(ctx, attrs, conds, inputs):

@@ -21,6 +21,9 @@ from paddle_ir.proto import framework_pb2 as pb
 LOD_TENSOR = pb.VarDesc.LOD_TENSOR
 SELECTED_ROWS = pb.VarDesc.SELECTED_ROWS
 CSR = pb.VarDesc.CSR
+LOD_TENSOR_ARRAY = pb.VarDesc.LOD_TENSOR_ARRAY
+LOD_RANK_TABLE = pb.VarDesc.LOD_RANK_TABLE
+STEP_SCOPES = pb.VarDesc.STEP_SCOPES
 VAR_TYPE_NAMES = {number: name for name, number in pb.VarDesc.VarType.items()}
 
 
@@ -111,6 +114,12 @@ class InferContext(ABC):
         if i < len(names):
             shape = tuple(-1 if d is None else int(d) for d in shape)
             self._set_var(names[i], shape, None if dtype is None else np.dtype(dtype), None, None)
+
+    def set_output_dtype(self, slot: str, dtype, i: int = 0) -> None:
+        """Declare only the dtype of output `slot`[i] (a tensor array before its first write)."""
+        names = self.output_names(slot)
+        if i < len(names):
+            self._set_var(names[i], None, np.dtype(dtype), None, None)
 
     def set_output_lod_level(self, slot: str, lod_level: int, i: int = 0) -> None:
         names = self.output_names(slot)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ops.registry import ALL_DTYPES, FLOATS, Attr, Out, register_op
+from ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 from paddle_ir.core.dtypes import DataType, to_numpy_dtype
 
 
@@ -88,3 +88,45 @@ def gaussian_random_kernel(attrs):
     dtype = to_numpy_dtype(attrs["dtype"])
     values = _rng(attrs["seed"]).normal(attrs["mean"], attrs["std"], size=attrs["shape"])
     return values.astype(dtype)
+
+
+fill_constant_batch_size_like = register_op(
+    "fill_constant_batch_size_like",
+    inputs=[In("Input", "the tensor whose batch size Out takes")],
+    outputs=[Out("Out")],
+    attrs=[
+        Attr("shape", "ints", [], "the output shape; its output_dim_idx entry is replaced"),
+        Attr("dtype", "int", DataType.FP32, "the output DataType"),
+        Attr("value", "float", 0.0, "the value of every element"),
+        Attr("input_dim_idx", "int", 0, "the dim of Input to copy"),
+        Attr("output_dim_idx", "int", 0, "the dim of Out it becomes"),
+    ],
+    key_inputs=[],
+    dtype_from="attr:dtype",
+    doc="Out = `value` everywhere, of `shape` with shape[output_dim_idx] = "
+        "Input.shape[input_dim_idx] (a state as large as the batch). No gradient flows.",
+)
+
+
+@fill_constant_batch_size_like.infer_shape
+def _(ctx):
+    shape = list(ctx.attr("shape"))
+    in_shape = ctx.input_shape("Input")
+    i, o = ctx.attr("input_dim_idx"), ctx.attr("output_dim_idx")
+    ctx.enforce(0 <= i < len(in_shape) and 0 <= o < len(shape),
+                f"input_dim_idx {i} and output_dim_idx {o} must index Input "
+                f"{list(in_shape)} and shape {shape}")
+    shape[o] = in_shape[i]
+    ctx.set_output("Out", shape, to_numpy_dtype(ctx.attr("dtype")))
+
+
+@fill_constant_batch_size_like.kernel(storage=[], dtypes=ALL_DTYPES)
+def fill_constant_batch_size_like_kernel(attrs, x):
+    shape = list(attrs["shape"])
+    shape[attrs["output_dim_idx"]] = x.shape[attrs["input_dim_idx"]]
+    return np.full(shape, attrs["value"], dtype=to_numpy_dtype(attrs["dtype"]))
+
+
+@fill_constant_batch_size_like.grad_maker
+def _(g):
+    return []

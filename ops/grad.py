@@ -29,16 +29,41 @@ class GradOp:
     attrs: dict = field(default_factory=dict)
 
 
+@dataclass
+class SubBlockGrad:
+    """The grad block append_backward built for an op's sub-block.
+
+    Its ops read `w@GRAD` for every variable w of `output_grads` (variables of
+    enclosing blocks the sub-block writes, whose gradients come from outside)
+    and write `x@GRAD` for every x of `input_grads` (variables of enclosing
+    blocks the sub-block reads); everything else it computes stays inside.
+    """
+
+    block_idx: int
+    output_grads: list[str]
+    input_grads: list[str]
+
+
 class GradContext:
-    """The forward op as a grad maker sees it."""
+    """The forward op as a grad maker sees it.
+
+    `has_grad(name)` says whether a gradient of the forward output `name`
+    exists; `sub_block_grad(block_idx)` builds the grad block of a sub-block
+    (both given by append_backward; a maker of an op with a sub-block needs
+    the second).
+    """
 
     def __init__(self, op_type: str, inputs: dict[str, list[str]], outputs: dict[str, list[str]],
-                 attrs: dict, needs_grad: Callable[[str], bool]):
+                 attrs: dict, needs_grad: Callable[[str], bool], *,
+                 has_grad: Callable[[str], bool] | None = None,
+                 sub_block_grad: Callable[[int], SubBlockGrad] | None = None):
         self.op_type = op_type
         self._inputs = inputs
         self._outputs = outputs
         self.attrs = attrs
         self._needs_grad = needs_grad
+        self._has_grad = has_grad
+        self._sub_block_grad = sub_block_grad
 
     def input(self, slot: str) -> list[str]:
         return list(self._inputs.get(slot, []))
@@ -61,6 +86,17 @@ class GradContext:
         names = self._inputs.get(slot, [])
         grads = [grad_name(n) if self._needs_grad(n) else "" for n in names]
         return grads if any(grads) else []
+
+    def has_output_grad(self, name: str) -> bool:
+        """Whether the backward pass has a gradient for the forward output `name`."""
+        return True if self._has_grad is None else self._has_grad(name)
+
+    def grad_sub_block(self, attr: str = "sub_block") -> SubBlockGrad:
+        """The grad block of the sub-block named by block attribute `attr`."""
+        if self._sub_block_grad is None:
+            raise ValueError(f"{self.op_type}: the grad block of a sub-block is built by "
+                             f"append_backward; this GradContext cannot build one")
+        return self._sub_block_grad(self.attrs[attr])
 
     def needs_any_input_grad(self) -> bool:
         return any(self._needs_grad(n) for names in self._inputs.values() for n in names)

@@ -28,6 +28,7 @@ from paddle_ir.core.attrs import ATTR_KINDS
 DENSE = "dense"
 SELECTED_ROWS = "selected_rows"
 CSR = "csr"
+TENSOR_ARRAY = "tensor_array"  # a LoDTensorArray key input (sum over array gradients)
 CPU = "cpu"
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

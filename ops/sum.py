@@ -12,6 +12,10 @@ on the whole X list (a duplicable key slot is `selected_rows` only when every
 value in it is; docs/architecture.md), so the dense kernel also receives the
 SelectedRows members of a mixed list. Out carries the first dense input's LoD.
 
+Tensor arrays (gradients of loop values) add element by element, a None
+element counting as zeros: `append_backward` accumulates array gradients with
+`sum` as it does tensors.
+
 Gradient: dX[i] = dOut for every i, one `scale` op per input (as in Paddle), so
 a SelectedRows dOut stays sparse.
 """
@@ -20,8 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ops.context import LOD_TENSOR, SELECTED_ROWS, shape_str
-from ops.registry import NUMERIC, In, Out, register_op
+from ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY, SELECTED_ROWS, shape_str
+from ops.registry import NUMERIC, TENSOR_ARRAY, In, Out, register_op
+from ops.tensor_array import accumulate
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
 
@@ -38,6 +43,9 @@ sum_op = register_op(
 def _(ctx):
     types = ctx.input_var_types("X")
     all_sparse = bool(types) and all(t == SELECTED_ROWS for t in types)
+    if types and all(t == LOD_TENSOR_ARRAY for t in types):
+        ctx.set_output_type("Out", LOD_TENSOR_ARRAY)
+        return
     ctx.set_output_type("Out", SELECTED_ROWS if all_sparse else LOD_TENSOR)
 
 
@@ -45,6 +53,12 @@ def _(ctx):
 def _(ctx):
     shapes = ctx.input_shapes("X")
     ctx.enforce(bool(shapes), "sum requires at least one input X, got none")
+    if all(t == LOD_TENSOR_ARRAY for t in ctx.input_var_types("X")):
+        first = ctx.var_info(ctx.input_names("X")[0])
+        if first.shape is not None:
+            ctx.set_output("Out", first.shape, first.dtype)
+        ctx.set_output_lod_level("Out", first.lod_level)
+        return
     dtypes = [ctx.input_dtype("X", i) for i in range(len(shapes))]
     ctx.enforce(all(d == dtypes[0] for d in dtypes),
                 f"every X must have the same dtype, got {[str(d) for d in dtypes]}",
@@ -91,6 +105,14 @@ def sum_dense(attrs, xs):
 def sum_selected_rows(attrs, xs):
     rows, values = _merged(xs)
     return SelectedRows._make(rows, values, xs[0].height)
+
+
+@sum_op.kernel(storage=[TENSOR_ARRAY], dtypes=NUMERIC)
+def sum_arrays(attrs, xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = accumulate(out, x)
+    return out
 
 
 @sum_op.grad_maker

@@ -15,8 +15,10 @@ from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import DataType
 from paddle_ir.core.errors import PaddleIRError, ProgramError
 from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
+from paddle_ir.core.rank_table import LoDRankTable
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.storage import storage_type, tostype
+from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.framework import (
     Block,
     Operator,
@@ -59,7 +61,8 @@ __all__ = [
     "CSRTensor", "StorageFallbackWarning",
     "append_backward",
     "optimizer", "regularizer",
-    "Block", "CPUPlace", "DataType", "Executor", "LoDTensor", "Operator", "PaddleIRError",
+    "Block", "CPUPlace", "DataType", "Executor", "LoDRankTable", "LoDTensor", "LoDTensorArray",
+    "Operator", "PaddleIRError",
     "ParamAttr", "Parameter", "Program", "ProgramError", "Scope", "SelectedRows", "VarType",
     "Variable", "create_lod_tensor", "default_main_program", "default_startup_program",
     "global_scope", "grad_var_name", "initializer", "layers", "program_guard", "scope_guard",

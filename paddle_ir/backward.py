@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ops.grad import GRAD_SUFFIX, GradContext, GradOp, grad_name
+from ops.grad import GRAD_SUFFIX, GradContext, GradOp, SubBlockGrad, grad_name
 from ops.registry import OP_ROLE_BACKWARD, OP_ROLE_LOSS, get_op_def
 from paddle_ir.core.dtypes import from_numpy_dtype
 from paddle_ir.core.errors import InvalidProgramError, ProgramError
-from paddle_ir.framework import Block, Operator, Parameter, Variable
+from paddle_ir.framework import Block, Operator, Parameter, Variable, VarType
 
 _LOSS_GRAD_ROLE = OP_ROLE_BACKWARD | OP_ROLE_LOSS
 _RENAME = "@RENAME@"
@@ -68,9 +68,9 @@ def append_backward(loss: Variable, parameter_list: Iterable | None = None,
     wanted = {p.name for p in params}
     excluded = {_name_of(v) for v in (no_grad_set or ())}
     excluded |= {p.name for p in all_params if p.name not in wanted or not p.trainable}
-    needs = _vars_needing_grad(block, forward, loss.name, excluded)
+    needs = _vars_needing_grad(block, forward, {loss.name}, excluded)
 
-    builder = _GradBuilder(block)
+    builder = _GradBuilder(block, excluded)
     builder.seed(loss)
     for op in reversed(forward):
         builder.add_grad_ops_of(op, needs)
@@ -91,23 +91,33 @@ def _producer_index(block: Block, name: str) -> int:
         hint="append_backward needs the variable an op of the program wrote, e.g. mean(cost)")
 
 
-def _vars_needing_grad(block: Block, forward: list[Operator], loss: str,
-                       excluded: set[str]) -> set[str]:
-    """Variables that depend on something trainable and that the loss depends on."""
+def _vars_needing_grad(block: Block, forward: list[Operator], targets: set[str],
+                       excluded: set[str], outer_needs: set[str] | None = None) -> set[str]:
+    """Variables that depend on something trainable and that a target depends on.
+
+    In a sub-block the targets are the enclosing blocks' variables it writes,
+    and a variable of an enclosing block it reads is a leaf that needs a
+    gradient only if it needs one out there (`outer_needs`).
+    """
 
     def differentiable(name: str) -> bool:
         var = block._find_var_recursive(name)
         return (var is not None and name not in excluded and not var.stop_gradient
                 and var.dtype is not None and var.dtype.kind == "f")
 
+    def leaf(name: str) -> bool:
+        if outer_needs is not None and not block.has_var(name):
+            return name in outer_needs
+        return differentiable(name)
+
     requires, written = set(), set()
     for op in forward:
         ins = op.input_arg_names
-        requires.update(n for n in ins if n not in written and differentiable(n))
+        requires.update(n for n in ins if n not in written and leaf(n))
         if any(n in requires for n in ins):
             requires.update(n for n in op.output_arg_names if differentiable(n))
         written.update(op.output_arg_names)
-    reaches = {loss}
+    reaches = set(targets)
     for op in reversed(forward):
         if any(n in reaches for n in op.output_arg_names):
             reaches.update(op.input_arg_names)
@@ -117,8 +127,9 @@ def _vars_needing_grad(block: Block, forward: list[Operator], loss: str,
 class _GradBuilder:
     """Collects grad ops in backward order, then renames, accumulates and appends them."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, excluded: set[str]):
         self.block = block
+        self.excluded = excluded
         self.ops: list[GradOp] = []
         self.produced: set[str] = set()
         self.origin: dict[str, str] = {}  # gradient variable -> the forward variable
@@ -135,15 +146,18 @@ class _GradBuilder:
         op.attrs["op_role"] = _LOSS_GRAD_ROLE
         self._add(op, {name: loss.name})
 
-    def add_grad_ops_of(self, op: Operator, needs: set[str]) -> None:
+    def add_grad_ops_of(self, op: Operator, needs: set[str]) -> list[GradOp]:
+        """Ask `op`'s grad maker for its grad ops, queue them and return them."""
         outputs = {s: op.output(s) for s in op.output_names}
         out_grads = {grad_name(n): n for names in outputs.values() for n in names}
         if not any(g in self.produced for g in out_grads):
-            return  # the loss does not depend on this op
+            return []  # the loss does not depend on this op
         ctx = GradContext(op.type, {s: op.input(s) for s in op.input_names}, outputs,
-                          op.attrs, needs.__contains__)
+                          op.attrs, needs.__contains__,
+                          has_grad=lambda n: grad_name(n) in self.produced,
+                          sub_block_grad=lambda idx: self._sub_block_grad(op, idx, needs))
         if not ctx.needs_any_input_grad():
-            return
+            return []
         opdef = get_op_def(op.type)
         if opdef is None or opdef.grad_maker_fn is None:
             wanting = sorted(n for n in op.input_arg_names if n in needs)
@@ -151,7 +165,8 @@ class _GradBuilder:
                 f"{op.type} has no gradient, but its inputs {wanting} need one",
                 op=op.location(),
                 hint="mark them stop_gradient=True or pass them in no_grad_set")
-        for gop in opdef.grad_maker_fn(ctx):
+        gops = opdef.grad_maker_fn(ctx)
+        for gop in gops:
             for names in gop.inputs.values():
                 for n in names:
                     if n in out_grads and n not in self.produced:
@@ -170,6 +185,33 @@ class _GradBuilder:
                         names[pos] = self._fresh(grad_name(source) + _DISCARD)
                         origins[names[pos]] = source
             self._add(gop, origins)
+        return gops
+
+    def _sub_block_grad(self, op: Operator, block_idx: int, needs: set[str]) -> SubBlockGrad:
+        """Build the grad block of `op`'s sub-block `block_idx` (see the module doc)."""
+        program = self.block.program
+        forward = program.block(block_idx)
+        reads_first = set(op.input_arg_names)
+        writes = set(op.output_arg_names)
+        targets = sorted(n for n in writes if n in needs)
+        inner_needs = _vars_needing_grad(forward, forward.ops, set(targets), self.excluded,
+                                         outer_needs=needs)
+        current = program.current_block_idx
+        grad_block = program._create_block(parent_idx=self.block.idx)
+        grad_block._set_forward_block_idx(forward.idx)
+        program.current_block_idx = current
+        inner = _GradBuilder(grad_block, self.excluded)
+        for w in targets:  # seeded from outside before every step
+            inner.origin[grad_name(w)] = w
+            inner._create_grad_var(grad_name(w))
+            inner.produced.add(grad_name(w))
+        for k in range(len(forward.ops) - 1, -1, -1):
+            gops = inner.add_grad_ops_of(forward.ops[k], inner_needs)
+            _check_step_values(forward, k, gops, reads_first, writes)
+        inner.append_all()
+        input_grads = [n for n in dict.fromkeys(op.input_arg_names)
+                       if n in needs and grad_name(n) in inner.produced]
+        return SubBlockGrad(grad_block.idx, targets, input_grads)
 
     def _add(self, gop: GradOp, origins: dict[str, str]) -> None:
         gop.attrs.setdefault("op_role", OP_ROLE_BACKWARD)
@@ -238,5 +280,36 @@ class _GradBuilder:
         if source is None:
             self.block.create_var(name=name)
             return
+        # A gradient has its variable's type where no op's inference will set it (the
+        # gradient of a loop-carried array, seeded into a grad block from outside).
+        var_type = source.type if source.type == VarType.LOD_TENSOR_ARRAY else VarType.LOD_TENSOR
         self.block.create_var(name=name, shape=source.shape, dtype=source.dtype,
-                              lod_level=source.lod_level)
+                              lod_level=source.lod_level, type=var_type)
+
+
+def _check_step_values(forward: Block, k: int, gops: list[GradOp], reads_first: set[str],
+                       writes: set[str]) -> None:
+    """Grad ops of a loop body read enclosing variables as a step scope keeps them.
+
+    A step keeps, for each enclosing variable the body writes, one value: the
+    one it had when the step began if the body reads it before writing it,
+    else the one it had when the step ended (ops/while_op.py). A grad op of
+    body op #k that needs another value of it (read after a write, or written
+    twice) would compute a wrong gradient, so it is refused here.
+    """
+    op = forward.ops[k]
+    for gop in gops:
+        for n in {n for names in gop.inputs.values() for n in names if n in writes}:
+            upto = k + 1 if n in op.output_arg_names else k
+            writers = [j for j, o in enumerate(forward.ops) if n in o.output_arg_names]
+            before = [j for j in writers if j < upto]
+            kept = not before if n in reads_first else bool(before) and before[-1] == writers[-1]
+            if not kept:
+                raise ProgramError(
+                    f"the gradient of {op.type} needs the value {n!r} has at op #{k} of the "
+                    f"loop body (block {forward.idx}), but a step keeps only the value {n!r} "
+                    f"had when the step " + ("began" if n in reads_first else "ended"),
+                    op=op.location(),
+                    hint=f"compute the new value of {n!r} into a variable of the body and "
+                         f"write it to {n!r} once, at the end of the step "
+                         f"(layers.assign(new, output={n}))")

@@ -31,6 +31,8 @@ from paddle_ir.printer import describe_var, op_to_string, program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 
 VarType = pb.VarDesc.VarType
+# Variable types whose lod_desc carries a lod_level (a tensor array: its elements').
+_LOD_TYPES = (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY, VarType.LOD_RANK_TABLE)
 PROGRAM_FORMAT_VERSION = 1
 GRAD_SUFFIX = "@GRAD"
 
@@ -39,6 +41,9 @@ _PACKAGE_DIRS = tuple(
     for p in (__file__, op_registry.__file__)
 ) + (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "executor")
      + os.sep,)
+
+
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)
 
 
 def grad_var_name(name: str) -> str:
@@ -50,7 +55,9 @@ def _creation_site() -> str | None:
     frame = sys._getframe(2)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename:
+        # `with loop.block():` appends the loop op from a context manager's exit.
+        if (not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename
+                and filename != _CONTEXTLIB):
             try:
                 shown = os.path.relpath(filename)
             except ValueError:  # another drive on Windows
@@ -91,6 +98,9 @@ class Variable:
         if var_type == VarType.SELECTED_ROWS:
             self.desc.ClearField("lod_desc")
             self.desc.selected_rows_desc.CopyFrom(tensor)
+        elif var_type == VarType.STEP_SCOPES:
+            self.desc.ClearField("lod_desc")
+            self.desc.ClearField("selected_rows_desc")
         else:
             self.desc.ClearField("selected_rows_desc")
             self.desc.lod_desc.tensor.CopyFrom(tensor)
@@ -124,11 +134,12 @@ class Variable:
 
     @property
     def lod_level(self) -> int:
-        return self.desc.lod_desc.lod_level if self.desc.type == VarType.LOD_TENSOR else 0
+        """The LoD depth of a tensor, of an array's elements, or a rank table's levels."""
+        return self.desc.lod_desc.lod_level if self.desc.type in _LOD_TYPES else 0
 
     @lod_level.setter
     def lod_level(self, level: int) -> None:
-        if self.desc.type == VarType.LOD_TENSOR:
+        if self.desc.type in _LOD_TYPES:
             self.desc.lod_desc.lod_level = int(level)
             self.block.program._bump()
 
@@ -384,6 +395,15 @@ class Block:
     def parent_idx(self) -> int:
         return self.desc.parent_idx
 
+    @property
+    def forward_block_idx(self) -> int:
+        """For a grad sub-block: the forward sub-block it differentiates (else -1)."""
+        return self.desc.forward_block_idx
+
+    def _set_forward_block_idx(self, idx: int) -> None:
+        self.desc.forward_block_idx = idx
+        self.program._bump()
+
     # -- variables ---------------------------------------------------------------------
     def create_var(
         self,
@@ -406,10 +426,12 @@ class Block:
         desc = self.desc.vars.add()
         desc.name = name
         desc.type = type
-        tensor = desc.selected_rows_desc if type == VarType.SELECTED_ROWS else desc.lod_desc.tensor
-        tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
-        tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
-        if type == VarType.LOD_TENSOR:
+        if type != VarType.STEP_SCOPES:  # a list of scopes has no tensor description
+            tensor = (desc.selected_rows_desc if type == VarType.SELECTED_ROWS
+                      else desc.lod_desc.tensor)
+            tensor.data_type = from_numpy_dtype(convert_dtype(dtype))
+            tensor.dims.extend(-1 if d is None else int(d) for d in (shape or ()))
+        if type in _LOD_TYPES:
             desc.lod_desc.lod_level = int(lod_level)
         desc.persistable = bool(persistable)
         desc.stop_gradient = bool(stop_gradient)
@@ -435,12 +457,22 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name: str) -> Variable | None:
-        block = self
-        while True:
+        """`name` in this block or its ancestors; a grad sub-block also sees its forward
+        block (and that block's ancestors), whose values it runs next to (Paddle's rule)."""
+        var = self.vars.get(name)
+        if var is not None or (self.parent_idx < 0 and self.forward_block_idx < 0):
+            return var
+        frontier, seen = [self], {self.idx}
+        while frontier:
+            block = frontier.pop(0)
             var = block.vars.get(name)
-            if var is not None or block.parent_idx < 0:
+            if var is not None:
                 return var
-            block = self.program.blocks[block.parent_idx]
+            for idx in (block.parent_idx, block.forward_block_idx):
+                if 0 <= idx < len(self.program.blocks) and idx not in seen:
+                    seen.add(idx)
+                    frontier.append(self.program.blocks[idx])
+        return None
 
     def _var_recursive(self, name: str) -> Variable:
         var = self._find_var_recursive(name)

@@ -51,6 +51,8 @@ def op_to_string(op: pb.OpDesc, with_site: bool = True) -> str:
 
 def describe_var(desc: pb.VarDesc) -> str:
     """`name : TYPE.shape(...).dtype(...).lod_level(n)`, as Paddle prints VarDescs."""
+    if desc.type == pb.VarDesc.STEP_SCOPES:  # scopes, not a tensor
+        return f"{desc.name} : STEP_SCOPES"
     if desc.type == pb.VarDesc.SELECTED_ROWS:
         tensor, lod = desc.selected_rows_desc, ""
     else:
@@ -69,7 +71,9 @@ def var_to_string(var: pb.VarDesc) -> str:
 
 
 def block_to_string(block: pb.BlockDesc, with_site: bool = True) -> str:
-    lines = [f"{{ // block {block.idx} (parent {block.parent_idx})"]
+    forward = (f", grad of block {block.forward_block_idx}"
+               if block.forward_block_idx >= 0 else "")
+    lines = [f"{{ // block {block.idx} (parent {block.parent_idx}{forward})"]
     lines += [f"    {var_to_string(v)}" for v in block.vars]
     if block.vars and block.ops:
         lines.append("")

@@ -1,0 +1,98 @@
+"""Comparisons and logical ops: less_than, less_equal, greater_than, greater_equal,
+equal, not_equal; logical_and, logical_or, logical_xor, logical_not.
+
+    less_than:   Out = X < Y            logical_and: Out = X and Y
+    ...                                 logical_not: Out = not X
+
+Out is bool with X's shape and LoD; Y broadcasts against X as in the
+elementwise ops (`axis`, -1: aligned at the end). Loop conditions are built
+from them (`cond = less_than(i, n)`). No gradient flows through a
+comparison (it is piecewise constant); their grad makers emit nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ops.broadcast import align_y, broadcast_shapes
+from ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out, register_op
+
+_COMPARE = {
+    "less_than": ("X < Y", np.less),
+    "less_equal": ("X <= Y", np.less_equal),
+    "greater_than": ("X > Y", np.greater),
+    "greater_equal": ("X >= Y", np.greater_equal),
+    "equal": ("X == Y", np.equal),
+    "not_equal": ("X != Y", np.not_equal),
+}
+_LOGICAL = {
+    "logical_and": ("X and Y", np.logical_and),
+    "logical_or": ("X or Y", np.logical_or),
+    "logical_xor": ("X xor Y", np.logical_xor),
+}
+_BOOL = (np.dtype(np.bool_),)
+
+
+def _infer_binary(ctx):
+    out = broadcast_shapes(ctx.input_shape("X"), ctx.input_shape("Y"), ctx.attr("axis"))
+    if isinstance(out, str):
+        ctx.fail(out)
+    x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
+    ctx.enforce(x_dtype == y_dtype,
+                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
+                hint="insert a cast op")
+    ctx.set_output("Out", out, np.bool_)
+    ctx.share_lod("X", "Out")
+
+
+def _binary_kernel(ufunc):
+    def kernel(attrs, x, y):
+        return np.asarray(ufunc(x, align_y(x, y, attrs["axis"])))
+
+    return kernel
+
+
+def _no_gradient(g):
+    return []
+
+
+def _register_binary(op_type: str, formula: str, ufunc, dtypes) -> None:
+    opdef = register_op(
+        op_type,
+        inputs=[In("X", "left operand"), In("Y", "right operand, broadcast against X")],
+        outputs=[Out("Out", "bool, X's shape and LoD")],
+        attrs=[Attr("axis", "int", -1, "where Y's dims line up with X's (-1: at the end)"),
+               Attr("force_cpu", "bool", False, "kept for Paddle's programs; paddle-ir runs "
+                                                "on the CPU")],
+        doc=f"Out = {formula}, elementwise, as bool.\n\n{__doc__}",
+    )
+    opdef.infer_shape(_infer_binary)
+    opdef.kernel(dtypes=dtypes)(_binary_kernel(ufunc))
+    opdef.grad_maker(_no_gradient)
+
+
+for _name, (_formula, _ufunc) in _COMPARE.items():
+    _register_binary(_name, _formula, _ufunc, NUMERIC + _BOOL)
+for _name, (_formula, _ufunc) in _LOGICAL.items():
+    _register_binary(_name, _formula, _ufunc, _BOOL)
+
+logical_not = register_op(
+    "logical_not",
+    inputs=[In("X", "bool")],
+    outputs=[Out("Out", "bool, X's shape and LoD")],
+    doc=f"Out = not X, elementwise.\n\n{__doc__}",
+)
+
+
+@logical_not.infer_shape
+def _(ctx):
+    ctx.set_output("Out", ctx.input_shape("X"), np.bool_)
+    ctx.share_lod("X", "Out")
+
+
+@logical_not.kernel(dtypes=ALL_DTYPES)
+def logical_not_kernel(attrs, x):
+    return np.logical_not(x)
+
+
+logical_not.grad_maker(_no_gradient)

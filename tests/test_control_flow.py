@@ -1,0 +1,225 @@
+"""Loops and branches built with the control-flow layers: While, cond, Switch, tensor arrays."""
+
+import math
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import layers
+
+
+def run(main, fetch, feed=None, scope=None):
+    return pir.Executor().run(main, feed=feed or {}, fetch_list=fetch,
+                              scope=pir.Scope() if scope is None else scope)
+
+
+def counting_loop(n_value, body):
+    """i = 0; while i < n: body(i); i += 1 — returns (program, i, whatever body returns)."""
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        i = layers.fill_constant([1], "int64", 0)
+        n = layers.fill_constant([1], "int64", n_value)
+        c = layers.less_than(i, n)
+        state = body.setup()
+        loop = layers.While(c)
+        with loop.block():
+            body.step(i, state)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, n, cond=c)
+    return main, i, state
+
+
+class Sum:
+    def setup(self):
+        return layers.fill_constant([1], "float64", 0.0)
+
+    def step(self, i, total):
+        layers.assign(total + layers.cast(i, "float64"), output=total)
+
+
+class Factorial:
+    def setup(self):
+        return layers.fill_constant([1], "float64", 1.0)
+
+    def step(self, i, product):
+        k = layers.cast(i, "float64") + 1.0
+        layers.assign(product * k, output=product)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10])
+def test_while_computes_a_loop_carried_sum(n):
+    main, i, total = counting_loop(n, Sum())
+    scope = pir.Scope()
+    for _ in range(2):  # the second run reuses the cached plans of both blocks
+        got_total, got_i = run(main, [total, i], scope=scope)
+        assert got_total.tolist() == [sum(range(n))]
+        assert got_i.tolist() == [n]
+
+
+@pytest.mark.parametrize("n", [0, 5, 12])
+def test_while_computes_a_factorial(n):
+    main, _, product = counting_loop(n, Factorial())
+    (got,) = run(main, [product])
+    assert got.tolist() == [float(math.factorial(n))]
+
+
+def test_loop_body_variables_stay_out_of_the_scope():
+    main, i, total = counting_loop(4, Sum())
+    body = main.block(1)
+    scope = pir.Scope()
+    run(main, [total], scope=scope)
+    assert scope.local_var_names() == []
+    for name in body.vars:
+        assert scope.find_var(name) is None
+
+
+def test_the_body_must_rewrite_its_condition():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        i = layers.fill_constant([1], "int64", 0)
+        c = layers.less_than(i, layers.fill_constant([1], "int64", 3))
+        loop = layers.While(c)
+        with pytest.raises(pir.PaddleIRError, match="never writes its condition"):
+            with loop.block():
+                layers.increment(i, in_place=True)
+
+
+def test_a_non_bool_condition_is_refused():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = layers.fill_constant([1], "int64", 0)
+        with pytest.raises(pir.PaddleIRError, match="While needs a bool condition"):
+            layers.While(x)
+
+
+def test_build_time_inference_runs_inside_the_body():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [-1, 3])
+        w = layers.data("w", [4, 2])
+        i = layers.fill_constant([1], "int64", 0)
+        c = layers.less_than(i, layers.fill_constant([1], "int64", 2))
+        loop = layers.While(c)
+        with loop.block():
+            with pytest.raises(pir.PaddleIRError,
+                               match=r"(?s)block 1, op #0 mul.*X.shape\[1\] must equal"):
+                layers.mul(x, w)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, layers.fill_constant([1], "int64", 2), cond=c)
+
+
+def test_arrays_collect_values_per_step():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [2, 3], dtype="float32")
+        i = layers.fill_constant([1], "int64", 0)
+        n = layers.fill_constant([1], "int64", 4)
+        c = layers.less_than(i, n)
+        arr = layers.create_array("float32")
+        loop = layers.While(c)
+        with loop.block():
+            scaled = layers.scale(x, 1.0, 0.0) * layers.cast(i, "float32")
+            layers.array_write(scaled, i, array=arr)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, n, cond=c)
+        length = layers.array_length(arr)
+        third = layers.array_read(arr, layers.fill_constant([1], "int64", 2))
+    assert arr.lod_level == 0 and list(third.shape) == [-1, 3]
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got_len, got_third = run(main, [length, third], {"x": xv})
+    assert got_len.tolist() == [4]
+    np.testing.assert_allclose(got_third, xv * 2)
+
+
+def test_reading_an_unwritten_element_is_a_clear_error():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        arr = layers.create_array("float32")
+        out = layers.array_read(arr, layers.fill_constant([1], "int64", 3))
+    with pytest.raises(pir.PaddleIRError, match=r"array_read.*element 3 .* holds 0 elements"):
+        run(main, [out])
+
+
+def branches(pred_value):
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [3])
+        flag = layers.data("flag", [1], dtype="bool")
+        out = layers.cond(flag, lambda: layers.scale(x, 2.0), lambda: layers.scale(x, -1.0))
+        pair = layers.cond(flag, lambda: (x + x, layers.scale(x, 3.0)),
+                           lambda: (x * x, layers.scale(x, 0.0, 1.0)))
+    feed = {"x": np.array([1, 2, 3], np.float32), "flag": np.array([pred_value])}
+    return main, out, pair, feed
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_cond_takes_the_branch_the_predicate_picks(flag):
+    main, out, pair, feed = branches(flag)
+    scope = pir.Scope()
+    got, a, b = run(main, [out, pair[0], pair[1]], feed, scope=scope)
+    x = feed["x"]
+    np.testing.assert_allclose(got, x * 2 if flag else -x)
+    np.testing.assert_allclose(a, x + x if flag else x * x)
+    np.testing.assert_allclose(b, x * 3 if flag else np.ones(3))
+    assert scope.local_var_names() == []
+
+
+def test_cond_branches_must_agree():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = layers.data("x", [3])
+        flag = layers.data("flag", [1], dtype="bool")
+        with pytest.raises(pir.PaddleIRError, match="true_fn returns 2 value.*false_fn returns 1"):
+            layers.cond(flag, lambda: (x, x), lambda: x)
+
+
+@pytest.mark.parametrize("step, want", [(0, 0.1), (4, 0.1), (5, 1.0), (9, 1.0), (10, 0.5),
+                                        (30, 0.5)])
+def test_switch_runs_the_first_case_that_holds(step, want):
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        s = layers.data("step", [1], dtype="int64")
+        lr = layers.fill_constant([1], "float32", -1.0)
+        with layers.Switch() as switch:
+            with switch.case(layers.less_than(s, layers.fill_constant([1], "int64", 5))):
+                layers.assign(layers.fill_constant([1], "float32", 0.1), output=lr)
+            with switch.case(layers.less_than(s, layers.fill_constant([1], "int64", 10))):
+                layers.assign(layers.fill_constant([1], "float32", 1.0), output=lr)
+            with switch.default():
+                layers.assign(layers.fill_constant([1], "float32", 0.5), output=lr)
+    (got,) = run(main, [lr], {"step": np.array([step], np.int64)})
+    np.testing.assert_allclose(got, [want])
+
+
+def test_nested_loops_sum_a_triangle():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        n = layers.fill_constant([1], "int64", 5)
+        total = layers.fill_constant([1], "float32", 0.0)
+        i = layers.fill_constant([1], "int64", 0)
+        ci = layers.less_than(i, n)
+        outer = layers.While(ci)
+        with outer.block():
+            j = layers.fill_constant([1], "int64", 0)
+            cj = layers.less_than(j, i)
+            inner = layers.While(cj)
+            with inner.block():
+                layers.assign(total + 1.0, output=total)
+                layers.increment(j, in_place=True)
+                layers.less_than(j, i, cond=cj)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, n, cond=ci)
+    assert main.num_blocks == 3 and main.block(2).parent_idx == 1
+    (got,) = run(main, [total])
+    assert got.tolist() == [0 + 1 + 2 + 3 + 4]
+
+
+def test_arrays_are_fetched_as_arrays_and_cannot_be_fed():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [2], dtype="float32")
+        arr = layers.array_write(x, layers.fill_constant([1], "int64", 1))
+    (got,) = run(main, [arr], {"x": np.ones(2, np.float32)})
+    assert isinstance(got, pir.LoDTensorArray) and len(got) == 2 and got[0] is None
+    np.testing.assert_allclose(got[1].numpy(), [1, 1])
+    with pytest.raises(pir.PaddleIRError, match=f"feed {arr.name!r} must be an ndarray"):
+        run(main, [arr], {"x": np.ones(2, np.float32), arr.name: got})
