@@ -85,12 +85,27 @@ def adam_selected_rows(attrs, param, grad, learning_rate, moment1, moment2, beta
                        beta2_pow):
     b1, b2 = attrs["beta1"], attrs["beta2"]
     lr_t, eps_t = _rates(attrs, param, learning_rate, beta1_pow, beta2_pow)
-    rows, values = merged(grad)
+    rows, values = merged(grad)  # new arrays, reused below as scratch
     if attrs["lazy_mode"]:
-        m1 = b1 * moment1[rows] + (1 - b1) * values
-        m2 = b2 * moment2[rows] + (1 - b2) * np.square(values)
+        # The dense formulas on the gathered rows, in the same order of operations, with
+        # in-place steps: five [rows, D] arrays in all, and take / put for the rows.
+        m1 = moment1.take(rows, axis=0)
+        m1 *= b1
+        scratch = np.multiply(values, 1 - b1)
+        m1 += scratch
+        np.square(values, out=values)
+        values *= 1 - b2
+        m2 = moment2.take(rows, axis=0)
+        m2 *= b2
+        m2 += values
         moment1[rows], moment2[rows] = m1, m2
-        param[rows] -= lr_t * m1 / (np.sqrt(m2) + eps_t)
+        denominator = np.sqrt(m2, out=values)
+        denominator += eps_t
+        step = np.multiply(m1, lr_t, out=scratch)
+        step /= denominator
+        updated = param.take(rows, axis=0)
+        updated -= step
+        param[rows] = updated
     else:
         moment1 *= b1
         moment1[rows] += (1 - b1) * values
