@@ -518,7 +518,11 @@ class BlockCompiler:
                 out_names.append(n)
                 out_classes.append(CLASS_OF_VAR_TYPE[vt])
                 to_sparse.append(_FROM_DENSE.get(vt) if fell_back else None)
-        shares = [(index[src], index[dst]) for src, dst in ctx.lod_shares]
+        # Sharing an empty LoD into an output without one changes nothing; LoD depths are
+        # fixed per plan (the feed signature and the bound kinds hold them), so such
+        # shares are dropped here, and most ops keep the fast step.
+        shares = [(index[src], index[dst]) for src, dst in ctx.lod_shares
+                  if lods[index[src]] or lods[index[dst]]]
         # Absent outputs of the spec are skipped by the kernel contract: kernels return
         # values for every declared output slot; unbound ones are dropped here.
         n_declared = len(opdef.outputs)

@@ -54,6 +54,23 @@ def test_second_run_reuses_the_cached_plan():
     assert exe.last_plan is not plan
 
 
+def test_a_cached_plan_shares_each_runs_lod_and_no_lod_without_one():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 1], lod_level=1)
+        y = pir.layers.scale(pir.layers.scale(x, 2.0), 3.0)
+        z = pir.layers.scale(pir.layers.data("plain", [-1, 1]), 2.0)
+    exe, scope = pir.Executor(), pir.Scope()
+    for lengths in ([2, 1], [1, 1, 1], [3]):
+        feed = {"x": pir.create_lod_tensor(np.ones((3, 1), np.float32), [lengths]),
+                "plain": np.ones((3, 1), np.float32)}
+        out, plain = exe.run(main, feed=feed, fetch_list=[y, z], scope=scope,
+                             return_numpy=False)
+        assert out.recursive_sequence_lengths() == [lengths]
+        assert plain.lod() == []
+    np.testing.assert_allclose(out.numpy(), np.full((3, 1), 6.0))
+
+
 def test_fetch_by_name_and_return_lod_tensor():
     main, startup, x, y = small_program()
     scope = pir.Scope()
