@@ -204,3 +204,16 @@ def test_dims_that_overflow_are_refused_even_when_a_zero_dim_empties_the_tensor(
     many = pb.TensorDesc(data_type=pb.FP32, dims=[1] * 33).SerializeToString()
     with pytest.raises(TensorFormatError, match="has 33 dims; paddle-ir allows at most 32"):
         tensor_io.deserialize_lod_tensor(_dense_record(many, b"\0" * 4))
+
+
+def test_saved_files_get_the_umask_permissions(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "w"
+        tensor_io.save_lod_tensor(path, np.ones(2, np.float32))
+    finally:
+        os.umask(old)
+    assert (path.stat().st_mode & 0o777) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["w"]  # no temporary left behind

@@ -22,8 +22,8 @@ from __future__ import annotations
 import io
 import math
 import os
+import secrets
 import struct
-import tempfile
 from collections.abc import Iterable, Mapping
 from typing import BinaryIO
 
@@ -334,7 +334,10 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=directory)
+    # Not tempfile.mkstemp: it creates the file 0600, and a saved model should get the
+    # permissions any new file gets (0666 less the umask), as the final file would.
+    tmp = os.path.join(directory, f".tmp-{os.path.basename(path)}-{secrets.token_hex(8)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
             write(out)
