@@ -93,6 +93,11 @@ class _Checker:
                 self.add(f"parent_idx {parent} does not name an earlier block "
                          f"(0..{i - 1})", i)
                 self.blocks_ok = False
+            forward = block.forward_block_idx
+            if forward != -1 and not 0 < forward < len(self.desc.blocks):
+                self.add(f"forward_block_idx {forward} does not name a sub-block "
+                         f"(1..{len(self.desc.blocks) - 1})", i)
+                self.blocks_ok = False
             self.check_vars(i, block)
         if self.desc.blocks:
             declared = {v.name for v in self.desc.blocks[0].vars}
@@ -112,6 +117,8 @@ class _Checker:
                 self.add(f"variable {var.name!r} has unknown variable type {var.type}",
                          block_idx)
                 continue
+            if var.type == pb.VarDesc.STEP_SCOPES:
+                continue  # a list of scopes: no tensor to describe
             tensor = (var.selected_rows_desc if var.type == pb.VarDesc.SELECTED_ROWS
                       else var.lod_desc.tensor)
             if not tensor.HasField("data_type"):
@@ -124,13 +131,22 @@ class _Checker:
                          block_idx)
 
     def _declared(self, block_idx: int, name: str) -> bool:
+        return self._declaring_block(block_idx, name) is not None
+
+    def _declaring_block(self, block_idx: int, name: str) -> int | None:
+        """The block declaring `name` as seen from `block_idx`: the block, its ancestors,
+        and for a grad block also its forward block and that block's ancestors."""
         blocks = self.desc.blocks
-        idx, hops = block_idx, 0
-        while 0 <= idx < len(blocks) and hops <= len(blocks):
+        frontier, seen = [block_idx], set()
+        while frontier:
+            idx = frontier.pop(0)
+            if not 0 <= idx < len(blocks) or idx in seen:
+                continue
+            seen.add(idx)
             if any(v.name == name for v in blocks[idx].vars):
-                return True
-            idx, hops = blocks[idx].parent_idx, hops + 1
-        return False
+                return idx
+            frontier += [blocks[idx].parent_idx, blocks[idx].forward_block_idx]
+        return None
 
     # -- operators --------------------------------------------------------------------------
     def check_ops(self) -> None:
@@ -201,6 +217,11 @@ class _Checker:
                         self.add(f"attribute {a.name!r} refers to block {idx}, but the "
                                  f"program's sub-blocks are 1..{len(self.desc.blocks) - 1}",
                                  op=where)
+                    elif self.desc.blocks[idx].parent_idx != where.block_idx:
+                        # A sub-block sees its parent's variables: it must be run from there.
+                        self.add(f"attribute {a.name!r} refers to block {idx}, whose parent "
+                                 f"is block {self.desc.blocks[idx].parent_idx}, but the op is "
+                                 f"in block {where.block_idx}", op=where)
         for spec in opdef.attrs:
             if spec.required and spec.name not in present:
                 self.add(f"attribute {spec.name!r} is required but is not given", op=where)
@@ -234,10 +255,8 @@ class _Checker:
             self.compare(b, name, fresh)
 
     def compare(self, b: int, name: str, fresh: Program) -> None:
-        declared = self.desc.blocks[b]
         # An op in a sub-block may write a variable of an ancestor: compare where it lives.
-        while not any(v.name == name for v in declared.vars):
-            declared = self.desc.blocks[declared.parent_idx]
+        declared = self.desc.blocks[self._declaring_block(b, name)]
         want = next(v for v in declared.vars if v.name == name)
         got = fresh.block(declared.idx).var(name)
         diffs = []
