@@ -41,6 +41,9 @@ def require_lod(ctx, slot: str, i: int = 0, exactly: int | None = None) -> int:
         ctx.fail(f"{ctx.op_type} requires Input({slot}) with exactly {exactly} LoD level(s), "
                  f"got {name!r} {where}with lod_level {level}",
                  hint=lod_feed_hint(name, exactly))
+    if not ctx.input_shape(slot, i):  # a parsed program may declare a 0-D sequence
+        ctx.fail(f"Input({slot}) of {ctx.op_type} is a sequence batch, so it needs a row "
+                 f"dimension, but {name!r} is declared 0-D with lod_level {level}")
     return level
 
 

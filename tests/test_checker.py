@@ -158,3 +158,17 @@ def test_a_variable_without_a_data_type_fails_inference_of_the_ops_reading_it():
     assert "[InvalidProgram] block 0: variable 'ids' has no (known) data type" in texts
     assert any(t.startswith("[ShapeInferenceError] block 0, op #0 lookup_table")
                and "): input Ids (ids) has no data type (op created at" in t for t in texts), texts
+
+
+def test_a_0d_variable_declared_with_a_lod_fails_the_sequence_ops_reading_it():
+    # Found by the fuzzer: sequence_concat indexed shape[0] of a 0-D input.
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        seq = pir.layers.data("seq", [-1, 2], lod_level=1)
+        pir.layers.sequence_concat([seq, seq])
+    desc = _copy(main.desc)
+    del _var(desc.blocks[0], "seq").lod_desc.tensor.dims[:]
+    (problem,) = check_program(desc)
+    assert "op #0 sequence_concat" in str(problem)
+    assert ("Input(X) of sequence_concat is a sequence batch, so it needs a row dimension, "
+            "but 'seq' is declared 0-D with lod_level 1") in str(problem)
