@@ -1,6 +1,12 @@
 """DynamicRNN over 1- and 2-level LoD batches: forward against numpy loops, gradients
 against finite differences (float64), and the rules its backward relies on."""
 
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -295,3 +301,26 @@ def test_dynamic_rnn_misuse_is_reported():
             with other.block():
                 word = other.step_input(x)
                 other.update_memory(word, word)
+
+
+def test_the_nested_rnn_example_trains():
+    path = Path(__file__).resolve().parents[1] / "examples" / "nested_rnn.py"
+    spec = importlib.util.spec_from_file_location("example_nested_rnn", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    result = example.train(epochs=2, num_train=320, num_test=96, verbose=False)
+    losses = result["losses"]
+    assert np.mean(losses[:5]) > 0.55  # about ln 2: the classes are balanced
+    assert np.mean(losses[-5:]) < 0.2 * np.mean(losses[:5])
+    assert result["accuracy_before"] < 0.7 and result["accuracy"] > 0.9
+    again = example.train(epochs=1, num_train=64, num_test=32, verbose=False)["losses"]
+    assert again == losses[:2]  # a fixed seed: the same losses every time
+
+
+def test_the_nested_rnn_example_runs_as_a_script():
+    path = Path(__file__).resolve().parents[1] / "examples" / "nested_rnn.py"
+    done = subprocess.run([sys.executable, str(path), "--epochs", "1"], capture_output=True,
+                          text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(path.parents[1])))
+    assert done.returncode == 0, done.stderr
+    assert "epoch 0: mean loss" in done.stdout and "test accuracy" in done.stdout
