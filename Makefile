@@ -1,6 +1,7 @@
 # paddle-ir: everything a fresh clone needs, from nothing but python3.
 #   make demo   build -> save -> run -> dump the sparse-embedding example
-#   make test   lint + the test suite
+#   make test   lint + the test suite (with a few seconds of fuzzing)
+#   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers (~1 GB)
 PYTHON ?= python3
@@ -14,8 +15,9 @@ PEERS_PY := $(PEERS)/bin/python
 TORCH_VERSION  := 2.13.0
 PADDLE_VERSION := 3.3.1
 BENCH_ARGS ?=
+FUZZ_SECONDS ?= 600
 
-.PHONY: all demo test lint proto clean bench bench-peers peers
+.PHONY: all demo test lint proto clean bench bench-peers peers fuzz
 
 all: test
 
@@ -38,6 +40,10 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest
+
+# Program parser + checker, tensor/param/feed readers (fuzz/); prints the inputs tried.
+fuzz: $(STAMP)
+	$(PY) -m fuzz --seconds $(FUZZ_SECONDS)
 
 # The sparse-embedding example end to end: build and train it, save the
 # inference model (.pb + params), run the saved model from the command line
@@ -67,6 +73,6 @@ peers:
 	    "paddlepaddle==$(PADDLE_VERSION)" numpy; }
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out fuzz-crashes
 	rm -f $(PB2)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
