@@ -23,7 +23,7 @@ from ops import registry as op_registry
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import OpLocation, PaddleIRError
-from paddle_ir.framework import Program, op_location, undecodable_strings
+from paddle_ir.framework import MAX_BLOCK_DEPTH, Program, op_location, undecodable_strings
 from paddle_ir.proto import framework_pb2 as pb
 
 INVALID = "InvalidProgram"
@@ -81,6 +81,7 @@ class _Checker:
         if not self.desc.blocks:
             self.add("the program has no blocks; every program has block 0")
             self.blocks_ok = False
+        depth: dict[int, int] = {}  # a block with a bad parent is reported, and counts as 0
         for i, block in enumerate(self.desc.blocks):
             if block.idx != i:
                 self.add(f"block #{i} says its idx is {block.idx}", i)
@@ -93,6 +94,12 @@ class _Checker:
                 self.add(f"parent_idx {parent} does not name an earlier block "
                          f"(0..{i - 1})", i)
                 self.blocks_ok = False
+            else:
+                depth[i] = depth.get(parent, 0) + 1 if i else 0
+                if depth[i] > MAX_BLOCK_DEPTH:
+                    self.add(f"nested {depth[i]} blocks deep; paddle-ir allows at most "
+                             f"{MAX_BLOCK_DEPTH}", i)
+                    self.blocks_ok = False
             forward = block.forward_block_idx
             if forward != -1 and not 0 < forward < len(self.desc.blocks):
                 self.add(f"forward_block_idx {forward} does not name a sub-block "

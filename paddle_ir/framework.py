@@ -34,6 +34,9 @@ VarType = pb.VarDesc.VarType
 # Variable types whose lod_desc carries a lod_level (a tensor array: its elements').
 _LOD_TYPES = (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY, VarType.LOD_RANK_TABLE)
 PROGRAM_FORMAT_VERSION = 1
+# How deep sub-blocks may nest (block 0 is depth 0): anything that walks the parent
+# chain, or runs a sub-block inside its parent's op, stays bounded on hostile files.
+MAX_BLOCK_DEPTH = 64
 GRAD_SUFFIX = "@GRAD"
 
 _PACKAGE_DIRS = tuple(
@@ -729,6 +732,7 @@ class Program:
         program.random_seed = 0
         program._version_counter = 0
         program._seed_counter = 0
+        depth: list[int] = []
         for i, block_desc in enumerate(desc.blocks):
             if block_desc.idx != i:
                 raise ProgramFormatError(f"block #{i} says its idx is {block_desc.idx}")
@@ -737,6 +741,11 @@ class Program:
                 raise ProgramFormatError(
                     f"block {i} has parent_idx {parent}; block 0 has -1 and every other block "
                     f"a parent that comes before it")
+            depth.append(depth[parent] + 1 if i else 0)
+            if depth[i] > MAX_BLOCK_DEPTH:
+                raise ProgramFormatError(
+                    f"block {i} is nested {depth[i]} blocks deep; paddle-ir allows at most "
+                    f"{MAX_BLOCK_DEPTH}")
             block = Block(program, block_desc)
             for var_desc in block_desc.vars:
                 if var_desc.name in block.vars:

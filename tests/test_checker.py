@@ -172,3 +172,14 @@ def test_a_0d_variable_declared_with_a_lod_fails_the_sequence_ops_reading_it():
     assert "op #0 sequence_concat" in str(problem)
     assert ("Input(X) of sequence_concat is a sequence batch, so it needs a row dimension, "
             "but 'seq' is declared 0-D with lod_level 1") in str(problem)
+
+
+def test_block_nesting_beyond_the_bound_is_reported():
+    desc = pb.ProgramDesc(blocks=[pb.BlockDesc(idx=0, parent_idx=-1)])
+    for i in range(1, 67):
+        desc.blocks.add(idx=i, parent_idx=i - 1)
+    texts = _texts(check_program(desc))
+    assert texts[:2] == ["[InvalidProgram] block 65: nested 65 blocks deep; paddle-ir allows "
+                         "at most 64",
+                         "[InvalidProgram] block 66: nested 66 blocks deep; paddle-ir allows "
+                         "at most 64"], texts

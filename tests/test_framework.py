@@ -140,3 +140,19 @@ def test_text_that_is_not_utf8_is_a_format_error():
                                                  r"blocks\[0\]\.vars\[0\]\.name"):
         pir.Program.parse(_program_with_name(b"\xff\xfe"))
     assert pir.Program.parse(_program_with_name("é".encode())).global_block().has_var("é")
+
+
+def _chain(blocks: int) -> pb.ProgramDesc:
+    desc = pb.ProgramDesc(blocks=[pb.BlockDesc(idx=0, parent_idx=-1)])
+    for i in range(1, blocks):
+        desc.blocks.add(idx=i, parent_idx=i - 1)
+    return desc
+
+
+def test_block_nesting_is_bounded():
+    from paddle_ir.framework import MAX_BLOCK_DEPTH
+
+    pir.Program.parse(_chain(MAX_BLOCK_DEPTH + 1).SerializeToString())  # depth 64: fine
+    with pytest.raises(ProgramFormatError, match=r"block 65 is nested 65 blocks deep; "
+                                                 r"paddle-ir allows at most 64"):
+        pir.Program.parse(_chain(MAX_BLOCK_DEPTH + 2).SerializeToString())
