@@ -7,21 +7,33 @@ otherwise the block runs when every Cond input holds at least one element,
 as Paddle's IfElse uses it. The sub-block reads and writes its ancestors'
 variables by name (executor/control.py); `Input` and `Out` list them so that
 the program's dataflow stays visible to pruning and backward.
+
+When the `Scope` output is bound, a run of the block keeps its scope there
+(ops/control_common.py) for conditional_block_grad, which runs the block's
+grad block in it when the block ran; when it did not, the gradient of an
+`Input` that is also an `Out` passes through unchanged (the block left the
+variable as it was) and the other inputs get none.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ops.context import STEP_SCOPES
+from ops.control_common import run_grad_block, run_kept
+from ops.grad import GRAD_SUFFIX, grad_name
 from ops.registry import Attr, In, Out, register_op
-from paddle_ir.core.errors import KernelError
+from ops.tensor_array import zeros_like
+from paddle_ir.core.errors import KernelError, ProgramError
+from paddle_ir.core.rank_table import StepScopes
 
 conditional_block = register_op(
     "conditional_block",
     inputs=[In("Cond", "the condition (bool)", duplicable=True),
             In("Input", "variables the sub-block reads", duplicable=True, dispensable=True)],
     outputs=[Out("Out", "variables the sub-block writes", duplicable=True, dispensable=True),
-             Out("Scope", "unused; kept for Paddle's slot list", dispensable=True)],
+             Out("Scope", "the block's scope when it ran, kept for the gradient",
+                 dispensable=True)],
     attrs=[Attr("sub_block", "block", doc="the block to run"),
            Attr("is_scalar_condition", "bool", True,
                 "Cond is one bool element (True) or a list of tensors that must be non-empty")],
@@ -32,7 +44,8 @@ conditional_block = register_op(
 
 @conditional_block.infer_var_type
 def _(ctx):
-    pass  # Out keeps the types the sub-block's ops gave it (tensors, arrays)
+    # Out keeps the types the sub-block's ops gave it (tensors, arrays).
+    ctx.set_output_type("Scope", STEP_SCOPES)
 
 
 # A control op has no element type: with no key inputs the executor asks for float32.
@@ -47,5 +60,78 @@ def conditional_block_kernel(ctx, attrs, conds, inputs):
         run = bool(cond.reshape(()))
     else:
         run = all(np.asarray(c).size > 0 for c in conds)
-    if run:
+    kept = StepScopes()
+    keep = bool(ctx.output_names("Scope"))
+    if run and keep:
+        kept.append(run_kept(ctx, attrs["sub_block"], ctx.input_names("Input"),
+                             ctx.output_names("Out")))
+    elif run:
         ctx.run_block(attrs["sub_block"], ctx.scope.new_scope())
+    for name in ctx.output_names("Scope"):
+        ctx.scope.var(name).value = kept
+
+
+@conditional_block.grad_maker
+def _(g):
+    if not g.output("Scope"):
+        raise ProgramError("this conditional_block keeps no Scope, so no gradient can flow "
+                           "through it", hint="build it with layers.cond or ConditionalBlock")
+    grads = g.grad_sub_block("sub_block")
+    produced = set(grads.input_grads)
+    wanted = g.input_grad("Input") or [""] * len(g.input("Input"))
+    in_grads = [grad_name(x) if x in produced and name else ""
+                for x, name in zip(g.input("Input"), wanted, strict=True)]
+    if not any(in_grads):
+        return []
+    out_grads = [grad_name(n) for n in g.output("Out") if g.has_output_grad(n)]
+    return [g.grad_op(
+        "conditional_block_grad",
+        inputs={"Input": g.input("Input"), "Out@GRAD": out_grads, "Scope": g.output("Scope")},
+        outputs={"Input@GRAD": in_grads},
+        attrs={"sub_block": grads.block_idx, "output_grads": grads.output_grads,
+               "input_grads": grads.input_grads})]
+
+
+conditional_block_grad = register_op(
+    "conditional_block_grad",
+    inputs=[In("Input", "the forward op's Input", duplicable=True),
+            In("Out@GRAD", "gradients of its outputs", duplicable=True, dispensable=True),
+            In("Scope", "the kept scope (none if the block did not run)")],
+    outputs=[Out("Input@GRAD", "gradients of Input (positions of Input)", duplicable=True)],
+    attrs=[Attr("sub_block", "block", doc="the grad block of the sub-block"),
+           Attr("output_grads", "strings", [], "variables w whose w@GRAD the grad block reads"),
+           Attr("input_grads", "strings", [], "variables x whose x@GRAD the grad block writes")],
+    key_inputs=[],
+    doc=__doc__,
+)
+
+
+@conditional_block_grad.infer_var_type
+def _(ctx):
+    for i, name in enumerate(ctx.input_names("Input")):
+        if i < len(ctx.output_names("Input@GRAD")):
+            ctx.set_output_type("Input@GRAD", ctx.var_info(name).var_type, i)
+
+
+@conditional_block_grad.infer_shape
+def _(ctx):
+    for i, name in enumerate(ctx.input_names("Input")):
+        info = ctx.var_info(name)
+        if i < len(ctx.output_names("Input@GRAD")) and info.shape is not None:
+            ctx.set_output("Input@GRAD", info.shape, info.dtype, i)
+            ctx.set_output_lod_level("Input@GRAD", info.lod_level, i)
+
+
+@conditional_block_grad.kernel(storage=[], dtypes=[np.float32], control=True)
+def conditional_block_grad_kernel(ctx, attrs, inputs, out_grads, kept):
+    incoming = {n[: -len(GRAD_SUFFIX)]: ctx.value(n) for n in ctx.input_names("Out@GRAD")}
+    if kept:
+        grads = run_grad_block(ctx, attrs["sub_block"], kept[0], attrs["output_grads"],
+                               attrs["input_grads"], incoming)
+    else:  # the block did not run: what it would have rewritten passes through
+        grads = {x: incoming.get(x) for x in attrs["input_grads"]}
+    wanted = set(attrs["input_grads"])
+    for x, name in zip(ctx.input_names("Input"), ctx.output_names("Input@GRAD"), strict=True):
+        if name and x in wanted:
+            value = grads.get(x)
+            ctx.scope.var(name).value = zeros_like(ctx.value(x)) if value is None else value

@@ -32,11 +32,11 @@ from __future__ import annotations
 import numpy as np
 
 from ops.context import STEP_SCOPES
+from ops.control_common import holds, run_grad_block, run_kept
 from ops.grad import GRAD_SUFFIX, grad_name
 from ops.registry import Attr, In, Out, register_op
 from ops.tensor_array import accumulate, zeros_like
-from paddle_ir.core.errors import KernelError
-from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.errors import ProgramError
 from paddle_ir.core.rank_table import StepScopes
 
 _CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
@@ -71,39 +71,26 @@ def _(ctx):
                 f"Condition must hold one element, got shape {list(shape)}")
 
 
-def _holds(value, op_type: str) -> bool:
-    cond = np.asarray(value.numpy() if isinstance(value, LoDTensor) else value)
-    if cond.size != 1:
-        raise KernelError(f"{op_type} needs a one-element condition, got shape "
-                          f"{list(cond.shape)}")
-    return bool(cond.reshape(()))
-
-
 @while_op.kernel(storage=[], dtypes=_CONTROL_DTYPES, control=True)
 def while_kernel(ctx, attrs, xs, cond):
     cond_name = ctx.input_names("Condition")[0]
-    reads = set(ctx.input_names("X"))
-    outs = ctx.output_names("Out")
-    carried = [n for n in outs if n in reads]
-    written_only = [n for n in outs if n not in reads]
-    keep = not attrs["is_test"]
+    reads, outs = ctx.input_names("X"), ctx.output_names("Out")
     scopes = StepScopes()
-    while _holds(ctx.value(cond_name), "while"):
-        scope = ctx.scope.new_scope() if keep else ctx.new_scope()
-        at_start = [(n, ctx.value(n)) for n in carried] if keep else ()
-        ctx.run_block(attrs["sub_block"], scope, keep_locals=keep)
-        if keep:
-            for n, value in at_start:
-                scope.var(n).value = value
-            for n in written_only:
-                scope.var(n).value = ctx.value(n)
-            scopes.append(scope)
+    while holds(ctx.value(cond_name), "while"):
+        if attrs["is_test"]:
+            ctx.run_block(attrs["sub_block"], ctx.new_scope())
+        else:
+            scopes.append(run_kept(ctx, attrs["sub_block"], reads, outs))
     for name in ctx.output_names("StepScopes"):
         ctx.scope.var(name).value = scopes
 
 
 @while_op.grad_maker
 def _(g):
+    if g.attr("is_test"):
+        raise ProgramError("a While loop built with is_test=True keeps no step scopes, so "
+                           "no gradient can flow through it",
+                           hint="build the loop with layers.While(cond, is_test=False)")
     grads = g.grad_sub_block("sub_block")
     produced = set(grads.input_grads)
     x_grads = [grad_name(x) if x in produced and name else ""
@@ -158,19 +145,11 @@ def while_grad_kernel(ctx, attrs, xs, out_grads, step_scopes):
     carry = {n[: -len(GRAD_SUFFIX)]: ctx.value(n) for n in ctx.input_names("Out@GRAD")}
     summed: dict = {}
     for step in reversed(step_scopes):
-        scope = ctx.new_scope(step)
-        for w in attrs["output_grads"]:
-            value = carry.get(w)
-            scope.var(grad_name(w)).value = (zeros_like(step.find_var(w).value)
-                                            if value is None else value)
-        ctx.run_block(attrs["sub_block"], scope, keep_locals=True)
-        carry = {}
-        for x in attrs["input_grads"]:
-            holder = scope.find_local_var(grad_name(x))
-            value = None if holder is None else holder.value
-            if x in carried:
-                carry[x] = value
-            else:
+        grads = run_grad_block(ctx, attrs["sub_block"], step, attrs["output_grads"],
+                               attrs["input_grads"], carry)
+        carry = {x: value for x, value in grads.items() if x in carried}
+        for x, value in grads.items():
+            if x not in carried:
                 summed[x] = accumulate(summed.get(x), value)
     wanted = set(attrs["input_grads"])
     for x, name in zip(x_names, ctx.output_names("X@GRAD"), strict=True):

@@ -223,3 +223,37 @@ def test_arrays_are_fetched_as_arrays_and_cannot_be_fed():
     np.testing.assert_allclose(got[1].numpy(), [1, 1])
     with pytest.raises(pir.PaddleIRError, match=f"feed {arr.name!r} must be an ndarray"):
         run(main, [arr], {"x": np.ones(2, np.float32), arr.name: got})
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_gradients_flow_through_the_branch_cond_took(flag):
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [2, 3], dtype="float64")
+        x.stop_gradient = False
+        pred = layers.data("flag", [1], dtype="bool")
+        h = layers.fc(x, 3, param_attr=pir.ParamAttr(name="w"), bias_attr=False)
+        out = layers.cond(pred, lambda: layers.tanh(h) * x, lambda: layers.scale(h, 3.0))
+        loss = layers.reduce_sum(layers.square(out))
+        grads = dict((p.name, g) for p, g in pir.append_backward(loss))
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    xv = np.random.default_rng(0).normal(size=(2, 3))
+    feed = {"x": xv, "flag": np.array([flag])}
+    got_w, got_x = exe.run(main, feed=feed, fetch_list=[grads["w"], "x@GRAD"], scope=scope)
+    w_value = np.array(scope.find_var("w").value)
+
+    def numpy_loss(xa, wa):
+        hv = xa @ wa
+        return float(((np.tanh(hv) * xa if flag else 3.0 * hv) ** 2).sum())
+
+    for got, base, which in ((got_w, w_value, "w"), (got_x, xv, "x")):
+        numeric = np.zeros_like(base)
+        for idx in np.ndindex(base.shape):
+            moved = [base.copy(), base.copy()]
+            moved[0][idx] += 1e-6
+            moved[1][idx] -= 1e-6
+            values = [numpy_loss(m, w_value) if which == "x" else numpy_loss(xv, m)
+                      for m in moved]
+            numeric[idx] = (values[0] - values[1]) / 2e-6
+        np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-9, err_msg=which)

@@ -244,9 +244,11 @@ class ConditionalBlock:
         with _sub_block() as (parent, body):
             yield
         reads, writes = block_dataflow(body)
+        scope = parent.create_var(name=unique_name.generate(self.helper.name + ".scope"),
+                                  type=VarType.STEP_SCOPES, stop_gradient=True)
         parent.append_op("conditional_block",
                          inputs={"Cond": self.cond, "Input": reads},
-                         outputs={"Out": writes},
+                         outputs={"Out": writes, "Scope": scope},
                          attrs={"sub_block": body.idx, "is_scalar_condition": True})
 
 
