@@ -1,7 +1,7 @@
 """Paragraphs of sentences: a nested (recursive) RNN over a 2-level LoD batch, no padding.
 
-    python examples/nested_rnn.py                   # 6 epochs on 640 generated paragraphs
-    python examples/nested_rnn.py --epochs 2
+    python examples/nested_rnn.py                # 6 epochs, saved to out/nested_rnn
+    python examples/nested_rnn.py --epochs 2 --out /tmp/nested
 
 Each generated paragraph has 1 to 4 sentences; each sentence is 1 to 7
 words: filler words around one sentiment word, "positive" or "negative".
@@ -30,11 +30,19 @@ Both loops are `while` ops over tensor arrays, stepping all sequences of the
 batch together, longest first; Adam trains through them (`while_grad` runs
 the loop bodies' gradient blocks over the kept step scopes). The loss falls
 from about ln 2 as the model learns to carry the last sentence's sentiment.
+
+The script then saves the inference model words -> (P(negative), P(positive))
+to --out with three sample paragraphs as a feed, their word ids stacked in
+words.npy and both LoD levels on the command line with --lod, and ends by
+printing the `paddle-ir run` command that runs the model on them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shlex
 
 import numpy as np
 
@@ -110,10 +118,11 @@ def build(main: pir.Program, startup: pir.Program, learning_rate: float = 0.02):
 
         logits = layers.fc(paragraph, 2)
         loss = layers.mean(layers.softmax_with_cross_entropy(logits, label))
-        acc = layers.accuracy(layers.softmax(logits), label)
+        probs = layers.softmax(logits)
+        acc = layers.accuracy(probs, label)
         test_program = main.clone(for_test=True)
         pir.optimizer.Adam(learning_rate=learning_rate).minimize(loss)
-    return loss, acc, test_program
+    return loss, acc, probs, test_program
 
 
 def evaluate(exe, program, acc, paragraphs, labels) -> float:
@@ -132,7 +141,7 @@ def train(epochs: int = 6, num_train: int = 640, num_test: int = 192,
     train_x, train_y = make_paragraphs(num_train, seed=0)
     test_x, test_y = make_paragraphs(num_test, seed=1)
     main_program, startup = pir.Program(), pir.Program()
-    loss, acc, test_program = build(main_program, startup)
+    loss, acc, probs, test_program = build(main_program, startup)
     exe, scope = pir.Executor(), pir.Scope()
     with pir.scope_guard(scope):
         exe.run(startup)
@@ -151,16 +160,44 @@ def train(epochs: int = 6, num_train: int = 640, num_test: int = 192,
                       f"test accuracy {after:.3f}")
     if verbose:
         print(f"test accuracy: {before:.3f} before training, {after:.3f} after (chance 0.5)")
-    return {"losses": losses, "accuracy_before": before, "accuracy": after}
+    return {"losses": losses, "accuracy_before": before, "accuracy": after,
+            "main": main_program, "scope": scope, "probs": probs}
+
+
+# Three paragraphs: good. bad.  |  bad. good. bad.  |  (filler) good (filler).
+SAMPLE = [[[POSITIVE[0]], [NEGATIVE[0]]],
+          [[3, NEGATIVE[1]], [POSITIVE[1], 7], [NEGATIVE[2]]],
+          [[1, 2, POSITIVE[2], 4]]]
+
+
+def save(out: str, result: dict) -> str:
+    """Save the inference model and the SAMPLE paragraphs to `out`; return the command that
+    runs them (both LoD levels in its --lod)."""
+    pir.io.save_inference_model(out, ["words"], [result["probs"]],
+                                main_program=result["main"], scope=result["scope"])
+    words = os.path.join(out, "words.npy")
+    sentences = [s for p in SAMPLE for s in p]
+    np.save(words, np.concatenate(sentences).astype(np.int64).reshape(-1, 1))
+    lengths = json.dumps([[len(p) for p in SAMPLE], [len(s) for s in sentences]],
+                         separators=(",", ":"))
+    return (f"{shlex.join(['paddle-ir', 'run', out, '--feed', f'words={words}'])} "
+            f"--lod words='{lengths}'")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--out", default="out/nested_rnn",
+                        help="where the inference model and the sample feed go")
     args = parser.parse_args()
-    losses = train(args.epochs)["losses"]
+    result = train(args.epochs)
+    losses = result["losses"]
     print(f"loss {np.mean(losses[:10]):.4f} -> {np.mean(losses[-10:]):.4f} "
           f"(the first and the last 10 steps)")
+    command = save(args.out, result)
+    print(f"saved to {args.out}: the inference model words -> (P(negative), P(positive)),\n"
+          f"and a sample feed of three paragraphs whose last sentences are negative, "
+          f"negative, positive.\nRun it with:\n  {command}")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,6 @@
 against finite differences (float64), and the rules its backward relies on."""
 
 import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -316,11 +313,3 @@ def test_the_nested_rnn_example_trains():
     again = example.train(epochs=1, num_train=64, num_test=32, verbose=False)["losses"]
     assert again == losses[:2]  # a fixed seed: the same losses every time
 
-
-def test_the_nested_rnn_example_runs_as_a_script():
-    path = Path(__file__).resolve().parents[1] / "examples" / "nested_rnn.py"
-    done = subprocess.run([sys.executable, str(path), "--epochs", "1"], capture_output=True,
-                          text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=str(path.parents[1])))
-    assert done.returncode == 0, done.stderr
-    assert "epoch 0: mean loss" in done.stdout and "test accuracy" in done.stdout

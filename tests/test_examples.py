@@ -5,7 +5,7 @@ directory), and ends by printing `paddle-ir` commands that then run as printed.
 The learning itself (accuracies, kernels chosen) is tested at larger sizes by
 importing the examples: test_training.py (mlp, word2vec), test_csr.py (sparse
 logistic regression), test_sequence_program.py (text classification) and
-test_rnn_ops.py (sentiment LSTM).
+test_rnn_ops.py (sentiment LSTM), test_dynamic_rnn.py (nested RNN).
 """
 
 import os
@@ -32,6 +32,8 @@ EXAMPLES = {
                             ["epoch 0: mean loss"], "shape=[3, 4]"),
     "sentiment_lstm": (["--epochs", "3"], 0.5,  # x0.11
                        ["epoch 2: mean loss"], "shape=[4, 2]"),
+    "nested_rnn": (["--epochs", "2"], 0.5,  # x0.002
+                   ["epoch 1: mean loss"], "shape=[3, 2]"),
     "sparse_logistic_regression": (
         ["--features", "5000", "--nnz", "20", "--batch", "64", "--steps", "80",
          "--informative", "300"], 0.9,  # x0.77
