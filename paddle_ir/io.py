@@ -1,7 +1,9 @@
 """Saving and loading programs and their variables: inference models, checkpoints, jobs.
 
-Three directory layouts, each file written atomically (a temporary file, then
-a rename), so a reader sees a whole old file or a whole new one:
+Three directory layouts. The files of one save are staged whole (temporary
+files in the same directory, flushed and fsync'ed) before any is renamed into
+place, the program last, so a save killed part-way leaves the previous model
+loadable and unchanged (tensor_io.atomic_write_many):
 
     inference model   DIR/model.pb         the program pruned to feed -> fetch, test mode,
                                            naming its feed and fetch targets
@@ -144,13 +146,11 @@ def _value_of(scope, name: str, storage: _Storage):
     return value
 
 
-def save_vars(path, program: Program, scope=None) -> list[str]:
-    """Write the program's persistables from `scope`: `path` and its sparse siblings.
+def _vars_files(path, program: Program, scope) -> tuple[dict, list[str], list[str]]:
+    """(target -> writer, stale sparse siblings to remove, names) for `save_vars`.
 
-    All values are gathered before anything is written, so a missing value
-    leaves the files as they were. Returns the names saved.
+    All values are gathered here, before anything is written.
     """
-    scope = _global_scope() if scope is None else scope
     known = {s.var_type for s in _STORAGES}
     for block in program.desc.blocks:
         for var in block.vars:
@@ -158,24 +158,42 @@ def save_vars(path, program: Program, scope=None) -> list[str]:
                 raise InvalidProgramError(
                     f"persistable variable {var.name!r} has variable type {var.type}, which "
                     f"paddle-ir cannot save")
-    plan = []
+    files, stale, saved = {}, [], []
     for storage in _STORAGES:
         names = persistable_names(program, storage.var_type)
-        plan.append((storage, names, [_value_of(scope, n, storage) for n in names]))
-    saved = []
-    for storage, names, values in plan:
+        values = [_value_of(scope, n, storage) for n in names]
         target = os.fspath(path) + storage.suffix
         if not names and storage.suffix:
-            if os.path.exists(target):
-                os.unlink(target)  # stale, from a program that had such variables
+            stale.append(target)  # from a program that had such variables, if it exists
             continue
 
         def write(out, storage=storage, values=values):
             for value in values:
                 storage.write(out, value)
 
-        tensor_io.atomic_write(target, write)  # a dense file always exists, maybe empty
+        files[target] = write  # a dense file always exists, maybe empty
         saved += names
+    return files, stale, saved
+
+
+def _commit(files: dict, stale: Sequence[str] = ()) -> None:
+    """Write `files` as one group (tensor_io.atomic_write_many), then drop stale siblings."""
+    tensor_io.atomic_write_many(files)
+    for target in stale:
+        if os.path.exists(target):
+            os.unlink(target)
+
+
+def save_vars(path, program: Program, scope=None) -> list[str]:
+    """Write the program's persistables from `scope`: `path` and its sparse siblings.
+
+    All values are gathered before anything is written, so a missing value
+    leaves the files as they were; the files are staged whole before any is
+    renamed into place. Returns the names saved.
+    """
+    scope = _global_scope() if scope is None else scope
+    files, stale, saved = _vars_files(path, program, scope)
+    _commit(files, stale)
     return saved
 
 
@@ -286,9 +304,12 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     if not targets:
         raise InvalidProgramError("save_inference_model needs at least one target variable")
     pruned = prune(program, feeds, targets)
+    scope = _global_scope() if scope is None else scope
+    files, stale, _ = _vars_files(os.path.join(dirname, params_filename), pruned, scope)
+    data = pruned.serialize()
+    files[os.path.join(dirname, model_filename)] = lambda out: out.write(data)  # renamed last
     os.makedirs(dirname, exist_ok=True)
-    save_vars(os.path.join(dirname, params_filename), pruned, scope)
-    save_program(os.path.join(dirname, model_filename), pruned)
+    _commit(files, stale)
     return pruned
 
 
@@ -345,8 +366,9 @@ def save_train_program(dirname, main_program: Program, startup_program: Program,
     del main.desc.fetch_target_names[:]
     main.desc.fetch_target_names.extend(fetches)
     os.makedirs(dirname, exist_ok=True)
-    save_program(os.path.join(dirname, STARTUP_FILENAME), startup_program)
-    save_program(os.path.join(dirname, MAIN_FILENAME), main)
+    startup_data, main_data = startup_program.serialize(), main.serialize()
+    _commit({os.path.join(dirname, STARTUP_FILENAME): lambda out: out.write(startup_data),
+             os.path.join(dirname, MAIN_FILENAME): lambda out: out.write(main_data)})
 
 
 def load_train_program(dirname) -> tuple[Program, Program]:

@@ -24,7 +24,7 @@ import math
 import os
 import secrets
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import BinaryIO
 
 import numpy as np
@@ -332,22 +332,49 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     `write(stream)` fills a temporary file in the same directory; it is
     flushed and fsync'ed, then renamed over `path` and the directory synced.
     """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    # Not tempfile.mkstemp: it creates the file 0600, and a saved model should get the
-    # permissions any new file gets (0666 less the umask), as the final file would.
-    tmp = os.path.join(directory, f".tmp-{os.path.basename(path)}-{secrets.token_hex(8)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    atomic_write_many({path: write})
+
+
+def atomic_write_many(files: Mapping[str | os.PathLike, Callable[[BinaryIO], None]]) -> None:
+    """Write several files (a model and its parameters) so that a crash cannot mix them.
+
+    Every file is first staged whole: written to a temporary file in its own
+    directory, flushed and fsync'ed. Only then are the temporaries renamed over
+    their targets, in the order given (put the file that readers open first,
+    e.g. the program, last), and the directories synced. A process killed while
+    staging, which is where the time goes, leaves every old file as it was; the
+    renames that follow take microseconds. On an exception the temporaries are
+    removed and the old files stay.
+    """
+    staged: list[tuple[str, str]] = []
     try:
-        with os.fdopen(fd, "wb") as out:
-            write(out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
+        for path, write in files.items():
+            path = os.fspath(path)
+            directory = os.path.dirname(os.path.abspath(path))
+            # Not tempfile.mkstemp: it creates the file 0600, and a saved model should get
+            # the permissions any new file gets (0666 less the umask), as the final file would.
+            tmp = os.path.join(directory,
+                               f".tmp-{os.path.basename(path)}-{secrets.token_hex(8)}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                         0o666)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as out:
+                write(out)
+                out.flush()
+                os.fsync(out.fileno())
+        for tmp, path in staged:
+            os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         raise
+    for directory in sorted({os.path.dirname(os.path.abspath(p)) for _, p in staged}):
+        _sync_directory(directory)
+
+
+def _sync_directory(directory: str) -> None:
+    """Make the renames in `directory` durable."""
     try:
         dir_fd = os.open(directory, os.O_RDONLY)
     except OSError:  # pragma: no cover - platforms without directory fds
