@@ -24,8 +24,9 @@ from ops.context import (
 )
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import MissingVariableError, OpLocation
-from paddle_ir.core.rank_table import LoDRankTable, StepScopes
+from paddle_ir.core.rank_table import LoDRankTable
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.core.step_scopes import StepScopes
 from paddle_ir.core.tensor_array import LoDTensorArray
 
 # The classes of values a frame holds, by variable type. Anything else (an ndarray,

@@ -25,7 +25,7 @@ from ops.grad import GRAD_SUFFIX, grad_name
 from ops.registry import Attr, In, Out, register_op
 from ops.tensor_array import zeros_like
 from paddle_ir.core.errors import KernelError, ProgramError
-from paddle_ir.core.rank_table import StepScopes
+from paddle_ir.core.step_scopes import StepScopes
 
 conditional_block = register_op(
     "conditional_block",

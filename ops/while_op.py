@@ -37,7 +37,7 @@ from ops.grad import GRAD_SUFFIX, grad_name
 from ops.registry import Attr, In, Out, register_op
 from ops.tensor_array import accumulate, zeros_like
 from paddle_ir.core.errors import ProgramError
-from paddle_ir.core.rank_table import StepScopes
+from paddle_ir.core.step_scopes import StepScopes
 
 _CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
 

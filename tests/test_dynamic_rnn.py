@@ -313,3 +313,53 @@ def test_the_nested_rnn_example_trains():
     again = example.train(epochs=1, num_train=64, num_test=32, verbose=False)["losses"]
     assert again == losses[:2]  # a fixed seed: the same losses every time
 
+
+
+@pytest.mark.parametrize("lengths, level", [
+    ([[2, 0, 3], [1, 2, 2, 1, 3]], 0),             # an empty paragraph among others
+    ([[2, 0, 3], [1, 2, 2, 1, 3]], 1),
+    ([[2, 1], [1, 2, 1], [2, 1, 3, 1]], 0),        # three levels, ranked at each
+    ([[2, 1], [1, 2, 1], [2, 1, 3, 1]], 1),
+    ([[2, 1], [1, 2, 1], [2, 1, 3, 1]], 2),
+])
+def test_splitting_by_steps_and_joining_back_is_the_identity(lengths, level):
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [-1, 2], dtype="float32", lod_level=len(lengths))
+        table = layers.lod_rank_table(x, level=level)
+        array = layers.lod_tensor_to_array(x, table)
+        back = layers.array_to_lod_tensor(array, table)
+    assert array.lod_level == len(lengths) - level - 1 and back.lod_level == len(lengths)
+    rows = sum(lengths[-1])
+    xv = pir.create_lod_tensor(np.arange(2 * rows, dtype=np.float32).reshape(rows, 2), lengths)
+    got_table, got_array, got = pir.Executor(check=True).run(
+        main, feed={"x": xv}, fetch_list=[table, array, back], scope=pir.Scope(),
+        return_numpy=False)
+    counts = np.diff(xv.offsets[level])
+    assert [n for _, n in got_table.items()] == sorted(counts.tolist(), reverse=True)
+    assert len(got_array) == counts.max()
+    for t, element in enumerate(got_array):  # step t holds one item per sequence longer than t
+        assert element.lod_level == len(lengths) - level - 1
+        items = element.offsets[0].size - 1 if element.lod_level else element.shape[0]
+        assert items == int((counts > t).sum())
+    assert got.recursive_sequence_lengths() == lengths
+    np.testing.assert_array_equal(got.numpy(), xv.numpy())
+
+
+def test_a_test_mode_loop_refuses_a_backward_pass():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [2], dtype="float64")
+        x.stop_gradient = False
+        state = layers.scale(x, 1.0)
+        i = layers.fill_constant([1], "int64", 0)
+        n = layers.fill_constant([1], "int64", 2)
+        c = layers.less_than(i, n)
+        loop = layers.While(c, is_test=True)
+        with loop.block():
+            layers.assign(layers.tanh(state), output=state)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, n, cond=c)
+        loss = layers.reduce_sum(state)
+        with pytest.raises(pir.ProgramError, match="is_test=True keeps no step scopes"):
+            pir.append_backward(loss)

@@ -59,11 +59,3 @@ class LoDRankTable:
     def __repr__(self) -> str:
         return f"LoDRankTable(level={self.level}, items={self.items()})"
 
-
-class StepScopes(list):
-    """The scopes of a loop's steps, in order, kept by `while` for `while_grad`."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"StepScopes({len(self)} steps)"
