@@ -9,6 +9,7 @@ InferShapeContext does.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ LOD_TENSOR_ARRAY = pb.VarDesc.LOD_TENSOR_ARRAY
 LOD_RANK_TABLE = pb.VarDesc.LOD_RANK_TABLE
 STEP_SCOPES = pb.VarDesc.STEP_SCOPES
 VAR_TYPE_NAMES = {number: name for name, number in pb.VarDesc.VarType.items()}
+_MAX_NBYTES = 2**63 - 1
 
 
 @dataclass
@@ -113,7 +115,15 @@ class InferContext(ABC):
         names = self.output_names(slot)
         if i < len(names):
             shape = tuple(-1 if d is None else int(d) for d in shape)
-            self._set_var(names[i], shape, None if dtype is None else np.dtype(dtype), None, None)
+            dtype = None if dtype is None else np.dtype(dtype)
+            # Rules multiply dims in Python ints: huge declared dims must fail here,
+            # not as an out-of-range protobuf field or numpy's "array is too big".
+            known = [d for d in shape if d >= 0]
+            if any(d < -1 for d in shape) or math.prod(max(d, 1) for d in known) * (
+                    1 if dtype is None else dtype.itemsize) > _MAX_NBYTES:
+                self.fail(f"output {slot} ({names[i]}) would have shape {shape_str(shape)}, "
+                          f"which overflows: a tensor holds at most 2**63 - 1 bytes")
+            self._set_var(names[i], shape, dtype, None, None)
 
     def set_output_dtype(self, slot: str, dtype, i: int = 0) -> None:
         """Declare only the dtype of output `slot`[i] (a tensor array before its first write)."""

@@ -363,3 +363,28 @@ def test_a_test_mode_loop_refuses_a_backward_pass():
         loss = layers.reduce_sum(state)
         with pytest.raises(pir.ProgramError, match="is_test=True keeps no step scopes"):
             pir.append_backward(loss)
+
+
+def test_a_sparse_embedding_inside_the_loop_keeps_its_gradient_sparse():
+    main, startup = pir.Program(), pir.Program()
+    main.random_seed = startup.random_seed = 3
+    with pir.program_guard(main, startup):
+        ids = layers.data("ids", [-1, 1], dtype="int64", lod_level=1)
+        rnn = layers.DynamicRNN()
+        with rnn.block():
+            emb = layers.embedding(rnn.step_input(ids), [50, H], is_sparse=True,
+                                   param_attr=param("emb"))
+            prev = rnn.memory(shape=[H])
+            h = layers.tanh(layers.fc(emb, H) + layers.fc(prev, H, bias_attr=False))
+            rnn.update_memory(prev, h)
+            rnn.output(h)
+        loss = layers.mean(layers.sequence_last_step(rnn()))
+        pir.optimizer.SGD(0.5).minimize(loss)
+    exe, scope = pir.Executor(storage_fallback="error"), pir.Scope()
+    exe.run(startup, scope=scope)
+    before = np.array(scope.find_var("emb").value).copy()  # sgd updates it in place
+    feed = {"ids": pir.create_lod_tensor([[1, 2, 3], [4], [5, 1]], [[3, 1, 2]])}
+    (grad,) = exe.run(main, feed=feed, fetch_list=["emb@GRAD"], scope=scope)
+    assert isinstance(grad, pir.SelectedRows) and sorted(grad.rows.tolist()) == [1, 1, 2, 3, 4, 5]
+    changed = np.flatnonzero(np.abs(np.array(scope.find_var("emb").value) - before).sum(1))
+    assert changed.tolist() == [1, 2, 3, 4, 5]  # only the looked-up rows moved
