@@ -183,3 +183,18 @@ def test_block_nesting_beyond_the_bound_is_reported():
                          "at most 64",
                          "[InvalidProgram] block 66: nested 66 blocks deep; paddle-ir allows "
                          "at most 64"], texts
+
+
+def test_shapes_that_overflow_int64_are_an_inference_error():
+    # Found while writing docs/errors.md: reshape's product of dims overflowed int64
+    # and protobuf raised ValueError("Value out of range") when the output was declared.
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [3, 4])
+        pir.layers.reshape(x, [-1])
+    desc = _copy(main.desc)
+    _var(desc.blocks[0], "x").lod_desc.tensor.dims[:] = [2**62, 4]
+    (problem,) = check_program(desc)
+    assert problem.category == "ShapeInferenceError"
+    assert ("output Out (reshape_0.tmp_0) would have shape [18446744073709551616], which "
+            "overflows: a tensor holds at most 2**63 - 1 bytes") in str(problem)
