@@ -37,8 +37,10 @@ ZIP_MAGIC = b"PK\x03\x04"
 _PLAIN_KINDS = "biufcU"
 _DEFLATE_MAX_RATIO = 1032
 _MAX_NBYTES = 2**63 - 1
-# What numpy's header parser raises on a header that is not a valid dict literal.
-_HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, EOFError, UnicodeDecodeError)
+# What numpy's header parser raises on a header that is not a valid dict literal (a
+# TypeError when it sorts keys of mixed types).
+_HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, EOFError, UnicodeDecodeError,
+                  TypeError)
 # What reading a damaged zip archive or member raises.
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError,
                NotImplementedError, ValueError, OSError)
