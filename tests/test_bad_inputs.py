@@ -184,3 +184,45 @@ def test_every_catalogue_row_names_a_test():
         assert refs, f"row without a test: {row}"
         for path, name in refs:
             assert name in _tests_in(path), f"{path}::{name} does not exist ({row[:60]})"
+
+
+_FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "__import__"}
+_FORBIDDEN_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "importlib", "yaml"}
+
+
+def test_nothing_is_unpickled_evaluated_or_imported_by_name():
+    """No module of paddle-ir can run what a file says: no pickle, eval, exec or dynamic import.
+
+    `np.load` is refused too: feed files go through paddle_ir/cli/npyfile.py.
+    """
+    offenders = []
+    for package in ("paddle_ir", "ops", "executor"):
+        for folder, _, files in os.walk(os.path.join(ROOT, package)):
+            for name in files:
+                if not name.endswith(".py") or name.endswith("_pb2.py"):
+                    continue
+                path = os.path.join(folder, name)
+                for node in ast.walk(ast.parse(open(path).read())):
+                    where = f"{os.path.relpath(path, ROOT)}:{getattr(node, 'lineno', 0)}"
+                    if isinstance(node, (ast.Import, ast.ImportFrom)):
+                        modules = [a.name for a in node.names] if isinstance(node, ast.Import) \
+                            else [node.module or ""]
+                        offenders += [f"{where} imports {m}" for m in modules
+                                      if m.split(".")[0] in _FORBIDDEN_MODULES]
+                    elif isinstance(node, ast.Call):
+                        func = node.func
+                        called = func.id if isinstance(func, ast.Name) else (
+                            func.attr if isinstance(func, ast.Attribute) else "")
+                        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(
+                            func.value, ast.Name) else ""
+                        if (isinstance(func, ast.Name) and called in _FORBIDDEN_BUILTINS) \
+                                or called == "import_module":
+                            offenders.append(f"{where} calls {called}")
+                        elif called in ("load", "loads") and owner in ("np", "numpy", "pickle",
+                                                                        "json5", "yaml"):
+                            offenders.append(f"{where} calls {owner}.{called}")
+                        for kw in node.keywords:
+                            if kw.arg == "allow_pickle" and not (
+                                    isinstance(kw.value, ast.Constant) and kw.value.value is False):
+                                offenders.append(f"{where} passes allow_pickle={kw.value!r}")
+    assert offenders == []
