@@ -31,7 +31,7 @@ proto: $(PB2)
 $(PB2): proto/framework.proto $(DEPS)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=paddle_ir/proto proto/framework.proto
 
-$(STAMP): $(DEPS) $(PB2) pyproject.toml setup.py
+$(STAMP): $(DEPS) $(PB2) pyproject.toml proto/build_hook.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
 	touch $@
 

@@ -1,16 +1,15 @@
-"""Generate the protobuf bindings from proto/framework.proto while building.
+"""The build step that compiles proto/framework.proto into paddle_ir/proto/framework_pb2.py.
 
-pyproject.toml carries the metadata; this hook exists only so that
+pyproject.toml names `BuildPyWithProto` as setuptools' build_py command, so
 `pip install .` compiles the schema with grpcio-tools instead of shipping
-hand-written or stale bindings.
+hand-written or stale bindings (`make proto` does the same for a checkout).
 """
 
 from pathlib import Path
 
-from setuptools import setup
 from setuptools.command.build_py import build_py
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parent.parent
 PROTO = HERE / "proto" / "framework.proto"
 OUT_DIR = HERE / "paddle_ir" / "proto"
 
@@ -31,5 +30,3 @@ class BuildPyWithProto(build_py):
         generate_bindings()
         super().run()
 
-
-setup(cmdclass={"build_py": BuildPyWithProto})
