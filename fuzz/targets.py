@@ -282,14 +282,15 @@ def run_params(files: tuple) -> None:
 # --- feed files ------------------------------------------------------------------------------
 
 
-def _feed_program() -> dict:
+def _feed_program() -> Program:
+    """Data variables of every kind and no ops: a run only checks the feeds."""
     program = Program()
     block = program.global_block()
     block.create_var(name="x", shape=[-1, 3])
     block.create_var(name="words", shape=[-1, 1], dtype="int64", lod_level=1)
     block.create_var(name="g", shape=[3, 2], dtype="float64", type=pb.VarDesc.SELECTED_ROWS)
     block.create_var(name="c", shape=[-1, 3], dtype="float64", type=pb.VarDesc.CSR)
-    return {v.name: v for v in program.desc.blocks[0].vars}
+    return program
 
 
 _ENTRY_NAMES = ("x", "words", "words.lod", "x.lod", "g.rows", "g.value", "g.height",
@@ -337,8 +338,10 @@ def run_feeds(item: tuple[str, bytes]) -> None:
     with open(path, "wb") as f:
         f.write(data)
     values = {"x": feed_files.load_npy(path)} if kind == "npy" else feed_files.load_npz(path)
-    declared = _feed_program()
-    Executor()._prepare_feeds(declared, {n: v for n, v in values.items() if n in declared})
+    program = _feed_program()
+    declared = program.global_block().vars
+    Executor().run(program, feed={n: v for n, v in values.items() if n in declared},
+                   scope=Scope())
 
 
 # --- all ------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ LOD_RANK_TABLE = pb.VarDesc.LOD_RANK_TABLE
 STEP_SCOPES = pb.VarDesc.STEP_SCOPES
 VAR_TYPE_NAMES = {number: name for name, number in pb.VarDesc.VarType.items()}
 _MAX_NBYTES = 2**63 - 1
+MAX_LOD_LEVEL = 32
 
 
 @dataclass
@@ -134,6 +135,11 @@ class InferContext(ABC):
     def set_output_lod_level(self, slot: str, lod_level: int, i: int = 0) -> None:
         names = self.output_names(slot)
         if i < len(names):
+            # Rules add levels read from a file: a huge declared lod_level must fail here,
+            # not as an out-of-range int32 when the VarDesc is written.
+            if not 0 <= lod_level <= MAX_LOD_LEVEL:
+                self.fail(f"output {slot} ({names[i]}) would have lod_level {lod_level}; a "
+                          f"LoD has 0 to {MAX_LOD_LEVEL} levels")
             self._set_var(names[i], None, None, lod_level, None)
 
     def share_lod(self, in_slot: str, out_slot: str, i: int = 0, j: int = 0) -> None:

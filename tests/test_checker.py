@@ -198,3 +198,18 @@ def test_shapes_that_overflow_int64_are_an_inference_error():
     assert problem.category == "ShapeInferenceError"
     assert ("output Out (reshape_0.tmp_0) would have shape [18446744073709551616], which "
             "overflows: a tensor holds at most 2**63 - 1 bytes") in str(problem)
+
+
+def test_a_lod_level_pushed_beyond_its_range_is_an_inference_error():
+    # Found by the 10-minute fuzz run: a rule adding a level to a declared lod_level of
+    # 2**31 - 1 made protobuf raise ValueError("Value out of range") writing the VarDesc.
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2], lod_level=1)
+        pir.layers.lod_append(x, [1, 1])
+    desc = _copy(main.desc)
+    _var(desc.blocks[0], "x").lod_desc.lod_level = 2**31 - 1
+    (problem,) = check_program(desc)
+    assert problem.category == "ShapeInferenceError"
+    assert ("output Out (lod_append_0.tmp_0) would have lod_level 2147483648; a LoD has 0 to "
+            "32 levels") in str(problem)
