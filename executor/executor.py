@@ -15,6 +15,7 @@ op that writes NaN or Inf.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,7 +62,79 @@ def _program_desc(program) -> pb.ProgramDesc:
     return desc
 
 
-def _csr_feed(name: str, value, var: pb.VarDesc) -> CSRTensor:
+class _FeedRule:
+    """What a feed of one data variable must be, read from its VarDesc once per program.
+
+    `check` raises the FeedError that names the difference.
+    """
+
+    __slots__ = ("var_type", "want", "dtype", "dims", "lod_level")
+
+    def __init__(self, var: pb.VarDesc):
+        self.var_type = var.type
+        self.want = CLASS_OF_VAR_TYPE.get(var.type) if var.type in _VAR_TYPE_NAME else None
+        # A CSR variable keeps its dense shape and dtype in lod_desc.tensor, as a dense one.
+        tensor = (var.selected_rows_desc if var.type == pb.VarDesc.SELECTED_ROWS
+                  else var.lod_desc.tensor)
+        self.dtype = to_numpy_dtype(tensor.data_type) if self.want is not None else None
+        self.dims = tuple(tensor.dims)
+        self.lod_level = var.lod_desc.lod_level if var.type == pb.VarDesc.LOD_TENSOR else None
+
+    def check(self, name: str, value, offsets) -> None:
+        if self.want is None:
+            raise FeedError(f"variable {name!r} of type "
+                            f"{pb.VarDesc.VarType.Name(self.var_type)} cannot be fed")
+        if not isinstance(value, self.want):
+            raise FeedError(f"feed {name!r} must be {_VAR_TYPE_NAME[self.var_type]}, got "
+                            f"{type(value).__name__}")
+        if value.dtype != self.dtype:
+            raise FeedError(
+                f"feed {name!r} must have dtype {dtype_name(self.dtype)}, got "
+                f"{dtype_name(value.dtype)}",
+                hint=f"convert it with .astype('{dtype_name(self.dtype)}')")
+        dims, shape = self.dims, value.shape
+        if dims and (len(dims) != len(shape)
+                     or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True))):
+            raise FeedError(
+                f"feed {name!r} has shape {list(shape)}, but the variable is declared with "
+                f"shape {list(dims)} (-1 is any size)")
+        level = self.lod_level
+        if level is not None and len(offsets) != level:
+            hint = None
+            if level and not offsets:
+                example = "[[3, 1, 2]]" if level == 1 else "[[2, 1], [3, 1, 2]]"
+                hint = (f"feed a LoDTensor carrying {level} level(s) of sequence lengths, e.g. "
+                        f"create_lod_tensor(data, {example})")
+            raise FeedError(
+                f"feed {name!r} carries {len(offsets)} LoD levels, but the variable is declared "
+                f"with lod_level={level}", hint=hint)
+
+
+class _ProgramVars:
+    """Block 0's variables by name, and their feed rules, built once per program version.
+
+    Reading VarDescs costs microseconds per variable (protobuf), which a run of a
+    large program would otherwise pay for every variable it declares.
+    """
+
+    def __init__(self, declared: Mapping[str, pb.VarDesc]):
+        self.declared = declared
+        self.persistable = {n for n, v in self.declared.items() if v.persistable}
+        self._rules: dict[str, _FeedRule] = {}
+
+    def feed_rule(self, name: str) -> _FeedRule:
+        rule = self._rules.get(name)
+        if rule is None:
+            var = self.declared.get(name)
+            if var is None:
+                raise FeedError(
+                    f"feed {name!r} is not a variable of the program's global block",
+                    hint=f"data variables: {sorted(n for n in self.declared)[:20]}")
+            rule = self._rules[name] = _FeedRule(var)
+        return rule
+
+
+def _csr_feed(name: str, value, rule: _FeedRule) -> CSRTensor:
     """A CSRTensor from a CSRTensor, a scipy.sparse matrix or (data, indices, indptr).
 
     The tuple form takes the width from the variable's declared shape, and a data
@@ -74,14 +147,14 @@ def _csr_feed(name: str, value, var: pb.VarDesc) -> CSRTensor:
             return CSRTensor.from_scipy(value)
         if isinstance(value, tuple) and len(value) == 3:
             data, indices, indptr = value
-            dims = list(var.lod_desc.tensor.dims)
+            dims = list(rule.dims)
             if len(dims) != 2 or dims[1] < 0:
                 raise FeedError(
                     f"feed {name!r}: a (data, indices, indptr) tuple needs the variable's "
                     f"width, but it is declared with shape {dims}",
                     hint="declare the shape as [-1, width], or feed a CSRTensor")
             if not isinstance(data, np.ndarray):
-                data = np.asarray(data, dtype=to_numpy_dtype(var.lod_desc.tensor.data_type))
+                data = np.asarray(data, dtype=rule.dtype)
             return CSRTensor(data, indices, indptr, (len(indptr) - 1, dims[1]))
     except InvalidCSRError as exc:
         raise FeedError(f"feed {name!r} is not a valid CSR matrix: {exc.message}") from None
@@ -89,13 +162,13 @@ def _csr_feed(name: str, value, var: pb.VarDesc) -> CSRTensor:
                     f"(data, indices, indptr) tuple, got {type(value).__name__}")
 
 
-def _split_value(name: str, value, var: pb.VarDesc):
+def _split_value(name: str, value, rule: _FeedRule):
     """A feed as (ndarray, SelectedRows or CSRTensor; LoD offsets)."""
-    if var.type == pb.VarDesc.CSR:
-        return _csr_feed(name, value, var), ()
+    if rule.var_type == pb.VarDesc.CSR:
+        return _csr_feed(name, value, rule), ()
     if isinstance(value, LoDTensor):
         return value.numpy(), value.offsets
-    if isinstance(value, (SelectedRows, CSRTensor)):  # _check_feed says if the var takes it
+    if isinstance(value, (SelectedRows, CSRTensor)):  # the feed rule says if the var takes it
         return value, ()
     if isinstance(value, np.ndarray):
         return value, ()
@@ -130,80 +203,46 @@ class Executor:
             program = default_main_program()
         desc = _program_desc(program)
         scope = global_scope() if scope is None else scope
-        declared = {v.name: v for v in desc.blocks[0].vars}
-        feeds = self._prepare_feeds(declared, feed or {})
+        runner, program_vars = self._runner(program, desc)
+        feeds = self._prepare_feeds(program_vars, feed or {})
         fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
 
-        runner = self._runner(program, desc)
         runner.profile = self.profile
         plan, env, lods = runner.run(0, scope, feeds, fetch_names)
         self.last_plan = plan
-        return [self._fetch_value(plan, env, lods, n, declared, return_numpy)
+        return [self._fetch_value(plan, env, lods, n, program_vars.persistable, return_numpy)
                 for n in fetch_names]
 
     def close(self) -> None:
         self._runners.clear()
 
-    def _runner(self, program, desc) -> ProgramRunner:
+    def _runner(self, program, desc) -> tuple[ProgramRunner, _ProgramVars]:
         """The runner (and so the cached plans) of this program at its current version."""
         cache = not (self.check or self.options.check_nan_inf)
-        key = (id(desc), getattr(program, "_version_counter", desc.ByteSize()))
-        runner = self._runners.get(key)
-        if runner is None or runner.desc is not desc:
-            runner = ProgramRunner(desc, self.options, cache_plans=cache)
-            self._runners[key] = runner
+        # A Program counts its changes; a bare ProgramDesc is versioned by its size.
+        version = getattr(program, "_version_counter", None)
+        key = (id(desc), desc.ByteSize() if version is None else version)
+        entry = self._runners.get(key)
+        if entry is None or entry[0].desc is not desc:
+            entry = (ProgramRunner(desc, self.options, cache_plans=cache),
+                     _ProgramVars({v.name: v for v in desc.blocks[0].vars}))
+            self._runners[key] = entry
             if len(self._runners) > _MAX_CACHED_PROGRAMS:
                 self._runners.popitem(last=False)
-        return runner
+        return entry
 
     # -- feeds and fetches ----------------------------------------------------------------------
-    def _prepare_feeds(self, declared, feed) -> dict:
+    @staticmethod
+    def _prepare_feeds(program_vars: _ProgramVars | Mapping[str, pb.VarDesc], feed) -> dict:
+        if not isinstance(program_vars, _ProgramVars):  # VarDescs by name (the fuzzer's)
+            program_vars = _ProgramVars(program_vars)
         prepared = {}
         for name, raw in feed.items():
-            var = declared.get(name)
-            if var is None:
-                raise FeedError(f"feed {name!r} is not a variable of the program's global block",
-                                hint=f"data variables: {sorted(n for n in declared)[:20]}")
-            value, offsets = _split_value(name, raw, var)
-            self._check_feed(name, var, value, offsets)
+            rule = program_vars.feed_rule(name)
+            value, offsets = _split_value(name, raw, rule)
+            rule.check(name, value, offsets)
             prepared[name] = (value, offsets)
         return prepared
-
-    @staticmethod
-    def _check_feed(name, var: pb.VarDesc, value, offsets) -> None:
-        want = CLASS_OF_VAR_TYPE.get(var.type) if var.type in _VAR_TYPE_NAME else None
-        if want is None:
-            raise FeedError(f"variable {name!r} of type {pb.VarDesc.VarType.Name(var.type)} "
-                            f"cannot be fed")
-        if not isinstance(value, want):
-            raise FeedError(f"feed {name!r} must be {_VAR_TYPE_NAME[var.type]}, got "
-                            f"{type(value).__name__}")
-        is_sr = var.type == pb.VarDesc.SELECTED_ROWS
-        # A CSR variable keeps its dense shape and dtype in lod_desc.tensor, as a dense one.
-        tensor = var.selected_rows_desc if is_sr else var.lod_desc.tensor
-        want_dtype = to_numpy_dtype(tensor.data_type)
-        if value.dtype != want_dtype:
-            raise FeedError(
-                f"feed {name!r} must have dtype {dtype_name(want_dtype)}, got "
-                f"{dtype_name(value.dtype)}",
-                hint=f"convert it with .astype('{dtype_name(want_dtype)}')")
-        dims = list(tensor.dims)
-        shape = list(value.shape)
-        if dims and (len(dims) != len(shape)
-                     or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True))):
-            raise FeedError(
-                f"feed {name!r} has shape {shape}, but the variable is declared with shape "
-                f"{dims} (-1 is any size)")
-        if var.type == pb.VarDesc.LOD_TENSOR and len(offsets) != var.lod_desc.lod_level:
-            level = var.lod_desc.lod_level
-            hint = None
-            if level and not offsets:
-                example = "[[3, 1, 2]]" if level == 1 else "[[2, 1], [3, 1, 2]]"
-                hint = (f"feed a LoDTensor carrying {level} level(s) of sequence lengths, e.g. "
-                        f"create_lod_tensor(data, {example})")
-            raise FeedError(
-                f"feed {name!r} carries {len(offsets)} LoD levels, but the variable is declared "
-                f"with lod_level={level}", hint=hint)
 
     @staticmethod
     def _fetch_name(item) -> str:
@@ -215,7 +254,7 @@ class Executor:
         raise FetchError(f"fetch_list items must be Variables or names, got {item!r}")
 
     @staticmethod
-    def _fetch_value(plan, env, lods, name, declared, return_numpy):
+    def _fetch_value(plan, env, lods, name, persistable, return_numpy):
         i = plan.index[name]
         value = env[i]
         if value is None:
@@ -228,8 +267,7 @@ class Executor:
             # Returned as is even for return_numpy=True: densifying a [V, D] gradient
             # silently is what sparse storage exists to avoid; np.asarray(sr) densifies.
             return value
-        var = declared.get(name)
-        if not value.flags.owndata or (var is not None and var.persistable):
+        if not value.flags.owndata or name in persistable:
             value = value.copy()  # later runs update persistables in place
         if return_numpy:
             return value
