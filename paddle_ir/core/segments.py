@@ -81,21 +81,23 @@ def csr_times_dense(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
 def stable_argsort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(order, keys[order]) with equal keys kept in their original order, for integer keys.
 
-    numpy's stable argsort of int64 is a merge sort, four times slower than its
-    vectorized default sort (150 us against 35 us for 4096 ids). Packing each
-    non-negative key with its position, key * n + i, makes the packed keys
+    numpy's stable argsort of int64 is a merge sort, five times slower than its
+    vectorized default sort (150 us against 25 us for 4096 ids). Packing each
+    non-negative key with its position, key << bits | i, makes the packed keys
     distinct and orders equal keys by position, so the fast sort of the packed
     keys is a stable argsort; keys too large to pack use the merge sort.
     """
     n = keys.size
     if n and keys.dtype.kind in "iu":
         lo, hi = int(keys.min()), int(keys.max())
-        if lo >= 0 and hi < np.iinfo(np.int64).max // n:
-            packed = keys.astype(np.int64) * n
-            packed += np.arange(n, dtype=np.int64)
+        bits = (n - 1).bit_length()
+        if lo >= 0 and hi < 2 ** (63 - bits):
+            packed = keys.astype(np.int64) << bits
+            packed |= np.arange(n, dtype=np.int64)
             packed.sort()
-            sorted_keys, order = np.divmod(packed, n)
-            return order, sorted_keys.astype(keys.dtype, copy=False)
+            order = packed & ((1 << bits) - 1)
+            packed >>= bits
+            return order, packed.astype(keys.dtype, copy=False)
     order = np.argsort(keys, kind="stable")
     return order, keys[order]
 
