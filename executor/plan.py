@@ -273,13 +273,36 @@ def _bad_output(op_type: str, name: str, value, expected: type):
         op=OpLocation(op_type=op_type))
 
 
-def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_name: str):
-    """A step for the common case: single-variable slots, one output, no LoD, no fallback."""
-    if len(ins) == 1:
+def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_name: str,
+               dead: tuple[int, ...] = ()):
+    """A step for the common case: single-variable slots, one output, no LoD, no fallback.
+
+    `dead`: input slots this op reads for the last time, cleared after it runs.
+    """
+    if len(ins) == 1 and not dead:
         (a,) = ins
 
         def step(env, lods):
             v = fn(attrs, env[a])
+            if v.__class__ is not cls:
+                v = _bad_output(op_type, out_name, v, cls)
+            env[out] = v
+
+    elif len(ins) == 1:
+        (a,) = ins  # dead is (a,)
+
+        def step(env, lods):
+            v = fn(attrs, env[a])
+            if v.__class__ is not cls:
+                v = _bad_output(op_type, out_name, v, cls)
+            env[out] = v
+            env[a] = None
+
+    elif len(ins) == 2 and not dead:
+        a, b = ins
+
+        def step(env, lods):
+            v = fn(attrs, env[a], env[b])
             if v.__class__ is not cls:
                 v = _bad_output(op_type, out_name, v, cls)
             env[out] = v
@@ -292,6 +315,8 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
             if v.__class__ is not cls:
                 v = _bad_output(op_type, out_name, v, cls)
             env[out] = v
+            for d in dead:
+                env[d] = None
 
     else:
 
@@ -300,8 +325,23 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
             if v.__class__ is not cls:
                 v = _bad_output(op_type, out_name, v, cls)
             env[out] = v
+            for d in dead:
+                env[d] = None
 
     return step
+
+
+def _freeing(step, dead: tuple[int, ...]):
+    """`step`, then clear the slots it read for the last time."""
+    if not dead:
+        return step
+
+    def freeing_step(env, lods):
+        step(env, lods)
+        for d in dead:
+            env[d] = None
+
+    return freeing_step
 
 
 def _control_step(fn, attrs, in_layout, index, ins, outs):
@@ -376,6 +416,7 @@ class BlockCompiler:
         self.options = options
         self.names: list[str] = ["<absent>", "<run-context>"]
         self.index: dict[str, int] = {}
+        self._last_reads: list[list[str]] = [[] for _ in block.ops]
 
     def slot(self, name: str) -> int:
         i = self.index.get(name)
@@ -401,9 +442,43 @@ class BlockCompiler:
                 external.append(n)
         return external
 
-    def compile_and_run(self, bind: Callable, fetch_names, run_context) -> tuple[Plan, list, list]:
+    def last_reads(self, fetch_names, keep_locals: bool) -> list[list[str]]:
+        """Per op, the variables it reads for the last time and that nothing needs after it.
+
+        A step clears them from the frame once its kernel has run, so a temporary's
+        memory goes back to the allocator (and the next kernel's output reuses it
+        while it is still in cache) instead of living until the end of the run. Kept:
+        fetch targets, values that outlive the run (escaping ones, and everything
+        written when a step scope keeps the locals) and, in a block with control-flow
+        ops, every value, since their sub-blocks read this frame by name.
+        """
+        ops = self.block.ops
+        last: dict[str, int] = {}
+        for k, op in enumerate(ops):
+            opdef = op_registry.get_op_def(op.type)
+            if (opdef is None or any(kernel.control for kernel in opdef.kernels.values())
+                    or any(a.type in (pb.BLOCK, pb.BLOCKS) for a in op.attrs)):
+                return [[] for _ in ops]
+            for v in op.inputs:
+                for n in v.arguments:
+                    last[n] = k
+            for v in op.outputs:
+                for n in v.arguments:
+                    last.pop(n, None)  # read before this write: that value dies with it
+        kept = set(fetch_names) | self.escaping
+        if keep_locals:
+            kept |= {n for op in ops for v in op.outputs for n in v.arguments}
+        result = [[] for _ in ops]
+        for n, k in last.items():
+            if n not in kept:
+                result[k].append(n)
+        return result
+
+    def compile_and_run(self, bind: Callable, fetch_names, run_context,
+                        keep_locals: bool = False) -> tuple[Plan, list, list]:
         """Bind inputs with `bind(plan, env, lods)`, then run and record every op."""
         started = time.perf_counter()
+        self._last_reads = self.last_reads(fetch_names, keep_locals)
         external_names = self.external_slots(fetch_names)
         external = [(self.slot(n), n) for n in external_names]
         for op in self.block.ops:
@@ -485,7 +560,10 @@ class BlockCompiler:
             warnings.warn(fallback_message(op.type, storages, converted, location_fn()),
                           StorageFallbackWarning, stacklevel=_user_stacklevel())
         self._pending = (ctx, kernel)
-        step = self._make_step(op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back)
+        written = {n for names in outs.values() for n in names}
+        dead = tuple(dict.fromkeys(self.index[n] for n in self._last_reads[op_idx]
+                                   if n not in written))
+        step = self._make_step(op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back, dead)
         choice = KernelChoice(op_idx, op.type, key, kernel.name, fell_back)
         return step, choice, location_fn
 
@@ -493,7 +571,7 @@ class BlockCompiler:
         return {n: env[self.index[n]].shape for names in slots.values() for n in names
                 if env[self.index[n]] is not None}
 
-    def _make_step(self, op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back):
+    def _make_step(self, op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back, dead):
         index = self.index
         in_layout = []
         for s in opdef.inputs:
@@ -549,9 +627,10 @@ class BlockCompiler:
         if simple:
             ins_idx = [ABSENT if i is None else i for i in in_layout]
             return _fast_step(fn, attrs, ins_idx, out_layout[0], out_classes[0], op.type,
-                              out_names[0])
-        return _general_step(fn, attrs, in_layout, out_layout, out_names, out_classes,
-                             kernel.lod, fell_back, to_sparse, shares, single, op.type)
+                              out_names[0], dead)
+        return _freeing(_general_step(fn, attrs, in_layout, out_layout, out_names, out_classes,
+                                      kernel.lod, fell_back, to_sparse, shares, single,
+                                      op.type), dead)
 
     def _check_outputs(self, op, env, lods, location_fn) -> None:
         """The kernel's results must agree with what inference declared."""

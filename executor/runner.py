@@ -60,7 +60,8 @@ class ProgramRunner:
                 plan = cached
                 run_steps(plan, env, lods, self.profile)
         if plan is None:  # first run, or a scope value changed kind since the plan was made
-            plan, env, lods = self._compile(block_idx, scope, feeds, fetch_names, run_context)
+            plan, env, lods = self._compile(block_idx, scope, feeds, fetch_names, run_context,
+                                            keep_locals)
             if self.cache_plans:
                 self._plans[key] = plan
                 if len(self._plans) > _MAX_CACHED_PLANS:
@@ -80,14 +81,14 @@ class ProgramRunner:
         written = {n for op in block.ops for v in op.outputs for n in v.arguments}
         return written - local
 
-    def _compile(self, block_idx, scope, feeds, fetch_names, run_context):
+    def _compile(self, block_idx, scope, feeds, fetch_names, run_context, keep_locals):
         compiler = BlockCompiler(self.desc.blocks[block_idx], self._escaping(block_idx),
                                  self.options)
 
         def bind(plan, env, lods):
             self._bind(plan, env, lods, feeds, scope, strict=False)
 
-        return compiler.compile_and_run(bind, fetch_names, run_context)
+        return compiler.compile_and_run(bind, fetch_names, run_context, keep_locals)
 
     @staticmethod
     def _bind(plan: Plan, env, lods, feeds, scope: Scope, strict: bool) -> bool:

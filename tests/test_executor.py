@@ -259,3 +259,32 @@ def test_kernel_exception_is_reported_against_its_op():
 def test_only_cpu_place():
     with pytest.raises(pir.PaddleIRError, match="paddle-ir runs on 'cpu'"):
         pir.Executor("gpu:0")
+
+
+def test_a_run_frees_each_temporary_after_its_last_reader():
+    import tracemalloc
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        h = x = pir.layers.data("x", [-1])
+        for _ in range(10):
+            h = pir.layers.scale(h, 2.0)
+        mid = h
+        for _ in range(10):
+            h = pir.layers.scale(h, 0.5)
+    exe, scope = pir.Executor(), pir.Scope()
+    xv = np.ones(2**20, np.float32)  # 4 MiB per temporary
+    feed = {"x": xv}
+    exe.run(main, feed=feed, fetch_list=[h], scope=scope)
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        out, kept = exe.run(main, feed=feed, fetch_list=[h, mid], scope=scope)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(out, xv)
+    np.testing.assert_array_equal(kept, xv * 1024)  # a fetched temporary is kept
+    assert peak - base <= 4 * xv.nbytes  # not the 20 temporaries
+    assert x.name in exe.last_plan.index
