@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paddle_ir.core import segments
-from paddle_ir.core.segments import merge_rows, segment_sum, stable_argsort
+from paddle_ir.core.segments import group_by_key, merge_rows, segment_sum, stable_argsort
 
 
 @settings(max_examples=80, deadline=None)
@@ -58,3 +58,15 @@ def test_segment_sum_direct_loop_equals_scipys_public_route(dtype, monkeypatch):
     want = np.stack([x[order[s:e]].astype(direct.dtype).sum(axis=0)
                      for s, e in zip(offsets[:-1], offsets[1:], strict=True)])
     np.testing.assert_allclose(direct, want, rtol=1e-2 if dtype == np.float16 else 1e-6)
+
+
+def test_group_by_key_and_already_merged_rows():
+    order, unique, offsets = group_by_key(np.array([5, 2, 5, 9, 2, 2]))
+    assert unique.tolist() == [2, 5, 9] and offsets.tolist() == [0, 3, 5, 6]
+    assert order.tolist() == [1, 4, 5, 0, 2, 3]
+    order, unique, offsets = group_by_key(np.zeros(0, np.int64))
+    assert order.size == unique.size == 0 and offsets.tolist() == [0]
+    rows, value = np.array([1, 4, 7]), np.ones((3, 2), np.float32)
+    merged_rows, merged_value = merge_rows(rows, value)  # sorted and unique: copies
+    assert merged_rows.tolist() == [1, 4, 7] and merged_value is not value
+    assert not np.shares_memory(merged_value, value)

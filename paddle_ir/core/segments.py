@@ -102,20 +102,36 @@ def stable_argsort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, keys[order]
 
 
+def group_by_key(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(order, unique keys, offsets): entry order[j] of group i for j in offsets[i]:offsets[i+1].
+
+    Groups are in increasing key order and keep their entries in their original
+    order (a stable sort), so sums over a group add in the order the entries came.
+    """
+    n = keys.size
+    if n == 0:
+        return np.zeros(0, np.int64), keys.copy(), np.zeros(1, np.int64)
+    order, sorted_keys = stable_argsort(keys)
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
+    unique = sorted_keys[starts]
+    offsets = np.empty(unique.size + 1, np.int64)
+    offsets[:-1] = np.flatnonzero(starts)
+    offsets[-1] = n
+    return order, unique, offsets
+
+
 def merge_rows(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique rows and the per-row sums of `value` (duplicates added in their order).
 
     Both results are new arrays (never views of the inputs), which callers may overwrite.
+    Rows that are already sorted and unique (a merged SelectedRows) are only copied.
     """
     n = rows.size
-    if n == 0:
+    if n < 2 or bool((rows[1:] > rows[:-1]).all()):
         return rows.astype(np.int64, copy=True), value.copy()
-    order, sorted_rows = stable_argsort(rows)
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(sorted_rows[1:], sorted_rows[:-1], out=starts[1:])
-    unique = sorted_rows[starts]
+    order, unique, offsets = group_by_key(rows)
     if unique.size == n:  # no duplicates: a reorder is enough
         return unique, value[order]
-    offsets = np.append(np.flatnonzero(starts), n).astype(np.int64)
     return unique, segment_sum(value, offsets, row_order=order)
