@@ -205,6 +205,8 @@ def render(results) -> str:
            f"load average before/after: {load['before'][0]:.2f} / {load['after'][0]:.2f}.", "",
            f"- machine: {mach['cpu']}, {mach['physical_cores']} cores / "
            f"{mach['logical_cpus']} logical CPUs, {mach['memory_gb']} GB, {mach['os']}"]
+    if mach.get("cpu_details"):
+        out.append("- CPU: " + ", ".join(f"{k} {v}" for k, v in mach["cpu_details"].items()))
     if mach.get("env"):
         out.append("- environment: " + ", ".join(f"{k}={v}" for k, v in mach["env"].items()))
     for s, v in ver.items():

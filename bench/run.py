@@ -113,11 +113,19 @@ def machine() -> dict:
                     break
     except OSError:
         pass
-    physical = None
+    physical, details = None, {}
     try:
         out = subprocess.run(["lscpu", "-p=CORE,SOCKET"], capture_output=True, text=True,
                              check=True).stdout
         physical = len({ln for ln in out.splitlines() if ln and not ln.startswith("#")})
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("CPU family", "Model", "Stepping", "L2 cache", "L3 cache",
+                               "Hypervisor vendor", "CPU max MHz"):
+                details[key.strip()] = value.strip()
+            if key.strip() == "Flags":
+                details["avx512f"] = "avx512f" in value.split()
     except (OSError, subprocess.CalledProcessError):
         pass
     try:
@@ -128,7 +136,8 @@ def machine() -> dict:
     env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OMP_NUM_THREADS",
                                        "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                        "KMP_BLOCKTIME") if k in os.environ}
-    return {"cpu": model, "logical_cpus": cores, "physical_cores": physical,
+    return {"cpu": model, "cpu_details": details, "logical_cpus": cores,
+            "physical_cores": physical,
             "memory_gb": round(mem_gb, 1) if mem_gb else None, "os": platform.platform(),
             "env": env}
 
