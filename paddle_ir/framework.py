@@ -1,386 +1,55 @@
-"""The program builder: Program, Block, Variable, Parameter and Operator.
+"""The program builder: Program and Block, and the default programs.
 
-Each class wraps its protobuf desc (ProgramDesc, BlockDesc, VarDesc, OpDesc):
-the desc is the truth, the Python objects are views over it, as in Paddle
-Fluid's framework.py. Appending an op validates it against its op spec, fills
-attribute defaults, runs var-type and shape inference on the VarDescs, and
-records the user's file:line, so a bad program fails while it is being built.
+Each class wraps its protobuf desc (ProgramDesc, BlockDesc): the desc is the
+truth, the Python objects are views over it, as in Paddle Fluid's
+framework.py. Variables and Parameters (paddle_ir/variable.py) and Operators
+(paddle_ir/operator.py) are views over the VarDescs and OpDescs. Appending an
+op validates it against its op spec, fills attribute defaults, runs var-type
+and shape inference on the VarDescs, and records the user's file:line, so a
+bad program fails while it is being built.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 from collections.abc import Iterable, Mapping
 
-import numpy as np
 from google.protobuf.message import DecodeError
 
 from ops import registry as op_registry
-from ops.context import InferContext, VarInfo, default_infer_var_type
-from paddle_ir.core.attrs import check_attr_value, from_attr_proto, to_attr_proto
-from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype, to_numpy_dtype
+from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
+from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.core.errors import (
     InvalidProgramError,
     OpLocation,
     PaddleIRError,
     ProgramFormatError,
 )
-from paddle_ir.printer import describe_var, op_to_string, program_to_string
-from paddle_ir.proto import framework_pb2 as pb
 
-VarType = pb.VarDesc.VarType
-# Variable types whose lod_desc carries a lod_level (a tensor array: its elements').
-_LOD_TYPES = (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY, VarType.LOD_RANK_TABLE)
+# The views and the append-time checks live in their own modules; they are
+# re-exported here, where Paddle users look for them.
+from paddle_ir.operator import (  # noqa: F401
+    GRAD_SUFFIX,
+    BuildContext,
+    Operator,
+    _check_slots_and_attrs,
+    _creation_site,
+    _names_of,
+    grad_var_name,
+    infer_op,
+    op_location,
+)
+from paddle_ir.printer import program_to_string
+from paddle_ir.proto import framework_pb2 as pb
+from paddle_ir.variable import _LOD_TYPES, Parameter, Variable, VarType  # noqa: F401
+
 PROGRAM_FORMAT_VERSION = 1
 # How deep sub-blocks may nest (block 0 is depth 0): anything that walks the parent
 # chain, or runs a sub-block inside its parent's op, stays bounded on hostile files.
 MAX_BLOCK_DEPTH = 64
-GRAD_SUFFIX = "@GRAD"
-
-_PACKAGE_DIRS = tuple(
-    os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (__file__, op_registry.__file__)
-) + (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "executor")
-     + os.sep,)
-
-
-_CONTEXTLIB = os.path.abspath(contextlib.__file__)
-
-
-def grad_var_name(name: str) -> str:
-    return name + GRAD_SUFFIX
-
-
-def _creation_site() -> str | None:
-    """file:line of the innermost frame outside paddle-ir itself (the user's line)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        # `with loop.block():` appends the loop op from a context manager's exit.
-        if (not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename
-                and filename != _CONTEXTLIB):
-            try:
-                shown = os.path.relpath(filename)
-            except ValueError:  # another drive on Windows
-                shown = filename
-            if shown.startswith(".." + os.sep + ".."):
-                shown = filename
-            return f"{shown}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
-
-
-# --- variables -------------------------------------------------------------------
-
-
-class Variable:
-    """A named value slot in a block: type, shape, dtype, lod_level, persistable."""
-
-    def __init__(self, block: Block, desc: pb.VarDesc):
-        self.block = block
-        self.desc = desc
-
-    # -- desc views ------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self.desc.name
-
-    @property
-    def type(self) -> int:
-        return self.desc.type
-
-    @type.setter
-    def type(self, var_type: int) -> None:
-        if var_type == self.desc.type:
-            return
-        tensor = pb.TensorDesc()
-        tensor.CopyFrom(self._tensor_desc())
-        self.desc.type = var_type
-        if var_type == VarType.SELECTED_ROWS:
-            self.desc.ClearField("lod_desc")
-            self.desc.selected_rows_desc.CopyFrom(tensor)
-        elif var_type == VarType.STEP_SCOPES:
-            self.desc.ClearField("lod_desc")
-            self.desc.ClearField("selected_rows_desc")
-        else:
-            self.desc.ClearField("selected_rows_desc")
-            self.desc.lod_desc.tensor.CopyFrom(tensor)
-        self.block.program._bump()
-
-    def _tensor_desc(self) -> pb.TensorDesc:
-        if self.desc.type == VarType.SELECTED_ROWS:
-            return self.desc.selected_rows_desc
-        return self.desc.lod_desc.tensor
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self._tensor_desc().dims)
-
-    @shape.setter
-    def shape(self, shape: Iterable[int]) -> None:
-        tensor = self._tensor_desc()
-        del tensor.dims[:]
-        tensor.dims.extend(-1 if d is None else int(d) for d in shape)
-        self.block.program._bump()
-
-    @property
-    def dtype(self) -> np.dtype | None:
-        tensor = self._tensor_desc()
-        return to_numpy_dtype(tensor.data_type) if tensor.HasField("data_type") else None
-
-    @dtype.setter
-    def dtype(self, dtype) -> None:
-        self._tensor_desc().data_type = from_numpy_dtype(convert_dtype(dtype))
-        self.block.program._bump()
-
-    @property
-    def lod_level(self) -> int:
-        """The LoD depth of a tensor, of an array's elements, or a rank table's levels."""
-        return self.desc.lod_desc.lod_level if self.desc.type in _LOD_TYPES else 0
-
-    @lod_level.setter
-    def lod_level(self, level: int) -> None:
-        if self.desc.type in _LOD_TYPES:
-            self.desc.lod_desc.lod_level = int(level)
-            self.block.program._bump()
-
-    @property
-    def persistable(self) -> bool:
-        return self.desc.persistable
-
-    @persistable.setter
-    def persistable(self, value: bool) -> None:
-        self.desc.persistable = bool(value)
-        self.block.program._bump()
-
-    @property
-    def stop_gradient(self) -> bool:
-        return self.desc.stop_gradient
-
-    @stop_gradient.setter
-    def stop_gradient(self, value: bool) -> None:
-        self.desc.stop_gradient = bool(value)
-
-    # -- Python operators append elementwise ops, as in Paddle -----------------------
-    def _binary(self, other, op_type: str, reverse: bool = False) -> Variable:
-        from paddle_ir.layers import math as layer_math  # the layers sit above this module
-
-        return layer_math.binary_operator(self, other, op_type, reverse)
-
-    def __add__(self, other):
-        return self._binary(other, "elementwise_add")
-
-    def __radd__(self, other):
-        return self._binary(other, "elementwise_add", reverse=True)
-
-    def __sub__(self, other):
-        return self._binary(other, "elementwise_sub")
-
-    def __rsub__(self, other):
-        return self._binary(other, "elementwise_sub", reverse=True)
-
-    def __mul__(self, other):
-        return self._binary(other, "elementwise_mul")
-
-    def __rmul__(self, other):
-        return self._binary(other, "elementwise_mul", reverse=True)
-
-    def __truediv__(self, other):
-        return self._binary(other, "elementwise_div")
-
-    def __rtruediv__(self, other):
-        return self._binary(other, "elementwise_div", reverse=True)
-
-    def __neg__(self):
-        from paddle_ir.layers import math as layer_math
-
-        return layer_math.scale(self, scale=-1.0)
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __repr__(self) -> str:
-        return f"Variable({describe_var(self.desc)})"
-
-    __str__ = __repr__
-
-
-class Parameter(Variable):
-    """A persistable, trainable variable (weights and biases), created by layers."""
-
-    def __init__(self, block: Block, desc: pb.VarDesc, trainable: bool = True,
-                 regularizer=None, learning_rate: float = 1.0):
-        super().__init__(block, desc)
-        self.trainable = trainable
-        self.regularizer = regularizer
-        self.optimize_attr = {"learning_rate": learning_rate}
-
-    def __repr__(self) -> str:
-        return f"Parameter({describe_var(self.desc)})"
-
-    __str__ = __repr__
-
-
-# --- operators -------------------------------------------------------------------
-
-
-class Operator:
-    """A view over one OpDesc: its type, slots and attributes."""
-
-    def __init__(self, block: Block, desc: pb.OpDesc):
-        self.block = block
-        self.desc = desc
-
-    @property
-    def type(self) -> str:
-        return self.desc.type
-
-    @property
-    def idx(self) -> int:
-        return self.block.ops.index(self)
-
-    def input(self, slot: str) -> list[str]:
-        return next((list(v.arguments) for v in self.desc.inputs if v.parameter == slot), [])
-
-    def output(self, slot: str) -> list[str]:
-        return next((list(v.arguments) for v in self.desc.outputs if v.parameter == slot), [])
-
-    @property
-    def input_names(self) -> list[str]:
-        return [v.parameter for v in self.desc.inputs]
-
-    @property
-    def output_names(self) -> list[str]:
-        return [v.parameter for v in self.desc.outputs]
-
-    @property
-    def input_arg_names(self) -> list[str]:
-        return [a for v in self.desc.inputs for a in v.arguments]
-
-    @property
-    def output_arg_names(self) -> list[str]:
-        return [a for v in self.desc.outputs for a in v.arguments]
-
-    def has_attr(self, name: str) -> bool:
-        return any(a.name == name for a in self.desc.attrs)
-
-    def attr(self, name: str):
-        for a in self.desc.attrs:
-            if a.name == name:
-                return from_attr_proto(a)
-        raise KeyError(f"op {self.type} has no attribute {name!r}")
-
-    @property
-    def attrs(self) -> dict:
-        return {a.name: from_attr_proto(a) for a in self.desc.attrs}
-
-    def _set_attr(self, name: str, value) -> None:
-        opdef = op_registry.get_op_def(self.type)
-        spec = opdef.attr_spec(name) if opdef else None
-        if spec is None:
-            raise InvalidProgramError(f"op {self.type} declares no attribute {name!r}")
-        for i, a in enumerate(self.desc.attrs):
-            if a.name == name:
-                del self.desc.attrs[i]
-                break
-        self.desc.attrs.append(to_attr_proto(name, spec.kind, value))
-        self.block.program._bump()
-
-    @property
-    def creation_site(self) -> str | None:
-        return self.desc.creation_site if self.desc.HasField("creation_site") else None
-
-    def location(self) -> OpLocation:
-        return op_location(self.desc, self.block.idx, self.idx)
-
-    def __repr__(self) -> str:
-        return op_to_string(self.desc)
-
-
-def op_location(desc: pb.OpDesc, block_idx: int, op_idx: int | None, shapes=None) -> OpLocation:
-    return OpLocation(
-        op_type=desc.type,
-        block_idx=block_idx,
-        op_idx=op_idx,
-        inputs={v.parameter: list(v.arguments) for v in desc.inputs},
-        outputs={v.parameter: list(v.arguments) for v in desc.outputs},
-        creation_site=desc.creation_site if desc.HasField("creation_site") else None,
-        shapes=shapes or {},
-    )
-
-
-class BuildContext(InferContext):
-    """Inference over VarDescs, for an op being appended to a block."""
-
-    is_runtime = False
-
-    def __init__(self, op: Operator, attrs: dict, op_idx: int):
-        self.op = op
-        self.op_type = op.type
-        self.attrs = attrs
-        self._op_idx = op_idx
-        self._inputs = {v.parameter: list(v.arguments) for v in op.desc.inputs}
-        self._outputs = {v.parameter: list(v.arguments) for v in op.desc.outputs}
-
-    def input_names(self, slot):
-        return self._inputs.get(slot, [])
-
-    def output_names(self, slot):
-        return self._outputs.get(slot, [])
-
-    def output_slots(self):
-        return list(self._outputs)
-
-    def var_info(self, name):
-        var = self.op.block._var_recursive(name)
-        return VarInfo(var.shape, var.dtype, var.lod_level, var.type)
-
-    def _set_var(self, name, shape, dtype, lod_level, var_type):
-        var = self.op.block._var_recursive(name)
-        if var_type is not None:
-            var.type = var_type
-        if shape is not None:
-            var.shape = shape
-        if dtype is not None:
-            var.dtype = dtype
-        if lod_level is not None:
-            var.lod_level = lod_level
-
-    def _share_lod(self, src, dst):
-        self._set_var(dst, None, None, self.op.block._var_recursive(src).lod_level, None)
-
-    def location(self):
-        shapes = {}
-        for names in self._inputs.values():  # outputs have no shape until inference ran
-            for n in names:
-                var = self.op.block._find_var_recursive(n)
-                if var is not None:
-                    shapes[n] = var.shape
-        return op_location(self.op.desc, self.op.block.idx, self._op_idx, shapes)
 
 
 # --- blocks ----------------------------------------------------------------------
-
-
-def _names_of(value) -> list[str]:
-    """Slot arguments given as a Variable, a name, or a list of either."""
-    if value is None:
-        return []
-    if isinstance(value, (Variable, str)):
-        value = [value]
-    names = []
-    for item in value:
-        if isinstance(item, Variable):
-            names.append(item.name)
-        elif isinstance(item, str):
-            names.append(item)
-        else:
-            raise InvalidProgramError(
-                f"a slot argument must be a Variable or a variable name, got {item!r}"
-            )
-    return names
 
 
 class Block:
@@ -546,61 +215,6 @@ class Block:
         del self.desc.ops[index]
         del self.ops[index]
         self.program._bump()
-
-
-def _check_slots_and_attrs(opdef, in_args, out_args, attrs, location) -> dict:
-    """Validate slots against the op spec; return attrs with defaults filled, in spec order."""
-    for kind, given, slots in (("input", in_args, opdef.inputs), ("output", out_args,
-                                                                  opdef.outputs)):
-        known = {s.name: s for s in slots}
-        for slot, names in given.items():
-            if slot not in known:
-                raise InvalidProgramError(
-                    f"{opdef.type} has no {kind} slot {slot!r}; its {kind}s are "
-                    f"{[s.name for s in slots]}", op=location)
-            if len(names) > 1 and not known[slot].duplicable:
-                raise InvalidProgramError(
-                    f"{kind} {slot} of {opdef.type} takes one variable, got {len(names)}: {names}",
-                    op=location)
-        for s in slots:
-            if not s.dispensable and not given.get(s.name):
-                raise InvalidProgramError(
-                    f"{kind} {s.name} of {opdef.type} is required but was not given",
-                    op=location)
-    result = {}
-    for spec in opdef.attrs:
-        if spec.name in attrs:
-            value = attrs.pop(spec.name)
-        elif spec.required:
-            raise InvalidProgramError(
-                f"attribute {spec.name!r} of {opdef.type} is required", op=location)
-        else:
-            value = spec.default
-        problem = check_attr_value(spec.kind, value)
-        if problem:
-            raise InvalidProgramError(
-                f"attribute {spec.name!r} of {opdef.type} must be {problem}, got "
-                f"{type(value).__name__} {value!r}", op=location)
-        result[spec.name] = value
-    for name, value in attrs.items():
-        spec = op_registry.COMMON_ATTRS.get(name)
-        if spec is None:
-            raise InvalidProgramError(
-                f"{opdef.type} has no attribute {name!r}; its attributes are "
-                f"{[a.name for a in opdef.attrs]}", op=location)
-        problem = check_attr_value(spec.kind, value)
-        if problem:
-            raise InvalidProgramError(
-                f"attribute {name!r} must be {problem}, got {value!r}", op=location)
-        result[name] = value
-    return result
-
-
-def infer_op(opdef, ctx: InferContext) -> None:
-    """Var-type inference, then shape inference: the order both build and run time use."""
-    (opdef.infer_var_type_fn or default_infer_var_type)(ctx)
-    if opdef.infer_shape_fn is not None:
-        opdef.infer_shape_fn(ctx)
 
 
 # --- programs --------------------------------------------------------------------
