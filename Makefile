@@ -41,9 +41,9 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest
 
-# Program parser + checker, tensor/param/feed readers (fuzz/); prints the inputs tried.
+# Program parser + checker, tensor/param/feed readers (tests/fuzz/); prints the inputs tried.
 fuzz: $(STAMP)
-	$(PY) -m fuzz --seconds $(FUZZ_SECONDS)
+	$(PY) -m tests.fuzz --seconds $(FUZZ_SECONDS)
 
 # The sparse-embedding example end to end: build and train it, save the
 # inference model (.pb + params), run the saved model from the command line

@@ -11,13 +11,13 @@ import sys
 
 import pytest
 
-from fuzz.targets import TARGETS
 from paddle_ir.core.errors import PaddleIRError
+from tests.fuzz.targets import TARGETS
 
 
 def test_a_short_fuzz_run_finds_nothing(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "fuzz", "--seconds", "6", "--seed", "20261122",
+        [sys.executable, "-m", "tests.fuzz", "--seconds", "6", "--seed", "20261122",
          "--crash-dir", str(tmp_path / "crashes")],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -7,8 +7,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import paddle_ir as pir
-from fuzz.corpus import programs
-from fuzz.mutate import mutate_message, retarget_op
 from paddle_ir.core import tensor_io
 from paddle_ir.core.errors import (
     InvalidLoDError,
@@ -17,6 +15,8 @@ from paddle_ir.core.errors import (
     ProgramFormatError,
 )
 from paddle_ir.proto import framework_pb2 as pb
+from tests.fuzz.corpus import programs
+from tests.fuzz.mutate import mutate_message, retarget_op
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32,

@@ -27,8 +27,6 @@ import numpy as np
 from hypothesis import strategies as st
 
 from executor import Executor, Scope
-from fuzz import corpus
-from fuzz.mutate import mutate_bytes, mutate_message, retarget_op
 from paddle_ir import io as pio
 from paddle_ir.checker import check_bytes, check_program
 from paddle_ir.cli import feeds as feed_files
@@ -40,6 +38,8 @@ from paddle_ir.framework import Program
 from paddle_ir.graphviz import program_to_dot
 from paddle_ir.printer import program_to_string
 from paddle_ir.proto import framework_pb2 as pb
+from tests.fuzz import corpus
+from tests.fuzz.mutate import mutate_bytes, mutate_message, retarget_op
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Run the fuzz targets for a bounded time and report how many inputs each one tried.
 
-    python -m fuzz --seconds 600                 # what `make fuzz` runs
-    python -m fuzz --seconds 5 --targets program,params --seed 1
+    python -m tests.fuzz --seconds 600                 # what `make fuzz` runs
+    python -m tests.fuzz --seconds 5 --targets program,params --seed 1
 
 The time is shared among the targets by weight (the program parser and
 checker get the most). Any exception that is not a PaddleIRError is a bug:
@@ -24,8 +24,8 @@ import traceback
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from fuzz.targets import TARGETS
 from paddle_ir.core.errors import PaddleIRError
+from tests.fuzz.targets import TARGETS
 
 WEIGHTS = {"program": 4, "params": 2, "feeds": 2, "lod_tensor": 1, "selected_rows": 1,
            "csr": 1}
@@ -96,7 +96,8 @@ def _save_crash(directory: str, name: str, item) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fuzz", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="total time (default 60)")
     parser.add_argument("--targets", default=",".join(TARGETS),
                         help=f"comma-separated, from {', '.join(TARGETS)}")

@@ -1,6 +1,0 @@
-"""Fuzzing paddle-ir's readers of foreign files: `python -m fuzz --seconds N` (`make fuzz`).
-
-See fuzz/targets.py for what is fuzzed and fuzz/__main__.py for the runner.
-"""
-
-import paddle_ir  # noqa: F401 - registers the ops before `executor` is imported
