@@ -51,6 +51,7 @@ from paddle_ir.core.storage import storage_type
 from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.proto import framework_pb2 as pb
 
+_ZEROS = bytes(16)  # the one element every shape-only stand-in repeats
 ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point
 RUN_CONTEXT = 1  # frame slot 1 holds the run's executor.control.RunContext
 _EMPTY = ()
@@ -331,15 +332,33 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
     return step
 
 
-def _freeing(step, dead: tuple[int, ...]):
-    """`step`, then clear the slots it read for the last time."""
-    if not dead:
+def shape_only(value):
+    """A stand-in with value's shape and dtype and no data (a read-only zero-stride view).
+
+    Later ops that read only the shape (no_need_buffer inputs) get it, so the data
+    itself can go back to the allocator. Sparse values are kept whole.
+    """
+    if value.__class__ is not np.ndarray or not value.strides or not any(value.strides):
+        return value
+    dtype = value.dtype
+    if dtype.itemsize > len(_ZEROS) or dtype.hasobject:
+        return np.broadcast_to(np.zeros((), dtype=dtype), value.shape)
+    # The constructor over immutable zero bytes: 10x cheaper than np.broadcast_to.
+    return np.ndarray(value.shape, dtype, buffer=_ZEROS, strides=(0,) * value.ndim)
+
+
+def _freeing(step, dead: tuple[int, ...], hollow: tuple[int, ...] = ()):
+    """`step`, then clear the slots it read for the last time and hollow out the slots
+    whose later readers need only their shape."""
+    if not dead and not hollow:
         return step
 
     def freeing_step(env, lods):
         step(env, lods)
         for d in dead:
             env[d] = None
+        for h in hollow:
+            env[h] = shape_only(env[h])
 
     return freeing_step
 
@@ -417,6 +436,7 @@ class BlockCompiler:
         self.names: list[str] = ["<absent>", "<run-context>"]
         self.index: dict[str, int] = {}
         self._last_reads: list[list[str]] = [[] for _ in block.ops]
+        self._last_data_reads: list[list[str]] = [[] for _ in block.ops]
 
     def slot(self, name: str) -> int:
         i = self.index.get(name)
@@ -442,43 +462,55 @@ class BlockCompiler:
                 external.append(n)
         return external
 
-    def last_reads(self, fetch_names, keep_locals: bool) -> list[list[str]]:
-        """Per op, the variables it reads for the last time and that nothing needs after it.
+    def last_reads(self, fetch_names, keep_locals: bool) -> tuple[list[list[str]],
+                                                                  list[list[str]]]:
+        """Per op: the variables it reads for the last time, and those whose data it reads
+        for the last time while later ops still read their shape (no_need_buffer slots).
 
-        A step clears them from the frame once its kernel has run, so a temporary's
-        memory goes back to the allocator (and the next kernel's output reuses it
-        while it is still in cache) instead of living until the end of the run. Kept:
-        fetch targets, values that outlive the run (escaping ones, and everything
-        written when a step scope keeps the locals) and, in a block with control-flow
-        ops, every value, since their sub-blocks read this frame by name.
+        A step clears the first from the frame once its kernel has run, and replaces
+        the second by a shape-only stand-in, so a temporary's memory goes back to the
+        allocator (and the next kernel's output reuses it while it is still in cache)
+        instead of living until the end of the run. Kept: fetch targets, values that
+        outlive the run (escaping ones, and everything written when a step scope
+        keeps the locals) and, in a block with control-flow ops, every value, since
+        their sub-blocks read this frame by name.
         """
         ops = self.block.ops
+        nothing = ([[] for _ in ops], [[] for _ in ops])
         last: dict[str, int] = {}
+        last_data: dict[str, int] = {}
         for k, op in enumerate(ops):
             opdef = op_registry.get_op_def(op.type)
             if (opdef is None or any(kernel.control for kernel in opdef.kernels.values())
                     or any(a.type in (pb.BLOCK, pb.BLOCKS) for a in op.attrs)):
-                return [[] for _ in ops]
+                return nothing
+            shape_only_slots = {s.name for s in opdef.inputs if s.no_need_buffer}
             for v in op.inputs:
                 for n in v.arguments:
                     last[n] = k
+                    if v.parameter not in shape_only_slots:
+                        last_data[n] = k
             for v in op.outputs:
                 for n in v.arguments:
                     last.pop(n, None)  # read before this write: that value dies with it
+                    last_data.pop(n, None)
         kept = set(fetch_names) | self.escaping
         if keep_locals:
             kept |= {n for op in ops for v in op.outputs for n in v.arguments}
-        result = [[] for _ in ops]
+        dead, hollow = nothing
         for n, k in last.items():
             if n not in kept:
-                result[k].append(n)
-        return result
+                dead[k].append(n)
+                data_k = last_data.get(n)
+                if data_k is not None and data_k < k:
+                    hollow[data_k].append(n)
+        return dead, hollow
 
     def compile_and_run(self, bind: Callable, fetch_names, run_context,
                         keep_locals: bool = False) -> tuple[Plan, list, list]:
         """Bind inputs with `bind(plan, env, lods)`, then run and record every op."""
         started = time.perf_counter()
-        self._last_reads = self.last_reads(fetch_names, keep_locals)
+        self._last_reads, self._last_data_reads = self.last_reads(fetch_names, keep_locals)
         external_names = self.external_slots(fetch_names)
         external = [(self.slot(n), n) for n in external_names]
         for op in self.block.ops:
@@ -563,7 +595,10 @@ class BlockCompiler:
         written = {n for names in outs.values() for n in names}
         dead = tuple(dict.fromkeys(self.index[n] for n in self._last_reads[op_idx]
                                    if n not in written))
-        step = self._make_step(op, opdef, kernel, attrs, ins, outs, ctx, lods, fell_back, dead)
+        hollow = tuple(dict.fromkeys(self.index[n] for n in self._last_data_reads[op_idx]
+                                     if n not in written))
+        step = _freeing(self._make_step(op, opdef, kernel, attrs, ins, outs, ctx, lods,
+                                        fell_back, dead), (), hollow)
         choice = KernelChoice(op_idx, op.type, key, kernel.name, fell_back)
         return step, choice, location_fn
 

@@ -17,6 +17,7 @@ from ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
 from ops.elementwise_sparse import sparse_kernels, storage_rule
 from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
+_SHAPE_ONLY_OPERANDS = ("elementwise_add", "elementwise_sub")  # for their gradients
 _FORMULAS = {
     "elementwise_add": ("X + Y", np.add),
     "elementwise_sub": ("X - Y", np.subtract),
@@ -114,7 +115,10 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
 
     _bwd = register_op(
         _op_type + "_grad",
-        inputs=[In("X"), In("Y"), In("Out"), In("Out@GRAD")],
+        # add and sub read only X's and Y's shapes; only div reads Out's data.
+        inputs=[In("X", no_need_buffer=_op_type in _SHAPE_ONLY_OPERANDS),
+                In("Y", no_need_buffer=_op_type in _SHAPE_ONLY_OPERANDS),
+                In("Out", no_need_buffer=_op_type != "elementwise_div"), In("Out@GRAD")],
         outputs=[Out("X@GRAD", dispensable=True), Out("Y@GRAD", dispensable=True)],
         attrs=[Attr("axis", "int", -1)],
         key_inputs=["X", "Y", "Out@GRAD"],

@@ -16,7 +16,8 @@ from paddle_ir.core.dtypes import to_numpy_dtype
 
 fill_any_like = register_op(
     "fill_any_like",
-    inputs=[In("X", "the tensor whose shape (and by default dtype) Out takes")],
+    inputs=[In("X", "the tensor whose shape (and by default dtype) Out takes",
+               no_need_buffer=True)],
     outputs=[Out("Out", "the filled tensor")],
     attrs=[
         Attr("value", "float", 0.0, "the value of every element"),

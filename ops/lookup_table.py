@@ -137,7 +137,8 @@ for _op_type, _v1, _ids_doc in (
 
     _bwd = register_op(
         _op_type + "_grad",
-        inputs=[In("W", "the table (for its shape)"), In("Ids"), In("Out@GRAD")],
+        inputs=[In("W", "the table (for its shape)", no_need_buffer=True), In("Ids"),
+                In("Out@GRAD")],
         outputs=[Out("W@GRAD", "SelectedRows if is_sparse, else dense", dispensable=True)],
         attrs=_ATTRS,
         key_inputs=["Out@GRAD"],

@@ -49,7 +49,8 @@ def _(g):
 
 mean_grad = register_op(
     "mean_grad",
-    inputs=[In("X"), In("Out@GRAD", "0-D (a 1-element tensor is accepted too)")],
+    inputs=[In("X", "for its shape", no_need_buffer=True),
+            In("Out@GRAD", "0-D (a 1-element tensor is accepted too)")],
     outputs=[Out("X@GRAD", dispensable=True)],
     key_inputs=["Out@GRAD"],
     fallback=True,
@@ -171,7 +172,7 @@ for _op_type, _fn, _formula, _dtypes in (
 
     _bwd = register_op(
         _op_type + "_grad",
-        inputs=[In("X"), In("Out@GRAD")],
+        inputs=[In("X", "for its shape", no_need_buffer=True), In("Out@GRAD")],
         outputs=[Out("X@GRAD", dispensable=True)],
         attrs=_REDUCE_ATTRS,
         key_inputs=["Out@GRAD"],

@@ -48,6 +48,9 @@ class Slot:
     doc: str = ""
     duplicable: bool = False
     dispensable: bool = False
+    # The kernels read only this input's shape and dtype (Paddle's NoNeedBufferVars): the
+    # executor may free its data after the last op that reads the data.
+    no_need_buffer: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,9 @@ class AttrSpec:
         return self.default is REQUIRED
 
 
-def In(name: str, doc: str = "", *, duplicable=False, dispensable=False) -> Slot:  # noqa: N802
-    return Slot(name, doc, duplicable, dispensable)
+def In(name: str, doc: str = "", *, duplicable=False, dispensable=False,  # noqa: N802
+       no_need_buffer=False) -> Slot:
+    return Slot(name, doc, duplicable, dispensable, no_need_buffer)
 
 
 Out = In

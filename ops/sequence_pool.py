@@ -136,7 +136,8 @@ def _(g):
 
 sequence_pool_grad = register_op(
     "sequence_pool_grad",
-    inputs=[In("X"), In("Out@GRAD"), In("MaxIndex", dispensable=True)],
+    inputs=[In("X", "for its shape and LoD", no_need_buffer=True), In("Out@GRAD"),
+            In("MaxIndex", dispensable=True)],
     outputs=[Out("X@GRAD", dispensable=True)],
     attrs=[Attr("pooltype", "string", "AVERAGE"), Attr("is_test", "bool", False),
            Attr("pad_value", "float", 0.0)],

@@ -36,8 +36,8 @@ def list_ops() -> str:
 
 
 def _slot_line(slot) -> str:
-    flags = [f for f, on in (("duplicable", slot.duplicable), ("dispensable", slot.dispensable))
-             if on]
+    flags = [f for f, on in (("duplicable", slot.duplicable), ("dispensable", slot.dispensable),
+                             ("no_need_buffer", slot.no_need_buffer)) if on]
     text = f"    {slot.name}"
     if flags:
         text += f" [{', '.join(flags)}]"
