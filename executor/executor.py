@@ -233,9 +233,7 @@ class Executor:
 
     # -- feeds and fetches ----------------------------------------------------------------------
     @staticmethod
-    def _prepare_feeds(program_vars: _ProgramVars | Mapping[str, pb.VarDesc], feed) -> dict:
-        if not isinstance(program_vars, _ProgramVars):  # VarDescs by name (the fuzzer's)
-            program_vars = _ProgramVars(program_vars)
+    def _prepare_feeds(program_vars: _ProgramVars, feed) -> dict:
         prepared = {}
         for name, raw in feed.items():
             rule = program_vars.feed_rule(name)
