@@ -32,7 +32,9 @@ import traceback
 import tracemalloc
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(_HERE))  # the repository root: `bench.*` imports
+# The repository root instead of bench/ itself, whose modules must not shadow the
+# standard library's (torch imports `profile`): `bench.*` imports.
+sys.path[0] = os.path.dirname(_HERE)
 
 
 def _rss_bytes(field: str) -> int:

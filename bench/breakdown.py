@@ -1,7 +1,7 @@
 """Where a paddle-ir case spends its time, op by op (the Executor's own profile).
 
-    python -m bench.profile B1.sgd            # per-op means of 1000 warm runs
-    python -m bench.profile B1.sgd --cprofile # and the functions cProfile sees
+    python -m bench.breakdown B1.sgd            # per-op means of 1000 warm runs
+    python -m bench.breakdown B1.sgd --cprofile # and the functions cProfile sees
 """
 
 from __future__ import annotations
