@@ -54,7 +54,7 @@ def _infer_forward(ctx, v1: bool):
 def _check_ids(ids: np.ndarray, vocab: int) -> None:
     if ids.size == 0:
         return
-    lo, hi = ids.min(), ids.max()
+    lo, hi = np.minimum.reduce(ids, axis=None), np.maximum.reduce(ids, axis=None)
     if lo < 0 or hi >= vocab:
         bad = int(lo if lo < 0 else hi)
         raise KernelError(f"Ids holds id {bad}, outside the vocabulary [0, {vocab}) of W "

@@ -51,6 +51,17 @@ def segment_sum(
     num_segments = offsets.size - 1
     nnz = int(offsets[-1])
     x2 = _as_2d(x)
+    if (_csr_matvecs is not None and x2.dtype in _DIRECT_DTYPES and offsets.dtype == np.int64
+            and (row_order is None or row_order.dtype == np.int64)):
+        # The common case (float rows, int64 indices) straight to the loop.
+        x2 = np.ascontiguousarray(x2)
+        data = (np.ones(nnz, dtype=x2.dtype) if weights is None
+                else weights.astype(x2.dtype, copy=False))
+        order = np.arange(nnz, dtype=np.int64) if row_order is None else row_order
+        out = np.zeros((num_segments, x2.shape[1]), dtype=x2.dtype)
+        _csr_matvecs(num_segments, x2.shape[0], x2.shape[1], offsets, order, data, x2.ravel(),
+                     out.ravel())
+        return out.reshape((num_segments,) + x.shape[1:])
     dtype = _sum_dtype(x2.dtype)
     if row_order is None:
         row_order = np.arange(nnz, dtype=np.int64)
@@ -89,7 +100,8 @@ def stable_argsort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     n = keys.size
     if n and keys.dtype.kind in "iu":
-        lo, hi = int(keys.min()), int(keys.max())
+        lo = int(np.minimum.reduce(keys, axis=None))
+        hi = int(np.maximum.reduce(keys, axis=None))
         bits = (n - 1).bit_length()
         if lo >= 0 and hi < 2 ** (63 - bits):
             packed = keys.astype(np.int64) << bits
@@ -129,7 +141,7 @@ def merge_rows(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndar
     Rows that are already sorted and unique (a merged SelectedRows) are only copied.
     """
     n = rows.size
-    if n < 2 or bool((rows[1:] > rows[:-1]).all()):
+    if n < 2 or np.logical_and.reduce(np.greater(rows[1:], rows[:-1])):
         return rows.astype(np.int64, copy=True), value.copy()
     order, unique, offsets = group_by_key(rows)
     if unique.size == n:  # no duplicates: a reorder is enough
