@@ -104,7 +104,7 @@ def stable_argsort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hi = int(np.maximum.reduce(keys, axis=None))
         bits = (n - 1).bit_length()
         if lo >= 0 and hi < 2 ** (63 - bits):
-            packed = keys.astype(np.int64) << bits
+            packed = (keys if keys.dtype == np.int64 else keys.astype(np.int64)) << bits
             packed |= np.arange(n, dtype=np.int64)
             packed.sort()
             order = packed & ((1 << bits) - 1)
@@ -141,7 +141,9 @@ def merge_rows(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndar
     Rows that are already sorted and unique (a merged SelectedRows) are only copied.
     """
     n = rows.size
-    if n < 2 or np.logical_and.reduce(np.greater(rows[1:], rows[:-1])):
+    # (the scalar test first: it rules out most unsorted rows without reading them all)
+    if n < 2 or (rows[0] < rows[1]
+                 and np.logical_and.reduce(np.greater(rows[1:], rows[:-1]))):
         return rows.astype(np.int64, copy=True), value.copy()
     order, unique, offsets = group_by_key(rows)
     if unique.size == n:  # no duplicates: a reorder is enough
