@@ -61,7 +61,7 @@ def segment_sum(
         out = np.zeros((num_segments, x2.shape[1]), dtype=x2.dtype)
         _csr_matvecs(num_segments, x2.shape[0], x2.shape[1], offsets, order, data, x2.ravel(),
                      out.ravel())
-        return out.reshape((num_segments,) + x.shape[1:])
+        return _shaped(out, (num_segments,) + x.shape[1:])
     dtype = _sum_dtype(x2.dtype)
     if row_order is None:
         row_order = np.arange(nnz, dtype=np.int64)
@@ -70,7 +70,13 @@ def segment_sum(
     out = csr_times_dense(weights.astype(dtype, copy=False), row_order, offsets,
                           x2.astype(dtype, copy=False))
     out = out.astype(x2.dtype if x2.dtype.kind in "fc" else dtype, copy=False)
-    return out.reshape((num_segments,) + x.shape[1:])
+    return _shaped(out, (num_segments,) + x.shape[1:])
+
+
+def _shaped(out: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    # A reshape to the same shape is still a view, which the executor copies when the
+    # result is fetched (it cannot know no one else holds the base).
+    return out if out.shape == shape else out.reshape(shape)
 
 
 def csr_times_dense(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
