@@ -21,7 +21,9 @@ def versions() -> dict:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                                 capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        # The code: the results and their README are rewritten by every run.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":!bench/README.md", ":!bench/results"],
                                cwd=root, capture_output=True, text=True).stdout.strip()
         commit += "+uncommitted" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
