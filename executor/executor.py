@@ -68,7 +68,7 @@ class _FeedRule:
     `check` raises the FeedError that names the difference.
     """
 
-    __slots__ = ("var_type", "want", "dtype", "dims", "lod_level")
+    __slots__ = ("var_type", "want", "dtype", "dims", "fixed_dims", "lod_level")
 
     def __init__(self, var: pb.VarDesc):
         self.var_type = var.type
@@ -78,6 +78,7 @@ class _FeedRule:
                   else var.lod_desc.tensor)
         self.dtype = to_numpy_dtype(tensor.data_type) if self.want is not None else None
         self.dims = tuple(tensor.dims)
+        self.fixed_dims = tuple((i, d) for i, d in enumerate(self.dims) if d >= 0)
         self.lod_level = var.lod_desc.lod_level if var.type == pb.VarDesc.LOD_TENSOR else None
 
     def check(self, name: str, value, offsets) -> None:
@@ -94,7 +95,7 @@ class _FeedRule:
                 hint=f"convert it with .astype('{dtype_name(self.dtype)}')")
         dims, shape = self.dims, value.shape
         if dims and (len(dims) != len(shape)
-                     or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True))):
+                     or any(shape[i] != d for i, d in self.fixed_dims)):
             raise FeedError(
                 f"feed {name!r} has shape {list(shape)}, but the variable is declared with "
                 f"shape {list(dims)} (-1 is any size)")

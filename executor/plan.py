@@ -319,6 +319,17 @@ def _fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out
             for d in dead:
                 env[d] = None
 
+    elif len(ins) == 3:
+        a, b, c = ins
+
+        def step(env, lods):
+            v = fn(attrs, env[a], env[b], env[c])
+            if v.__class__ is not cls:
+                v = _bad_output(op_type, out_name, v, cls)
+            env[out] = v
+            for d in dead:
+                env[d] = None
+
     else:
 
         def step(env, lods):
