@@ -20,7 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from ops.context import STEP_SCOPES
-from ops.control_common import run_grad_block, run_kept
+from ops.control_common import (
+    infer_grad_shapes_like,
+    infer_grad_types_like,
+    run_grad_block,
+    run_kept,
+)
 from ops.grad import GRAD_SUFFIX, grad_name
 from ops.registry import Attr, In, Out, register_op
 from ops.tensor_array import zeros_like
@@ -108,18 +113,12 @@ conditional_block_grad = register_op(
 
 @conditional_block_grad.infer_var_type
 def _(ctx):
-    for i, name in enumerate(ctx.input_names("Input")):
-        if i < len(ctx.output_names("Input@GRAD")):
-            ctx.set_output_type("Input@GRAD", ctx.var_info(name).var_type, i)
+    infer_grad_types_like(ctx, "Input", "Input@GRAD")
 
 
 @conditional_block_grad.infer_shape
 def _(ctx):
-    for i, name in enumerate(ctx.input_names("Input")):
-        info = ctx.var_info(name)
-        if i < len(ctx.output_names("Input@GRAD")) and info.shape is not None:
-            ctx.set_output("Input@GRAD", info.shape, info.dtype, i)
-            ctx.set_output_lod_level("Input@GRAD", info.lod_level, i)
+    infer_grad_shapes_like(ctx, "Input", "Input@GRAD")
 
 
 @conditional_block_grad.kernel(storage=[], dtypes=[np.float32], control=True)

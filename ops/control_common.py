@@ -18,6 +18,22 @@ from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
 
 
+def infer_grad_types_like(ctx, in_slot: str, grad_slot: str) -> None:
+    """A control grad op's input gradients have their inputs' variable types."""
+    for i, name in enumerate(ctx.input_names(in_slot)):
+        if i < len(ctx.output_names(grad_slot)):
+            ctx.set_output_type(grad_slot, ctx.var_info(name).var_type, i)
+
+
+def infer_grad_shapes_like(ctx, in_slot: str, grad_slot: str) -> None:
+    """... and their inputs' shapes, dtypes and LoD levels."""
+    for i, name in enumerate(ctx.input_names(in_slot)):
+        info = ctx.var_info(name)
+        if i < len(ctx.output_names(grad_slot)) and info.shape is not None:
+            ctx.set_output(grad_slot, info.shape, info.dtype, i)
+            ctx.set_output_lod_level(grad_slot, info.lod_level, i)
+
+
 def holds(value, op_type: str) -> bool:
     """The truth of a one-element condition."""
     cond = np.asarray(value.numpy() if isinstance(value, LoDTensor) else value)

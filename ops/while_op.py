@@ -32,7 +32,13 @@ from __future__ import annotations
 import numpy as np
 
 from ops.context import STEP_SCOPES
-from ops.control_common import holds, run_grad_block, run_kept
+from ops.control_common import (
+    holds,
+    infer_grad_shapes_like,
+    infer_grad_types_like,
+    run_grad_block,
+    run_kept,
+)
 from ops.grad import GRAD_SUFFIX, grad_name
 from ops.registry import Attr, In, Out, register_op
 from ops.tensor_array import accumulate, zeros_like
@@ -124,18 +130,12 @@ while_grad = register_op(
 
 @while_grad.infer_var_type
 def _(ctx):
-    for i, name in enumerate(ctx.input_names("X")):
-        if i < len(ctx.output_names("X@GRAD")):
-            ctx.set_output_type("X@GRAD", ctx.var_info(name).var_type, i)
+    infer_grad_types_like(ctx, "X", "X@GRAD")
 
 
 @while_grad.infer_shape
 def _(ctx):
-    for i, name in enumerate(ctx.input_names("X")):
-        info = ctx.var_info(name)
-        if i < len(ctx.output_names("X@GRAD")) and info.shape is not None:
-            ctx.set_output("X@GRAD", info.shape, info.dtype, i)
-            ctx.set_output_lod_level("X@GRAD", info.lod_level, i)
+    infer_grad_shapes_like(ctx, "X", "X@GRAD")
 
 
 @while_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, control=True)
