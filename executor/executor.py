@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from paddle_ir.executor.allocator import keep_freed_memory
+from paddle_ir.executor.plan import Plan
+from paddle_ir.executor.runner import ProgramRunner
+from paddle_ir.executor.runtime_context import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
+from paddle_ir.executor.scope import Scope, global_scope
 
-from executor.allocator import keep_freed_memory
-from executor.plan import Plan
-from executor.runner import ProgramRunner
-from executor.runtime_context import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
-from executor.scope import Scope, global_scope
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import (

@@ -22,17 +22,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from executor.runtime_context import (
+from paddle_ir.executor.runtime_context import (
     CLASS_OF_VAR_TYPE,
     CONTAINER_CLASSES,
     SPARSE_CLASSES,
     RuntimeContext,
     var_type_of,
 )
-from ops import registry as op_registry
-from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES, default_infer_var_type
-from ops.registry import DENSE, TENSOR_ARRAY, KernelKey
+from paddle_ir.ops import registry as op_registry
+from paddle_ir.ops.context import (
+    CSR,
+    LOD_TENSOR,
+    SELECTED_ROWS,
+    VAR_TYPE_NAMES,
+    default_infer_var_type,
+)
+from paddle_ir.ops.registry import DENSE, TENSOR_ARRAY, KernelKey
+
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
@@ -376,7 +382,7 @@ def _freeing(step, dead: tuple[int, ...], hollow: tuple[int, ...] = ()):
 
 def _control_step(fn, attrs, in_layout, index, ins, outs):
     """A step for a control-flow kernel: it gets the frame as a scope and runs blocks."""
-    from executor.control import ControlContext  # control builds on this module
+    from paddle_ir.executor.control import ControlContext  # control builds on this module
 
     def step(env, lods):
         args = []

@@ -11,8 +11,7 @@ on later runs.
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import (
+from paddle_ir.ops.context import (
     CSR,
     LOD_RANK_TABLE,
     LOD_TENSOR,
@@ -22,6 +21,7 @@ from ops.context import (
     InferContext,
     VarInfo,
 )
+
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import MissingVariableError, OpLocation
 from paddle_ir.core.rank_table import LoDRankTable

@@ -4,7 +4,10 @@ Registration is explicit: importing this package imports the modules listed
 below, each of which registers its ops with `ops.registry.register_op`.
 """
 
-from ops import (  # noqa: F401 - imported for their registrations
+if __name__ != "paddle_ir.ops":  # the repository root on sys.path must not make a second copy
+    raise ImportError(f"ops/ installs as paddle_ir.ops; import that, not {__name__}")
+
+from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     accuracy,
     activation,
     adagrad,
@@ -50,6 +53,6 @@ from ops import (  # noqa: F401 - imported for their registrations
     weight_decay,
     while_op,
 )
-from ops.registry import get_op_def, registered_op_types
+from paddle_ir.ops.registry import get_op_def, registered_op_types
 
 __all__ = ["get_op_def", "registered_op_types"]

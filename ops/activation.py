@@ -22,9 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-
-from ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
-from ops.storage import register_rowwise
+from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
+from paddle_ir.ops.storage import register_rowwise
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ of the enclosing block with it. Gradient: dX = dOut (another assign).
 
 from __future__ import annotations
 
-from ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
-from ops.registry import ALL_DTYPES, TENSOR_ARRAY, In, Out, register_op
+from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
+from paddle_ir.ops.registry import ALL_DTYPES, TENSOR_ARRAY, In, Out, register_op
 
 assign = register_op(
     "assign",

@@ -13,11 +13,12 @@ Gradient: dX = dOut, stored as X is (a CSR X gets a dense gradient).
 
 from __future__ import annotations
 
-from ops.context import CSR, LOD_TENSOR
-from ops.registry import ALL_DTYPES, DENSE, Attr, In, Out, register_op
-from ops.registry import CSR as STYPE_CSR
-from ops.registry import SELECTED_ROWS as STYPE_SELECTED_ROWS
-from ops.storage import VAR_TYPE_OF_STYPE
+from paddle_ir.ops.context import CSR, LOD_TENSOR
+from paddle_ir.ops.registry import ALL_DTYPES, DENSE, Attr, In, Out, register_op
+from paddle_ir.ops.registry import CSR as STYPE_CSR
+from paddle_ir.ops.registry import SELECTED_ROWS as STYPE_SELECTED_ROWS
+from paddle_ir.ops.storage import VAR_TYPE_OF_STYPE
+
 from paddle_ir.core.errors import StorageTypeError
 from paddle_ir.core.storage import canonical_stype, storage_type, tostype
 

@@ -13,9 +13,8 @@ comparison (it is piecewise constant); their grad makers emit nothing.
 from __future__ import annotations
 
 import numpy as np
-
-from ops.broadcast import align_y, broadcast_shapes
-from ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.broadcast import align_y, broadcast_shapes
+from paddle_ir.ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out, register_op
 
 _COMPARE = {
     "less_than": ("X < Y", np.less),

@@ -12,9 +12,8 @@ slice for X[i].
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import dims_match, shape_str
-from ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.context import dims_match, shape_str
+from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
 _ATTRS = [Attr("axis", "int", 0, "the axis to join along; negative counts from the end")]
 

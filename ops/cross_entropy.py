@@ -20,10 +20,10 @@ softmax_with_cross_entropy takes unnormalized Logits and fuses the two, along
 from __future__ import annotations
 
 import numpy as np
+from paddle_ir.ops.context import dims_match, shape_str
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.softmax import check_axis
 
-from ops.context import dims_match, shape_str
-from ops.registry import FLOATS, Attr, In, Out, register_op
-from ops.softmax import check_axis
 from paddle_ir.core.errors import KernelError
 
 _LABEL_ATTRS = [

@@ -12,10 +12,9 @@ Out has X's LoD. Gradients sum over the broadcast dims:
 from __future__ import annotations
 
 import numpy as np
-
-from ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
-from ops.elementwise_sparse import sparse_kernels, storage_rule
-from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
+from paddle_ir.ops.elementwise_sparse import sparse_kernels, storage_rule
+from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
 _SHAPE_ONLY_OPERANDS = ("elementwise_add", "elementwise_sub")  # for their gradients
 _FORMULAS = {

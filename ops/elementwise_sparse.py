@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from paddle_ir.ops.broadcast import aligned_y_shape, broadcast_shapes
+from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
+from paddle_ir.ops.registry import DENSE
+from paddle_ir.ops.registry import SELECTED_ROWS as STYPE_SELECTED_ROWS
+from paddle_ir.ops.storage import unique_rows
 
-from ops.broadcast import aligned_y_shape, broadcast_shapes
-from ops.context import LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
-from ops.registry import DENSE
-from ops.registry import SELECTED_ROWS as STYPE_SELECTED_ROWS
-from ops.storage import unique_rows
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
 

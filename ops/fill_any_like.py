@@ -10,8 +10,8 @@ gradient flows back through it (Paddle's EmptyGradOpMaker).
 from __future__ import annotations
 
 import numpy as np
+from paddle_ir.ops.registry import ALL_DTYPES, Attr, In, Out, register_op
 
-from ops.registry import ALL_DTYPES, Attr, In, Out, register_op
 from paddle_ir.core.dtypes import to_numpy_dtype
 
 fill_any_like = register_op(

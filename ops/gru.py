@@ -26,10 +26,9 @@ order, without LoD, for gru_grad.
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import dims_match, shape_str
-from ops.registry import FLOATS, Attr, In, Out, register_op
-from ops.rnn_batch import (
+from paddle_ir.ops.context import dims_match, shape_str
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.rnn_batch import (
     ACTIVATIONS,
     SeqBatch,
     check_activations,
@@ -38,6 +37,7 @@ from ops.rnn_batch import (
     require_sequence_input,
     sequence_offsets,
 )
+
 from paddle_ir.core.lod_tensor import LoDTensor
 
 _ATTRS = [

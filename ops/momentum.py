@@ -22,8 +22,8 @@ A SelectedRows Grad (merged first: duplicate rows add up):
 
 from __future__ import annotations
 
-from ops.optimizer_common import LAZY_MODE, infer_optimizer, merged, scalar
-from ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.optimizer_common import LAZY_MODE, infer_optimizer, merged, scalar
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 momentum = register_op(
     "momentum",

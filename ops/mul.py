@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
+from paddle_ir.ops.registry import CSR as STYPE_CSR
+from paddle_ir.ops.registry import DENSE, FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.sparse_dot import csr_dot, csr_t_dot
 
-from ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
-from ops.registry import CSR as STYPE_CSR
-from ops.registry import DENSE, FLOATS, NUMERIC, Attr, In, Out, register_op
-from ops.sparse_dot import csr_dot, csr_t_dot
 from paddle_ir.core.selected_rows import SelectedRows
 
 

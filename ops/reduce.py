@@ -15,9 +15,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ops.context import shape_str
-from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
 # --- mean ------------------------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 
-from ops.context import shape_str
-from ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
 
 def reshaped(x_shape, shape) -> tuple[int, ...] | str:

@@ -21,15 +21,15 @@ Gradient: dX sums dOut over the copies of each row.
 from __future__ import annotations
 
 import numpy as np
-
-from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
-from ops.sequence_common import (
+from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_common import (
     lengths_of,
     lod_error,
     offsets_of,
     ranges_to_rows,
     require_lod,
 )
+
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.segments import segment_sum
 

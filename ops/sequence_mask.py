@@ -13,9 +13,9 @@ Y has no LoD and no gradient (its input is integral).
 from __future__ import annotations
 
 import numpy as np
+from paddle_ir.ops.registry import INTS, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_common import lod_error
 
-from ops.registry import INTS, Attr, In, Out, register_op
-from ops.sequence_common import lod_error
 from paddle_ir.core.dtypes import DataType, to_numpy_dtype
 
 sequence_mask = register_op(

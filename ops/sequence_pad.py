@@ -20,16 +20,16 @@ with zeros (PadValue and Length get none).
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import dims_match
-from ops.registry import FLOATS, INTS, NUMERIC, Attr, In, Out, register_op
-from ops.sequence_common import (
+from paddle_ir.ops.context import dims_match
+from paddle_ir.ops.registry import FLOATS, INTS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_common import (
     lengths_of,
     lod_error,
     offsets_of,
     ranges_to_rows,
     require_lod,
 )
+
 from paddle_ir.core.lod_tensor import LoDTensor
 
 sequence_pad = register_op(

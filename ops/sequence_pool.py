@@ -23,15 +23,15 @@ MAX, FIRST, LAST route dOut[s] to the chosen row (per feature for MAX).
 from __future__ import annotations
 
 import numpy as np
-
-from ops.registry import FLOATS, Attr, In, Out, register_op
-from ops.sequence_common import (
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_common import (
     as_rows,
     lengths_of,
     require_lod,
     segment_argmax,
     segment_extreme,
 )
+
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.segments import segment_sum
 

@@ -9,8 +9,8 @@ building that [V, D] gradient.
 
 from __future__ import annotations
 
-from ops.optimizer_common import infer_optimizer, merged, scalar
-from ops.registry import FLOATS, In, Out, register_op
+from paddle_ir.ops.optimizer_common import infer_optimizer, merged, scalar
+from paddle_ir.ops.registry import FLOATS, In, Out, register_op
 
 sgd = register_op(
     "sgd",

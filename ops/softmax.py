@@ -9,9 +9,8 @@ the same softmax. Out has X's shape, dtype and LoD.
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import shape_str
-from ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 _ATTRS = [Attr("axis", "int", -1, "the axis to normalize along; negative counts from the end")]
 

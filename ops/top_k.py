@@ -11,9 +11,8 @@ dX[..., Indices[..., j]] = dOut[..., j].
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import shape_str
-from ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
 top_k = register_op(
     "top_k",

@@ -30,18 +30,18 @@ each time in a child of that step's scope:
 from __future__ import annotations
 
 import numpy as np
-
-from ops.context import STEP_SCOPES
-from ops.control_common import (
+from paddle_ir.ops.context import STEP_SCOPES
+from paddle_ir.ops.control_common import (
     holds,
     infer_grad_shapes_like,
     infer_grad_types_like,
     run_grad_block,
     run_kept,
 )
-from ops.grad import GRAD_SUFFIX, grad_name
-from ops.registry import Attr, In, Out, register_op
-from ops.tensor_array import accumulate, zeros_like
+from paddle_ir.ops.grad import GRAD_SUFFIX, grad_name
+from paddle_ir.ops.registry import Attr, In, Out, register_op
+from paddle_ir.ops.tensor_array import accumulate, zeros_like
+
 from paddle_ir.core.errors import ProgramError
 from paddle_ir.core.step_scopes import StepScopes
 

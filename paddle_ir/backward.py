@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ops.grad import GRAD_SUFFIX, GradContext, GradOp, SubBlockGrad, grad_name
-from ops.registry import OP_ROLE_BACKWARD, OP_ROLE_LOSS, get_op_def
 from paddle_ir.core.dtypes import from_numpy_dtype
 from paddle_ir.core.errors import InvalidProgramError, ProgramError
 from paddle_ir.framework import Block, Operator, Parameter, Variable, VarType
+from paddle_ir.ops.grad import GRAD_SUFFIX, GradContext, GradOp, SubBlockGrad, grad_name
+from paddle_ir.ops.registry import OP_ROLE_BACKWARD, OP_ROLE_LOSS, get_op_def
 
 _LOSS_GRAD_ROLE = OP_ROLE_BACKWARD | OP_ROLE_LOSS
 _RENAME = "@RENAME@"

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 
-from ops import registry as op_registry
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import OpLocation, PaddleIRError
 from paddle_ir.framework import MAX_BLOCK_DEPTH, Program, op_location, undecodable_strings
+from paddle_ir.ops import registry as op_registry
 from paddle_ir.proto import framework_pb2 as pb
 
 INVALID = "InvalidProgram"

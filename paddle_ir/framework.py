@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping
 
 from google.protobuf.message import DecodeError
 
-from ops import registry as op_registry
 from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.core.errors import (
@@ -39,6 +38,7 @@ from paddle_ir.operator import (  # noqa: F401
     infer_op,
     op_location,
 )
+from paddle_ir.ops import registry as op_registry
 from paddle_ir.printer import program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 from paddle_ir.variable import _LOD_TYPES, Parameter, Variable, VarType  # noqa: F401

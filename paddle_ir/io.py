@@ -93,7 +93,7 @@ def load_program(path) -> Program:
 
 def _global_scope():
     # The executor sits beside the builder; load its scope module on first use.
-    from executor.scope import global_scope
+    from paddle_ir.executor.scope import global_scope
 
     return global_scope()
 

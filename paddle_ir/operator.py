@@ -12,10 +12,10 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ops import registry as op_registry
-from ops.context import InferContext, VarInfo, default_infer_var_type
 from paddle_ir.core.attrs import check_attr_value, from_attr_proto, to_attr_proto
 from paddle_ir.core.errors import InvalidProgramError, OpLocation
+from paddle_ir.ops import registry as op_registry
+from paddle_ir.ops.context import InferContext, VarInfo, default_infer_var_type
 from paddle_ir.printer import op_to_string
 from paddle_ir.proto import framework_pb2 as pb
 from paddle_ir.variable import Variable

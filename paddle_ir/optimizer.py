@@ -16,11 +16,11 @@ parameter's `ParamAttr(learning_rate=k)` scales the rate for it alone.
 
 from __future__ import annotations
 
-from ops.registry import OP_ROLE_OPTIMIZE
 from paddle_ir import unique_name
 from paddle_ir.backward import append_backward
 from paddle_ir.core.dtypes import from_numpy_dtype
 from paddle_ir.framework import Parameter, Variable, default_startup_program
+from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE
 from paddle_ir.regularizer import append_regularization_ops
 
 

@@ -11,9 +11,9 @@ densify it into a [V, D] tensor.
 
 from __future__ import annotations
 
-from ops.registry import OP_ROLE_OPTIMIZE
 from paddle_ir import unique_name
 from paddle_ir.framework import Parameter, Variable
+from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE
 
 
 class WeightDecayRegularizer:

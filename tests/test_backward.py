@@ -3,10 +3,10 @@ accumulation, pruning and op roles."""
 
 import numpy as np
 import pytest
+from paddle_ir.ops import registry
+from paddle_ir.ops.registry import FLOATS, In, Out, register_op
 
 import paddle_ir as pir
-from ops import registry
-from ops.registry import FLOATS, In, Out, register_op
 from paddle_ir.backward import append_backward
 
 rng = np.random.RandomState(0)

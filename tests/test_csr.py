@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from paddle_ir.executor import StorageFallbackWarning
 
 import paddle_ir as pir
-from executor import StorageFallbackWarning
 from paddle_ir.backward import append_backward
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import InvalidCSRError, TensorFormatError

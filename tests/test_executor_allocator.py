@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-CODE = ("import paddle_ir as pir; import executor.allocator as a; pir.Executor(); "
+CODE = ("import paddle_ir as pir; import paddle_ir.executor.allocator as a; pir.Executor(); "
         "print(a._applied)")
 
 

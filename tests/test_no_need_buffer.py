@@ -3,10 +3,10 @@ their data early and hand the kernel a shape-only stand-in (executor.plan.shape_
 
 import numpy as np
 import pytest
+from paddle_ir.executor.plan import shape_only
+from paddle_ir.ops import registry
 
 import paddle_ir as pir
-from executor.plan import shape_only
-from ops import registry
 from paddle_ir.core.lod_tensor import LoDTensor
 
 rng = np.random.default_rng(0)

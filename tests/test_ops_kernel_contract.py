@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from paddle_ir.ops.registry import KernelKey, get_op_def
 
 import paddle_ir as pir
-from ops.registry import KernelKey, get_op_def
 from paddle_ir.core.errors import KernelError
 from tests.op_test import check_op
 

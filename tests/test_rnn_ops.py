@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from paddle_ir.ops.rnn_batch import SeqBatch
 
 import paddle_ir as pir
-from ops.rnn_batch import SeqBatch
 from paddle_ir.core.errors import KernelError, ShapeInferenceError
 from tests.op_test import check_grad, check_op
 
@@ -259,7 +259,7 @@ def test_gru_gradients_without_bias_and_length_one_sequences():
 
 def test_lstm_grad_without_output_gradients_is_zero():
     """Hidden@GRAD and Cell@GRAD are optional: absent means nothing flows back."""
-    from ops.registry import get_op_def
+    from paddle_ir.ops.registry import get_op_def
 
     def f64_kernel(op_type):
         return next(k.fn for k in get_op_def(op_type).kernels.values()

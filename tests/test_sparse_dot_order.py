@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
+from paddle_ir.ops.sparse_dot import csr_t_dot
 
-from ops.sparse_dot import csr_t_dot
 from paddle_ir.core.csr import CSRTensor
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 
-from executor.scope import Scope
 from paddle_ir import io
 from paddle_ir.checker import Problem, check_bytes
 from paddle_ir.core.errors import PaddleIRError
+from paddle_ir.executor.scope import Scope
 from paddle_ir.proto import framework_pb2 as pb
 
 

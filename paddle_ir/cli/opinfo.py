@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 from collections import defaultdict
 
-from ops import registry as op_registry
 from paddle_ir.core.dtypes import dtype_name
 from paddle_ir.core.errors import PaddleIRError
+from paddle_ir.ops import registry as op_registry
 
 _REQUIRED = "(required)"
 

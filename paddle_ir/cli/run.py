@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from executor import Executor, Scope
 from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli.values import describe_value, summarize_value
 from paddle_ir.core.errors import FeedError, FetchError, MissingVariableError
+from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 
 

@@ -19,8 +19,8 @@ import struct
 
 from google.protobuf.descriptor import FieldDescriptor as FD
 from hypothesis import strategies as st
+from paddle_ir.ops import registry as op_registry
 
-from ops import registry as op_registry
 from paddle_ir.core.attrs import ATTR_KINDS
 from paddle_ir.proto import framework_pb2 as pb
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st
+from paddle_ir.executor import Executor, Scope
 
-from executor import Executor, Scope
 from paddle_ir import io as pio
 from paddle_ir.checker import check_bytes, check_program
 from paddle_ir.cli import feeds as feed_files
