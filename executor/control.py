@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from paddle_ir.executor.scope import Scope, ScopeVariable
 
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.executor.scope import Scope, ScopeVariable
 
 
 @dataclass

@@ -20,11 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from paddle_ir.executor.allocator import keep_freed_memory
-from paddle_ir.executor.plan import Plan
-from paddle_ir.executor.runner import ProgramRunner
-from paddle_ir.executor.runtime_context import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
-from paddle_ir.executor.scope import Scope, global_scope
 
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
@@ -37,6 +32,11 @@ from paddle_ir.core.errors import (
 )
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.executor.allocator import keep_freed_memory
+from paddle_ir.executor.plan import Plan
+from paddle_ir.executor.runner import ProgramRunner
+from paddle_ir.executor.runtime_context import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
+from paddle_ir.executor.scope import Scope, global_scope
 from paddle_ir.proto import framework_pb2 as pb
 
 _MAX_CACHED_PROGRAMS = 16

@@ -22,22 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from paddle_ir.executor.runtime_context import (
-    CLASS_OF_VAR_TYPE,
-    CONTAINER_CLASSES,
-    SPARSE_CLASSES,
-    RuntimeContext,
-    var_type_of,
-)
-from paddle_ir.ops import registry as op_registry
-from paddle_ir.ops.context import (
-    CSR,
-    LOD_TENSOR,
-    SELECTED_ROWS,
-    VAR_TYPE_NAMES,
-    default_infer_var_type,
-)
-from paddle_ir.ops.registry import DENSE, TENSOR_ARRAY, KernelKey
 
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.csr import CSRTensor
@@ -55,6 +39,22 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.storage import storage_type
 from paddle_ir.core.tensor_array import LoDTensorArray
+from paddle_ir.executor.runtime_context import (
+    CLASS_OF_VAR_TYPE,
+    CONTAINER_CLASSES,
+    SPARSE_CLASSES,
+    RuntimeContext,
+    var_type_of,
+)
+from paddle_ir.ops import registry as op_registry
+from paddle_ir.ops.context import (
+    CSR,
+    LOD_TENSOR,
+    SELECTED_ROWS,
+    VAR_TYPE_NAMES,
+    default_infer_var_type,
+)
+from paddle_ir.ops.registry import DENSE, TENSOR_ARRAY, KernelKey
 from paddle_ir.proto import framework_pb2 as pb
 
 _ZEROS = bytes(16)  # the one element every shape-only stand-in repeats

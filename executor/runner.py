@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor.control import RunContext
 from paddle_ir.executor.plan import BlockCompiler, Plan, run_steps
 from paddle_ir.executor.runtime_context import SPARSE_CLASSES
 from paddle_ir.executor.scope import Scope
-
-from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.proto import framework_pb2 as pb
 
 _MAX_CACHED_PLANS = 64

@@ -11,6 +11,13 @@ on later runs.
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.errors import MissingVariableError, OpLocation
+from paddle_ir.core.rank_table import LoDRankTable
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.core.step_scopes import StepScopes
+from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.ops.context import (
     CSR,
     LOD_RANK_TABLE,
@@ -21,13 +28,6 @@ from paddle_ir.ops.context import (
     InferContext,
     VarInfo,
 )
-
-from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.errors import MissingVariableError, OpLocation
-from paddle_ir.core.rank_table import LoDRankTable
-from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.core.step_scopes import StepScopes
-from paddle_ir.core.tensor_array import LoDTensorArray
 
 # The classes of values a frame holds, by variable type. Anything else (an ndarray,
 # a numpy scalar from a 0-D input) is a dense LOD_TENSOR.

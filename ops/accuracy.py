@@ -14,6 +14,7 @@ Out's dtype, as in Paddle. accuracy has no gradient.
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, In, Out, register_op
 

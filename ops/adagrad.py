@@ -12,6 +12,7 @@ needs no lazy_mode (lazy and non-lazy would agree).
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.optimizer_common import infer_optimizer, merged, scalar
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 

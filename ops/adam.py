@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from paddle_ir.ops.optimizer_common import LAZY_MODE, infer_optimizer, merged, scalar
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 

@@ -12,10 +12,10 @@ bfloat16 (held as raw uint16 bits) and complex types are not castable here.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import Attr, In, Out, register_op
-from paddle_ir.ops.storage import register_rowwise
 
 from paddle_ir.core.dtypes import DataType, dtype_name, from_numpy_dtype, to_numpy_dtype
+from paddle_ir.ops.registry import Attr, In, Out, register_op
+from paddle_ir.ops.storage import register_rowwise
 
 CASTABLE = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.int32,
                                         np.int64, np.float16, np.float32, np.float64))

@@ -13,6 +13,7 @@ comparison (it is piecewise constant); their grad makers emit nothing.
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.broadcast import align_y, broadcast_shapes
 from paddle_ir.ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out, register_op
 

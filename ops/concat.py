@@ -12,6 +12,7 @@ slice for X[i].
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 

@@ -18,6 +18,9 @@ variable as it was) and the other inputs get none.
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.errors import KernelError, ProgramError
+from paddle_ir.core.step_scopes import StepScopes
 from paddle_ir.ops.context import STEP_SCOPES
 from paddle_ir.ops.control_common import (
     infer_grad_shapes_like,
@@ -28,9 +31,6 @@ from paddle_ir.ops.control_common import (
 from paddle_ir.ops.grad import GRAD_SUFFIX, grad_name
 from paddle_ir.ops.registry import Attr, In, Out, register_op
 from paddle_ir.ops.tensor_array import zeros_like
-
-from paddle_ir.core.errors import KernelError, ProgramError
-from paddle_ir.core.step_scopes import StepScopes
 
 conditional_block = register_op(
     "conditional_block",

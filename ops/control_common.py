@@ -11,11 +11,11 @@ those values by name (docs/architecture.md, "Backward through sub-blocks").
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.grad import grad_name
-from paddle_ir.ops.tensor_array import zeros_like
 
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.grad import grad_name
+from paddle_ir.ops.tensor_array import zeros_like
 
 
 def infer_grad_types_like(ctx, in_slot: str, grad_slot: str) -> None:

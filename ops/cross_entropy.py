@@ -20,11 +20,11 @@ softmax_with_cross_entropy takes unnormalized Logits and fuses the two, along
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.errors import KernelError
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.softmax import check_axis
-
-from paddle_ir.core.errors import KernelError
 
 _LABEL_ATTRS = [
     Attr("soft_label", "bool", False, "Label holds a distribution per row instead of an index"),

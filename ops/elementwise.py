@@ -12,6 +12,7 @@ Out has X's LoD. Gradients sum over the broadcast dims:
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
 from paddle_ir.ops.elementwise_sparse import sparse_kernels, storage_rule
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op

@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
+from paddle_ir.core.segments import merge_rows
+from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.broadcast import aligned_y_shape, broadcast_shapes
 from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
 from paddle_ir.ops.registry import DENSE
 from paddle_ir.ops.registry import SELECTED_ROWS as STYPE_SELECTED_ROWS
 from paddle_ir.ops.storage import unique_rows
-
-from paddle_ir.core.segments import merge_rows
-from paddle_ir.core.selected_rows import SelectedRows
 
 # Ops whose (SELECTED_ROWS, SELECTED_ROWS) result is SELECTED_ROWS, and ops with
 # kernels for one SELECTED_ROWS operand beside a dense one.

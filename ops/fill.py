@@ -8,9 +8,9 @@ draws fresh entropy, as in Paddle. Initializers in the startup program use them.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
 from paddle_ir.core.dtypes import DataType, to_numpy_dtype
+from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
 
 def _infer_from_attrs(ctx):

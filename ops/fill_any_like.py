@@ -10,9 +10,9 @@ gradient flows back through it (Paddle's EmptyGradOpMaker).
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import ALL_DTYPES, Attr, In, Out, register_op
 
 from paddle_ir.core.dtypes import to_numpy_dtype
+from paddle_ir.ops.registry import ALL_DTYPES, Attr, In, Out, register_op
 
 fill_any_like = register_op(
     "fill_any_like",

@@ -26,6 +26,8 @@ order, without LoD, for gru_grad.
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.rnn_batch import (
@@ -37,8 +39,6 @@ from paddle_ir.ops.rnn_batch import (
     require_sequence_input,
     sequence_offsets,
 )
-
-from paddle_ir.core.lod_tensor import LoDTensor
 
 _ATTRS = [
     Attr("activation", "string", "tanh", "activation of the candidate"),

@@ -8,9 +8,9 @@ Gradient: dX = dOut (a `scale` by 1).
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import NUMERIC, Attr, In, Out, register_op
 
 from paddle_ir.core.errors import KernelError
+from paddle_ir.ops.registry import NUMERIC, Attr, In, Out, register_op
 
 increment = register_op(
     "increment",

@@ -27,14 +27,14 @@ no longer registers these ops; paddle-ir keeps them for its loops.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
-from paddle_ir.ops.rank_table import concat_ranges, sub_lod
-from paddle_ir.ops.registry import In, Out, register_op
-from paddle_ir.ops.tensor_array import index_of
 
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor, lengths_to_offsets
 from paddle_ir.core.tensor_array import LoDTensorArray
+from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
+from paddle_ir.ops.rank_table import concat_ranges, sub_lod
+from paddle_ir.ops.registry import In, Out, register_op
+from paddle_ir.ops.tensor_array import index_of
 
 _CONTROL_DTYPES = [np.float32]
 

@@ -21,11 +21,11 @@ Gradient: dX = dOut's data, with X's LoD.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
-from paddle_ir.ops.sequence_common import lod_error
 
 from paddle_ir.core.errors import InvalidLoDError
 from paddle_ir.core.lod_tensor import LoDTensor, validate_offsets
+from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_common import lod_error
 
 lod_reset = register_op(
     "lod_reset",

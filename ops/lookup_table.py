@@ -21,12 +21,12 @@ Paddle's does: both kernels take the same dense inputs.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, shape_str
-from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 from paddle_ir.core.errors import KernelError, OpLocation
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, shape_str
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 _ATTRS = [
     Attr("is_sparse", "bool", False, "make W@GRAD a SelectedRows of the looked-up rows"),

@@ -26,6 +26,8 @@ name is Paddle's) are kept in that batch order, without LoD, for lstm_grad.
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.rnn_batch import (
@@ -37,8 +39,6 @@ from paddle_ir.ops.rnn_batch import (
     require_sequence_input,
     sequence_offsets,
 )
-
-from paddle_ir.core.lod_tensor import LoDTensor
 
 _ACT_ATTRS = ("gate_activation", "cell_activation", "candidate_activation")
 _ATTRS = [

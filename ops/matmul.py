@@ -15,6 +15,7 @@ Gradients, in the matrix views, summed over broadcast stack dims:
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.broadcast import reduce_to_shape
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op

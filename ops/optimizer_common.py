@@ -15,11 +15,11 @@ sum of its values, exactly as in the densified gradient.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import dims_match, shape_str
-from paddle_ir.ops.registry import Attr
 
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.ops.context import dims_match, shape_str
+from paddle_ir.ops.registry import Attr
 
 LAZY_MODE = Attr(
     "lazy_mode", "bool", False,

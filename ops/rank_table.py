@@ -15,12 +15,12 @@ Paddle 3 no longer registers these ops; paddle-ir keeps them for its loops.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import LOD_RANK_TABLE
-from paddle_ir.ops.registry import ALL_DTYPES, Attr, In, Out, register_op
 
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor, lengths_to_offsets
 from paddle_ir.core.rank_table import LoDRankTable
+from paddle_ir.ops.context import LOD_RANK_TABLE
+from paddle_ir.ops.registry import ALL_DTYPES, Attr, In, Out, register_op
 
 _CONTROL_DTYPES = [np.float32]
 

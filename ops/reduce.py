@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 

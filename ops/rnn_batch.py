@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paddle_ir.ops.context import dims_match, shape_str
 
 from paddle_ir.core.errors import KernelError
+from paddle_ir.ops.context import dims_match, shape_str
 
 # name -> (activation, derivative expressed through the activation's output y)
 ACTIVATIONS = {

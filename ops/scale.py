@@ -8,11 +8,11 @@ Gradient: dX = scale * dOut (a scale op itself).
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS
 from paddle_ir.ops.registry import NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.storage import dense_from_rows
-
-from paddle_ir.core.selected_rows import SelectedRows
 
 scale = register_op(
     "scale",

@@ -14,11 +14,11 @@ dX[k] is the rows of dOut that came from X[k].
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match
 from paddle_ir.ops.registry import FLOATS, NUMERIC, In, Out, register_op
 from paddle_ir.ops.sequence_common import lengths_of, lod_error, offsets_of, require_lod
-
-from paddle_ir.core.lod_tensor import LoDTensor
 
 sequence_concat = register_op(
     "sequence_concat",

@@ -21,6 +21,9 @@ Gradient: dX sums dOut over the copies of each row.
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.segments import segment_sum
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.sequence_common import (
     lengths_of,
@@ -29,9 +32,6 @@ from paddle_ir.ops.sequence_common import (
     ranges_to_rows,
     require_lod,
 )
-
-from paddle_ir.core.lod_tensor import LoDTensor
-from paddle_ir.core.segments import segment_sum
 
 sequence_expand = register_op(
     "sequence_expand",

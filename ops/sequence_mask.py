@@ -13,10 +13,10 @@ Y has no LoD and no gradient (its input is integral).
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import INTS, Attr, In, Out, register_op
-from paddle_ir.ops.sequence_common import lod_error
 
 from paddle_ir.core.dtypes import DataType, to_numpy_dtype
+from paddle_ir.ops.registry import INTS, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_common import lod_error
 
 sequence_mask = register_op(
     "sequence_mask",

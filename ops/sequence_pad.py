@@ -20,6 +20,8 @@ with zeros (PadValue and Length get none).
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match
 from paddle_ir.ops.registry import FLOATS, INTS, NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.sequence_common import (
@@ -29,8 +31,6 @@ from paddle_ir.ops.sequence_common import (
     ranges_to_rows,
     require_lod,
 )
-
-from paddle_ir.core.lod_tensor import LoDTensor
 
 sequence_pad = register_op(
     "sequence_pad",

@@ -23,6 +23,9 @@ MAX, FIRST, LAST route dOut[s] to the chosen row (per feature for MAX).
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.segments import segment_sum
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.sequence_common import (
     as_rows,
@@ -31,9 +34,6 @@ from paddle_ir.ops.sequence_common import (
     segment_argmax,
     segment_extreme,
 )
-
-from paddle_ir.core.lod_tensor import LoDTensor
-from paddle_ir.core.segments import segment_sum
 
 POOL_TYPES = ("AVERAGE", "SUM", "SQRT", "MAX", "LAST", "FIRST")
 

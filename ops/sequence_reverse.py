@@ -10,10 +10,10 @@ rather than trusting dY to carry one.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import FLOATS, NUMERIC, In, Out, register_op
-from paddle_ir.ops.sequence_common import require_lod
 
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.registry import FLOATS, NUMERIC, In, Out, register_op
+from paddle_ir.ops.sequence_common import require_lod
 
 sequence_reverse = register_op(
     "sequence_reverse",

@@ -10,11 +10,11 @@ Out has X's shape and LoD. Gradient: dX_j = Out_j * (dOut_j - sum_{k in s} dOut_
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.registry import FLOATS, In, Out, register_op
-from paddle_ir.ops.sequence_common import lengths_of, require_lod, segment_extreme
 
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.segments import segment_sum
+from paddle_ir.ops.registry import FLOATS, In, Out, register_op
+from paddle_ir.ops.sequence_common import lengths_of, require_lod, segment_extreme
 
 sequence_softmax = register_op(
     "sequence_softmax",

@@ -15,9 +15,10 @@ when normalizing. Label gets no gradient (as in Paddle).
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
+
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-from scipy.special import expit
 
 _ATTRS = [
     Attr("ignore_index", "int", -100, "a Label value whose elements get no loss"),

@@ -9,6 +9,7 @@ the same softmax. Out has X's shape, dtype and LoD.
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 

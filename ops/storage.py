@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES
-from paddle_ir.ops.registry import DENSE, OpDef
 
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.storage import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS
+from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES
+from paddle_ir.ops.registry import DENSE, OpDef
 
 VAR_TYPE_OF_STYPE = {STYPE_DENSE: LOD_TENSOR, STYPE_SELECTED_ROWS: SELECTED_ROWS,
                      STYPE_CSR: CSR}

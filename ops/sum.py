@@ -23,12 +23,12 @@ a SelectedRows dOut stays sparse.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY, SELECTED_ROWS, shape_str
-from paddle_ir.ops.registry import NUMERIC, TENSOR_ARRAY, In, Out, register_op
-from paddle_ir.ops.tensor_array import accumulate
 
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY, SELECTED_ROWS, shape_str
+from paddle_ir.ops.registry import NUMERIC, TENSOR_ARRAY, In, Out, register_op
+from paddle_ir.ops.tensor_array import accumulate
 
 sum_op = register_op(
     "sum",

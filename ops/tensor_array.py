@@ -23,14 +23,14 @@ and `sum` adds gradient arrays element by element.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import LOD_TENSOR_ARRAY
-from paddle_ir.ops.registry import Attr, In, Out, register_op
 
 from paddle_ir.core.dtypes import DataType, to_numpy_dtype
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.tensor_array import LoDTensorArray
+from paddle_ir.ops.context import LOD_TENSOR_ARRAY
+from paddle_ir.ops.registry import Attr, In, Out, register_op
 
 _CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
 

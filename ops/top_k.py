@@ -11,6 +11,7 @@ dX[..., Indices[..., j]] = dOut[..., j].
 from __future__ import annotations
 
 import numpy as np
+
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 

@@ -15,11 +15,11 @@ The optimizers append these ops (op_role 2); they have no gradient.
 from __future__ import annotations
 
 import numpy as np
-from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
-from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 _DECAYS = {
     "l2_decay": ("Grad + coeff * Param", lambda p: p),

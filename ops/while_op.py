@@ -30,6 +30,9 @@ each time in a child of that step's scope:
 from __future__ import annotations
 
 import numpy as np
+
+from paddle_ir.core.errors import ProgramError
+from paddle_ir.core.step_scopes import StepScopes
 from paddle_ir.ops.context import STEP_SCOPES
 from paddle_ir.ops.control_common import (
     holds,
@@ -41,9 +44,6 @@ from paddle_ir.ops.control_common import (
 from paddle_ir.ops.grad import GRAD_SUFFIX, grad_name
 from paddle_ir.ops.registry import Attr, In, Out, register_op
 from paddle_ir.ops.tensor_array import accumulate, zeros_like
-
-from paddle_ir.core.errors import ProgramError
-from paddle_ir.core.step_scopes import StepScopes
 
 _CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from paddle_ir.ops.grad import GradContext, grad_name
-from paddle_ir.ops.registry import get_op_def
 
 import paddle_ir as pir
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.ops.grad import GradContext, grad_name
+from paddle_ir.ops.registry import get_op_def
 
 SR = pir.VarType.SELECTED_ROWS
 

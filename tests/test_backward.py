@@ -3,11 +3,11 @@ accumulation, pruning and op roles."""
 
 import numpy as np
 import pytest
-from paddle_ir.ops import registry
-from paddle_ir.ops.registry import FLOATS, In, Out, register_op
 
 import paddle_ir as pir
 from paddle_ir.backward import append_backward
+from paddle_ir.ops import registry
+from paddle_ir.ops.registry import FLOATS, In, Out, register_op
 
 rng = np.random.RandomState(0)
 

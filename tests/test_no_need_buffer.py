@@ -3,11 +3,11 @@ their data early and hand the kernel a shape-only stand-in (executor.plan.shape_
 
 import numpy as np
 import pytest
-from paddle_ir.executor.plan import shape_only
-from paddle_ir.ops import registry
 
 import paddle_ir as pir
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.executor.plan import shape_only
+from paddle_ir.ops import registry
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 3)).astype(np.float32)

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from paddle_ir.ops.activation import ACTIVATIONS, ZERO_PRESERVING
 
 import paddle_ir as pir
+from paddle_ir.ops.activation import ACTIVATIONS, ZERO_PRESERVING
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(2)

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from paddle_ir.ops.registry import KernelKey, get_op_def
 
 import paddle_ir as pir
 from paddle_ir.core.errors import KernelError
+from paddle_ir.ops.registry import KernelKey, get_op_def
 from tests.op_test import check_op
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from paddle_ir.ops.rnn_batch import SeqBatch
 
 import paddle_ir as pir
 from paddle_ir.core.errors import KernelError, ShapeInferenceError
+from paddle_ir.ops.rnn_batch import SeqBatch
 from tests.op_test import check_grad, check_op
 
 ACTS = {

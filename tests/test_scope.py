@@ -1,9 +1,9 @@
 """Scopes: a tree where var() creates locally and find_var() walks up."""
 
 import numpy as np
-from paddle_ir.executor import Scope
 
 import paddle_ir as pir
+from paddle_ir.executor import Scope
 
 
 def test_var_creates_locally_and_find_var_walks_up():

@@ -3,6 +3,7 @@
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from paddle_ir.ops.sequence_common import ranges_to_rows, segment_argmax, segment_extreme
 
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from paddle_ir.ops.registry import DENSE, SELECTED_ROWS
 
 import paddle_ir as pir
+from paddle_ir.ops.registry import DENSE, SELECTED_ROWS
 from tests.op_test import build_one_op, check_grad, check_op
 
 rng = np.random.RandomState(0)

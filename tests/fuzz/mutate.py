@@ -19,9 +19,9 @@ import struct
 
 from google.protobuf.descriptor import FieldDescriptor as FD
 from hypothesis import strategies as st
-from paddle_ir.ops import registry as op_registry
 
 from paddle_ir.core.attrs import ATTR_KINDS
+from paddle_ir.ops import registry as op_registry
 from paddle_ir.proto import framework_pb2 as pb
 
 INTERESTING_INTS = (0, 1, -1, 2, 3, 7, 64, 255, 2**15, 2**31 - 1, -(2**31), 2**32, 2**40,

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st
-from paddle_ir.executor import Executor, Scope
 
 from paddle_ir import io as pio
 from paddle_ir.checker import check_bytes, check_program
@@ -34,6 +33,7 @@ from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 from paddle_ir.graphviz import program_to_dot
 from paddle_ir.printer import program_to_string
