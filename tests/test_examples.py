@@ -5,7 +5,7 @@ directory), and ends by printing `paddle-ir` commands that then run as printed.
 The learning itself (accuracies, kernels chosen) is tested at larger sizes by
 importing the examples: test_training.py (mlp, word2vec), test_csr.py (sparse
 logistic regression), test_sequence_program.py (text classification) and
-test_rnn_ops.py (sentiment LSTM), test_dynamic_rnn.py (nested RNN).
+ops/test_rnn_ops.py (sentiment LSTM), test_dynamic_rnn.py (nested RNN).
 """
 
 import os

@@ -47,7 +47,7 @@ def test_mul_mismatch_fails_at_build_time_naming_the_line():
         with pytest.raises(pir.ProgramError, match=(
                 r"(?s)\[ShapeInferenceError\] block 0, op #0 mul .*"
                 r"X.shape\[1\] must equal Y.shape\[0\], but got X.shape=\[32, 784\] and "
-                r"Y.shape=\[100, 10\]\n.*op created at tests/test_ops_matmul.py:\d+")):
+                r"Y.shape=\[100, 10\]\n.*op created at tests/ops/test_ops_matmul.py:\d+")):
             pir.layers.mul(x, w)
 
 

@@ -125,5 +125,5 @@ def test_fc_shape_mismatch_through_mul_names_the_line():
         w = pir.layers.data("w", [100, 10])
         with pytest.raises(pir.ProgramError, match=r"(?s)X.shape\[1\] must equal Y.shape\[0\], "
                            r"but got X.shape=\[-1, 784\] and Y.shape=\[100, 10\].*"
-                           r"op created at tests/test_ops_fc.py:\d+"):
+                           r"op created at tests/ops/test_ops_fc.py:\d+"):
             pir.layers.mul(x, w)

@@ -74,7 +74,7 @@ def test_cross_entropy_label_out_of_range_is_a_kernel_error_naming_the_op():
     pattern = (r"(?s)\[KernelError\] block 0, op #0 cross_entropy \(X=x, Label=label -> "
                r"Y=cross_entropy_0.tmp_0\):\n  cross_entropy: Label\[1\] = 3 is outside the "
                r"class range \[0, 3\); 2 label\(s\) out of range.*op created at "
-               r"tests/test_ops_loss.py")
+               r"tests/ops/test_ops_loss.py")
     for _ in range(2):  # the first run (compiling the plan) and a cached one report alike
         with pytest.raises(KernelError, match=pattern):
             exe.run(main, feed=feed, fetch_list=[loss], scope=pir.Scope())

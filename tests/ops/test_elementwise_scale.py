@@ -53,7 +53,7 @@ def test_shape_mismatch_fails_at_build_time_naming_the_line():
         b = pir.layers.data("b", [4])
         with pytest.raises(pir.ProgramError, match=r"(?s)\[ShapeInferenceError\] block 0, op #0 "
                            r"elementwise_add.*dim 1 is 3 in X and 4 in Y.*"
-                           r"op created at tests/test_elementwise_scale.py:\d+"):
+                           r"op created at tests/ops/test_elementwise_scale.py:\d+"):
             a + b
     assert main.global_block().ops == []  # a failed append leaves the block as it was
 

@@ -147,7 +147,7 @@ def test_lod_level_0_input_fails_at_build_time_with_paddles_message_and_the_fix(
         with pytest.raises(pir.ProgramError, match=(
                 r"(?s)\[ShapeInferenceError\] block 0, op #0 sequence_pool \(X=ids.*"
                 r"The LoD level Input\(X\) of sequence_pool should be larger than 0, but 'ids' "
-                r"has lod_level 0.*op created at tests/test_sequence_pool.py:\d+.*"
+                r"has lod_level 0.*op created at tests/ops/test_sequence_pool.py:\d+.*"
                 r"hint: declare 'ids' with data\(\.\.\., lod_level=1\) and feed it "
                 r"create_lod_tensor\(data, \[\[lengths\]\]\)")):
             pir.layers.sequence_pool(ids, "sum")
