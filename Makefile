@@ -1,5 +1,6 @@
 # paddle-ir: everything a fresh clone needs, from nothing but python3.
 #   make demo   build -> save -> run -> dump the sparse-embedding example
+#   make lint   ruff, and import-linter's layer contracts (pyproject.toml)
 #   make test   lint + the test suite (with a few seconds of fuzzing)
 #   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
@@ -35,8 +36,17 @@ $(STAMP): $(DEPS) $(PB2) pyproject.toml proto/build_hook.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
 	touch $@
 
+# import-linter reads a package from disk, and ops/ and executor/ live beside paddle_ir/
+# in the repository: it checks a copy laid out as installed (paddle_ir/ops, paddle_ir/executor).
+IMPORT_TREE := build/import-graph
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	rm -rf $(IMPORT_TREE) && mkdir -p $(IMPORT_TREE)
+	cp -r paddle_ir $(IMPORT_TREE)/paddle_ir
+	cp -r ops $(IMPORT_TREE)/paddle_ir/ops
+	cp -r executor $(IMPORT_TREE)/paddle_ir/executor
+	cd $(IMPORT_TREE) && PYTHONPATH=. $(CURDIR)/$(VENV)/bin/lint-imports \
+	  --config $(CURDIR)/pyproject.toml --no-cache
 
 test: $(STAMP) lint
 	$(PY) -m pytest

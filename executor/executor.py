@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.default_program import default_main_program
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import (
     FeedError,
@@ -199,9 +200,7 @@ class Executor:
     def run(self, program=None, feed=None, fetch_list=None, scope: Scope | None = None,
             return_numpy: bool = True):
         if program is None:
-            from paddle_ir.framework import default_main_program  # builder sits above us
-
-            program = default_main_program()
+            program = default_main_program()  # the builder's, through the core's slot
         desc = _program_desc(program)
         scope = global_scope() if scope is None else scope
         runner, program_vars = self._runner(program, desc)

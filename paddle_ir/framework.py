@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from google.protobuf.message import DecodeError
 
 from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
+from paddle_ir.core.default_program import set_default_main_program_source
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.core.errors import (
     InvalidProgramError,
@@ -418,6 +419,10 @@ _startup_program = Program()
 
 def default_main_program() -> Program:
     return _main_program
+
+
+# The executor runs this program when given none; it cannot import the builder.
+set_default_main_program_source(default_main_program)
 
 
 def default_startup_program() -> Program:

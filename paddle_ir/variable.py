@@ -112,40 +112,10 @@ class Variable:
     def stop_gradient(self, value: bool) -> None:
         self.desc.stop_gradient = bool(value)
 
-    # -- Python operators append elementwise ops, as in Paddle -----------------------
-    def _binary(self, other, op_type: str, reverse: bool = False) -> Variable:
-        from paddle_ir.layers import math as layer_math  # the layers sit above this module
-
-        return layer_math.binary_operator(self, other, op_type, reverse)
-
-    def __add__(self, other):
-        return self._binary(other, "elementwise_add")
-
-    def __radd__(self, other):
-        return self._binary(other, "elementwise_add", reverse=True)
-
-    def __sub__(self, other):
-        return self._binary(other, "elementwise_sub")
-
-    def __rsub__(self, other):
-        return self._binary(other, "elementwise_sub", reverse=True)
-
-    def __mul__(self, other):
-        return self._binary(other, "elementwise_mul")
-
-    def __rmul__(self, other):
-        return self._binary(other, "elementwise_mul", reverse=True)
-
-    def __truediv__(self, other):
-        return self._binary(other, "elementwise_div")
-
-    def __rtruediv__(self, other):
-        return self._binary(other, "elementwise_div", reverse=True)
-
-    def __neg__(self):
-        from paddle_ir.layers import math as layer_math
-
-        return layer_math.scale(self, scale=-1.0)
+    # Python's arithmetic operators (x + y, 2 * x, -x) append elementwise ops. They are
+    # the layers' business, and the layers sit above this module: paddle_ir.layers.math
+    # installs them on this class when it loads (as Paddle's monkey_patch_variable does),
+    # and importing any part of paddle_ir loads the layers.
 
     def __hash__(self) -> int:
         return id(self)

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 FIRST_IMPORTS = ["paddle_ir.ops", "paddle_ir.executor", "paddle_ir", "paddle_ir.core.errors",
@@ -26,3 +27,22 @@ def test_every_public_name_resolves():
 
     for name in pir.__all__:
         assert getattr(pir, name) is not None, name
+
+
+def test_the_executor_finds_the_default_program_through_the_core(monkeypatch):
+    """Executor.run() without a program asks paddle_ir.core.default_program, which the
+    builder fills when it loads; with nothing registered it says what to do."""
+    import paddle_ir as pir
+    from paddle_ir.core import default_program
+
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = pir.layers.data("x", [-1, 2])
+        y = x * 3.0 - 1.0
+    assert default_program.default_main_program() is pir.default_main_program()
+    with pir.program_guard(main, startup):
+        (out,) = pir.Executor().run(feed={"x": np.ones((1, 2), np.float32)}, fetch_list=[y])
+    np.testing.assert_allclose(out, [[2.0, 2.0]])
+    monkeypatch.setattr(default_program, "_source", None)
+    with pytest.raises(pir.PaddleIRError, match="without a program needs paddle_ir.framework"):
+        pir.Executor().run(feed={"x": np.ones((1, 2), np.float32)}, fetch_list=[y])

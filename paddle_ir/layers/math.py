@@ -62,6 +62,35 @@ def binary_operator(x: Variable, other, op_type: str, reverse: bool) -> Variable
     return _elementwise(op_type, left, right)
 
 
+_OPERATORS = {"__add__": ("elementwise_add", False), "__radd__": ("elementwise_add", True),
+              "__sub__": ("elementwise_sub", False), "__rsub__": ("elementwise_sub", True),
+              "__mul__": ("elementwise_mul", False), "__rmul__": ("elementwise_mul", True),
+              "__truediv__": ("elementwise_div", False),
+              "__rtruediv__": ("elementwise_div", True)}
+
+
+def _operator(dunder: str, op_type: str, reverse: bool):
+    def method(self, other):
+        return binary_operator(self, other, op_type, reverse)
+
+    method.__name__ = method.__qualname__ = dunder
+    return method
+
+
+def monkey_patch_variable() -> None:
+    """Give Variable (and so Parameter) Python's arithmetic operators, appending ops.
+
+    Variable lives in the builder, below the layers, so it cannot call them; the
+    layers install the operators here instead, when this module loads.
+    """
+    for dunder, (op_type, reverse) in _OPERATORS.items():
+        setattr(Variable, dunder, _operator(dunder, op_type, reverse))
+    Variable.__neg__ = lambda self: scale(self, scale=-1.0)
+
+
+monkey_patch_variable()
+
+
 # --- activations and reductions ----------------------------------------------------------------
 
 
