@@ -17,6 +17,9 @@ TORCH_VERSION  := 2.13.0
 PADDLE_VERSION := 3.3.1
 BENCH_ARGS ?=
 FUZZ_SECONDS ?= 600
+# torch comes from PyPI by default; name another index to take e.g. the CPU-only wheels:
+#   make bench-peers TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+TORCH_INDEX_URL ?=
 
 .PHONY: all demo test lint proto clean bench bench-peers peers fuzz
 
@@ -78,7 +81,7 @@ peers:
 	  assert torch.__version__.split('+')[0] == '$(TORCH_VERSION)'; \
 	  assert paddle.__version__ == '$(PADDLE_VERSION)'" 2>/dev/null || { \
 	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
-	    "torch==$(TORCH_VERSION)" --index-url https://download.pytorch.org/whl/cpu && \
+	    "torch==$(TORCH_VERSION)" $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) && \
 	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
 	    "paddlepaddle==$(PADDLE_VERSION)" numpy; }
 

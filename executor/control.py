@@ -41,7 +41,7 @@ class FrameVariable(ScopeVariable):
     def value(self):
         v = self._env[self._slot]
         if v.__class__ is np.ndarray:
-            return LoDTensor._make(v, self._lods[self._slot])
+            return LoDTensor.unchecked(v, self._lods[self._slot])
         return v
 
     @value.setter

@@ -269,4 +269,4 @@ class Executor:
             value = value.copy()  # later runs update persistables in place
         if return_numpy:
             return value
-        return LoDTensor._make(value, lods[i])
+        return LoDTensor.unchecked(value, lods[i])

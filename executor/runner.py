@@ -51,17 +51,24 @@ class ProgramRunner:
         key = (block_idx, feed_signature(feeds), tuple(fetch_names), keep_locals)
         run_context = RunContext(scope, self.run_sub_block)
         cached = self._plans.get(key) if self.cache_plans else None
-        plan = env = lods = None
+        plan = None
         if cached is not None:
-            env = [None] * len(cached.names)
-            lods = [()] * len(cached.names)
-            env[1] = run_context
+            env, lods = cached.new_frame(run_context)
             if self._bind(cached, env, lods, feeds, scope, strict=True):
                 plan = cached
-                run_steps(plan, env, lods, self.profile)
+                signature = plan.shape_signature(env, lods)
+                if signature in plan.verified:
+                    run_steps(plan, env, lods, self.profile)
+                else:  # shapes this plan has not run with: each op's inference guards it
+                    run_steps(plan, env, lods, checked=True)
+                    plan.verify(signature)
         if plan is None:  # first run, or a scope value changed kind since the plan was made
-            plan, env, lods = self._compile(block_idx, scope, feeds, fetch_names, run_context,
-                                            keep_locals)
+            compiler = BlockCompiler(self.desc.blocks[block_idx], self._escaping(block_idx),
+                                     self.options)
+            plan = compiler.new_plan(fetch_names, keep_locals)
+            env, lods = plan.new_frame(run_context)
+            self._bind(plan, env, lods, feeds, scope, strict=False)
+            compiler.compile_and_run(plan, env, lods)
             if self.cache_plans:
                 self._plans[key] = plan
                 if len(self._plans) > _MAX_CACHED_PLANS:
@@ -80,15 +87,6 @@ class ProgramRunner:
         local = {v.name for v in block.vars if not v.persistable}
         written = {n for op in block.ops for v in op.outputs for n in v.arguments}
         return written - local
-
-    def _compile(self, block_idx, scope, feeds, fetch_names, run_context, keep_locals):
-        compiler = BlockCompiler(self.desc.blocks[block_idx], self._escaping(block_idx),
-                                 self.options)
-
-        def bind(plan, env, lods):
-            self._bind(plan, env, lods, feeds, scope, strict=False)
-
-        return compiler.compile_and_run(bind, fetch_names, run_context, keep_locals)
 
     @staticmethod
     def _bind(plan: Plan, env, lods, feeds, scope: Scope, strict: bool) -> bool:
@@ -136,4 +134,4 @@ def _store(holder, value, offsets) -> None:
     current = holder.value
     if (current.__class__ is not LoDTensor or current._array is not value
             or current._offsets is not offsets):
-        holder.value = LoDTensor._make(value, offsets)
+        holder.value = LoDTensor.unchecked(value, offsets)

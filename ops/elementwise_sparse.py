@@ -71,7 +71,7 @@ def _aligned(y: np.ndarray, x_ndim: int, axis: int) -> np.ndarray:
 
 def _merged(rows, value, height) -> SelectedRows:
     rows, value = merge_rows(rows, value)
-    return SelectedRows._make(rows, value, height)
+    return SelectedRows.unchecked(rows, value, height)
 
 
 def add_sr_sr(attrs, x: SelectedRows, y: SelectedRows) -> SelectedRows:
@@ -88,7 +88,7 @@ def mul_sr_sr(attrs, x: SelectedRows, y: SelectedRows) -> SelectedRows:
     """Only rows stored in both operands can be non-zero."""
     xm, ym = unique_rows(x), unique_rows(y)
     rows, xi, yi = np.intersect1d(xm.rows, ym.rows, assume_unique=True, return_indices=True)
-    return SelectedRows._make(rows.astype(np.int64, copy=False), xm.value[xi] * ym.value[yi],
+    return SelectedRows.unchecked(rows.astype(np.int64, copy=False), xm.value[xi] * ym.value[yi],
                               x.height)
 
 

@@ -122,8 +122,8 @@ def gru_dense(attrs, x, h0, weight, bias):
         reset_b[lo:hi] = r * h_prev
         c[:] = act(c + reset_b[lo:hi] @ w_c)
         hidden_b[lo:hi] = c + u * (h_prev - c) if origin else h_prev + u * (c - h_prev)
-    return (LoDTensor._make(gates), LoDTensor._make(reset_b), LoDTensor._make(hidden_b),
-            LoDTensor._make(batch.scatter(hidden_b), x.offsets))
+    return (LoDTensor.unchecked(gates), LoDTensor.unchecked(reset_b), LoDTensor.unchecked(hidden_b),
+            LoDTensor.unchecked(batch.scatter(hidden_b), x.offsets))
 
 
 @gru.grad_maker
@@ -203,7 +203,7 @@ def gru_grad_dense(attrs, x, h0, weight, bias, batch_gate, batch_reset, batch_hi
         dh_prev += dg[:, :2 * d] @ w_g.T
         dh_to[p:p + n] += dh_prev
     d_weight = np.concatenate([d_wg.reshape(-1), d_wc.reshape(-1)]).reshape(w.shape)
-    return (LoDTensor._make(batch.scatter(d_gates), x.offsets),
-            LoDTensor._make(batch.unsort_state(dh_init)),
-            LoDTensor._make(d_weight),
-            LoDTensor._make(d_gates.sum(axis=0, keepdims=True)))
+    return (LoDTensor.unchecked(batch.scatter(d_gates), x.offsets),
+            LoDTensor.unchecked(batch.unsort_state(dh_init)),
+            LoDTensor.unchecked(d_weight),
+            LoDTensor.unchecked(d_gates.sum(axis=0, keepdims=True)))

@@ -99,7 +99,7 @@ def lod_tensor_to_array_kernel(attrs, x, table):
     _check_level(x, table, "lod_tensor_to_array")
     starts, ends = item_rows(x.offsets, table.level + 1, x.shape[0])
     data = x.numpy()
-    elements = [LoDTensor._make(data[concat_ranges(starts[items], ends[items])],
+    elements = [LoDTensor.unchecked(data[concat_ranges(starts[items], ends[items])],
                                 sub_lod(x.offsets, table.level + 1, items))
                 for items in _step_items(x, table)]
     return LoDTensorArray(elements, x.dtype)
@@ -136,7 +136,7 @@ def lod_tensor_to_array_grad_kernel(attrs, x, table, dout):
         element = dout[t] if t < len(dout) else None
         if element is not None:
             dx[concat_ranges(starts[items], ends[items])] = element.numpy()
-    return LoDTensor._make(dx, x.offsets)
+    return LoDTensor.unchecked(dx, x.offsets)
 
 
 # -- array_to_lod_tensor ---------------------------------------------------------------------
@@ -211,7 +211,7 @@ def _(ctx):
 def array_to_lod_tensor_kernel(attrs, x, table):
     elements, rows, lod = _merge_plan(x, table, "array_to_lod_tensor")
     data = np.concatenate([e.numpy() for e in elements])
-    return LoDTensor._make(data[rows], lod)
+    return LoDTensor.unchecked(data[rows], lod)
 
 
 @to_tensor.grad_maker
@@ -253,7 +253,7 @@ def array_to_lod_tensor_grad_kernel(attrs, x, table, dout):
     joined[rows] = d
     grads, base = [], 0
     for e in elements:
-        grads.append(LoDTensor._make(joined[base:base + e.shape[0]], e.offsets))
+        grads.append(LoDTensor.unchecked(joined[base:base + e.shape[0]], e.offsets))
         base += e.shape[0]
     return LoDTensorArray(grads + [None] * (len(x) - len(elements)), d.dtype)
 
@@ -294,7 +294,7 @@ def _kept(x: LoDTensor, table, i) -> tuple[int, int]:
 def shrink_rnn_memory_kernel(attrs, x, table, i):
     keep, rows = _kept(x, table, i)
     lod = sub_lod(x.offsets, 0, np.arange(keep)) if x.lod_level else ()
-    return LoDTensor._make(x.numpy()[:rows], lod)
+    return LoDTensor.unchecked(x.numpy()[:rows], lod)
 
 
 @shrink.grad_maker
@@ -324,5 +324,5 @@ def shrink_rnn_memory_grad_kernel(attrs, x, dout):
     d = dout.numpy()
     dx = np.zeros(x.shape, dtype=d.dtype)
     dx[:d.shape[0]] = d
-    return LoDTensor._make(dx, x.offsets)
+    return LoDTensor.unchecked(dx, x.offsets)
 

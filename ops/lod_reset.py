@@ -93,7 +93,7 @@ def new_lod(x: LoDTensor, y, target_lod, append: bool, op_type: str) -> tuple:
 @lod_reset.kernel(dtypes=ALL_DTYPES, lod=True)
 def lod_reset_kernel(attrs, x: LoDTensor, y):
     levels = new_lod(x, y, attrs["target_lod"], attrs["append"], "lod_reset")
-    return LoDTensor._make(x.numpy(), levels)
+    return LoDTensor.unchecked(x.numpy(), levels)
 
 
 @lod_reset.grad_maker

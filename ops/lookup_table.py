@@ -91,7 +91,7 @@ def _grad_kernel(attrs, w, ids, dout):
         if not keep.all():
             flat, rows_grad = flat[keep], rows_grad[keep]
     if attrs["is_sparse"]:
-        return SelectedRows._make(flat.astype(np.int64, copy=False), rows_grad, w.shape[0])
+        return SelectedRows.unchecked(flat.astype(np.int64, copy=False), rows_grad, w.shape[0])
     rows, values = merge_rows(flat.astype(np.int64, copy=False), rows_grad)
     dw = np.zeros(w.shape, dtype=dout.dtype)
     dw[rows] = values

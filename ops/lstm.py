@@ -138,9 +138,9 @@ def lstm_dense(attrs, x, h0, c0, weight, bias):
         cell_b[lo:hi] = c
         act_cell_b[lo:hi] = cell_act(c)
         hidden_b[lo:hi] = g_o * act_cell_b[lo:hi]
-    return (LoDTensor._make(batch.scatter(hidden_b), x.offsets),
-            LoDTensor._make(batch.scatter(cell_b), x.offsets),
-            LoDTensor._make(gates), LoDTensor._make(act_cell_b))
+    return (LoDTensor.unchecked(batch.scatter(hidden_b), x.offsets),
+            LoDTensor.unchecked(batch.scatter(cell_b), x.offsets),
+            LoDTensor.unchecked(gates), LoDTensor.unchecked(act_cell_b))
 
 
 @lstm.grad_maker
@@ -238,7 +238,7 @@ def lstm_grad_dense(attrs, x, h0, c0, weight, bias, hidden, cell, batch_gate, ba
     d_bias = d_gates.sum(axis=0)
     if peep is not None:
         d_bias = np.concatenate([d_bias, d_peep.reshape(-1)])
-    return (LoDTensor._make(batch.scatter(d_gates), x.offsets),
-            LoDTensor._make(batch.unsort_state(dh_init)),
-            LoDTensor._make(batch.unsort_state(dc_init)),
-            LoDTensor._make(d_w), LoDTensor._make(d_bias.reshape(1, -1).astype(dtype)))
+    return (LoDTensor.unchecked(batch.scatter(d_gates), x.offsets),
+            LoDTensor.unchecked(batch.unsort_state(dh_init)),
+            LoDTensor.unchecked(batch.unsort_state(dc_init)),
+            LoDTensor.unchecked(d_w), LoDTensor.unchecked(d_bias.reshape(1, -1).astype(dtype)))

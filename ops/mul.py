@@ -154,7 +154,7 @@ def mul_grad_csr(attrs, x, y, dout):
     y_rows = math.prod(y.shape[:yn])
     touched = csr_t_dot(x, dout.reshape(x.shape[0], -1))
     if yn == 1:
-        dy = SelectedRows._make(touched.rows, touched.value.reshape((-1,) + y.shape[1:]),
+        dy = SelectedRows.unchecked(touched.rows, touched.value.reshape((-1,) + y.shape[1:]),
                                 y.shape[0])
     else:  # Y's rows are flattened dims: Y@GRAD was declared dense
         dy = np.zeros((y_rows, touched.value.shape[1]), dtype=y.dtype)

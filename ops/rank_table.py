@@ -151,7 +151,7 @@ def _(ctx):
 def reorder_kernel(attrs, x, table):
     _check_table(x, table, "reorder_lod_tensor_by_rank")
     rows, lod = _reordered(x, table.indices)
-    return LoDTensor._make(x.numpy()[rows], lod)
+    return LoDTensor.unchecked(x.numpy()[rows], lod)
 
 
 @reorder.grad_maker
@@ -182,4 +182,4 @@ def reorder_grad_kernel(attrs, x, table, dout):
     rows, _ = _reordered(x, table.indices)
     dx = np.zeros_like(x.numpy(), dtype=dout.dtype)
     dx[rows] = dout.numpy()
-    return LoDTensor._make(dx, x.offsets)
+    return LoDTensor.unchecked(dx, x.offsets)

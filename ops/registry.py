@@ -4,8 +4,11 @@ An OpDef carries the op's spec (input and output slots, typed attributes with
 defaults, a docstring with the formula), its var-type inference, its shape
 inference, its kernels keyed by (storage types of the key inputs, dtype,
 place), an opt-in densify fallback, and its grad maker. Build time (the
-builder) and run time (the executor) both consult it; the registry itself is
-the only module-level mutable state in paddle-ir.
+builder) and run time (the executor) both consult it. The registry is filled
+once, while `paddle_ir.ops` imports its op modules, and read-only after that.
+(paddle-ir's other module-level state: the builder's default programs and
+name generator, the global scope, the core's default-program slot, and the
+allocator setting applied once per process.)
 
 Kernels are pure functions `kernel(attrs, *inputs) -> output(s)`: inputs come
 in slot order (a list for a duplicable slot, None for an absent dispensable
@@ -24,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from paddle_ir.core.attrs import ATTR_KINDS
+from paddle_ir.ops.context import default_infer_var_type
 
 DENSE = "dense"
 SELECTED_ROWS = "selected_rows"
@@ -145,6 +149,13 @@ class OpDef:
         if not self.kernels:
             return "(none)"
         return ", ".join(str(k) for k in sorted(self.kernels, key=str))
+
+    def infer(self, ctx) -> None:
+        """Var-type inference, then shape inference, over `ctx` (an ops.context.InferContext):
+        the one order the builder, the executor and `paddle-ir check` use."""
+        (self.infer_var_type_fn or default_infer_var_type)(ctx)
+        if self.infer_shape_fn is not None:
+            self.infer_shape_fn(ctx)
 
     # -- decorators used by op modules ---------------------------------------------
     def infer_shape(self, fn: Callable) -> Callable:

@@ -95,7 +95,7 @@ def _(ctx):
 @retain_grad.kernel(dtypes=ALL_DTYPES)
 def retain_grad_dense(attrs, indices, dout: np.ndarray):
     rows = np.unique(_keep(indices, dout.shape[0]))
-    return SelectedRows._make(rows, dout[rows], dout.shape[0])
+    return SelectedRows.unchecked(rows, dout[rows], dout.shape[0])
 
 
 @retain_grad.kernel(storage=[STYPE_SELECTED_ROWS], dtypes=ALL_DTYPES)

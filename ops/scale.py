@@ -59,7 +59,7 @@ def scale_dense(attrs, x):
 def scale_selected_rows(attrs, x: SelectedRows):
     if attrs["bias"] != 0.0:  # not zero-preserving: var-type inference made Out dense
         return dense_from_rows(_affine, attrs, x)
-    return SelectedRows._make(x.rows, _affine(attrs, x.value), x.height)
+    return SelectedRows.unchecked(x.rows, _affine(attrs, x.value), x.height)
 
 
 @scale.grad_maker

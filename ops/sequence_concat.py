@@ -76,7 +76,7 @@ def sequence_concat_kernel(attrs, xs: list[LoDTensor]):
     out = np.empty((int(out_offsets[-1]),) + first.shape[1:], dtype=first.dtype)
     for x, dest in zip(xs, dests, strict=True):
         out[dest] = x.numpy()
-    return LoDTensor._make(out, (out_offsets,))
+    return LoDTensor.unchecked(out, (out_offsets,))
 
 
 @sequence_concat.grad_maker
@@ -111,4 +111,4 @@ def _(ctx):
 def sequence_concat_grad_kernel(attrs, xs: list[LoDTensor], dout: LoDTensor):
     dests, _ = destinations([x.offsets[0] for x in xs], "sequence_concat_grad")
     d = dout.numpy()
-    return [LoDTensor._make(d[dest], x.offsets) for x, dest in zip(xs, dests, strict=True)]
+    return [LoDTensor.unchecked(d[dest], x.offsets) for x, dest in zip(xs, dests, strict=True)]

@@ -97,7 +97,7 @@ def sequence_expand_kernel(attrs, x: LoDTensor, y: LoDTensor):
     index, out_offsets = expand_rows(x_offsets, y.offsets[attrs["ref_level"]],
                                      x.shape[0], "sequence_expand")
     out = x.numpy()[index]
-    return LoDTensor._make(out, () if out_offsets is None else (out_offsets,))
+    return LoDTensor.unchecked(out, () if out_offsets is None else (out_offsets,))
 
 
 @sequence_expand.grad_maker
@@ -135,4 +135,4 @@ def sequence_expand_grad_kernel(attrs, x: LoDTensor, y: LoDTensor, dout: LoDTens
     counts = np.bincount(index, minlength=x.shape[0])
     order = np.argsort(index, kind="stable")
     dx = segment_sum(dout.numpy(), offsets_of(counts), row_order=order)
-    return LoDTensor._make(dx.reshape(x.shape), x.offsets)
+    return LoDTensor.unchecked(dx.reshape(x.shape), x.offsets)

@@ -129,7 +129,7 @@ def _(ctx):
 def sequence_pad_grad_kernel(attrs, x: LoDTensor, dout: LoDTensor):
     d = dout.numpy()
     _, _, dest = padded_rows(x.offsets[-1], d.shape[1], "sequence_pad_grad")
-    return LoDTensor._make(d.reshape((-1,) + d.shape[2:])[dest].reshape(x.shape), x.offsets)
+    return LoDTensor.unchecked(d.reshape((-1,) + d.shape[2:])[dest].reshape(x.shape), x.offsets)
 
 
 # --- sequence_unpad ------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ def sequence_unpad_kernel(attrs, x: LoDTensor, length: LoDTensor):
     data = x.numpy()
     offsets, rows = unpadded_rows(data.shape, length.numpy(), "sequence_unpad")
     out = data.reshape((-1,) + data.shape[2:])[rows]
-    return LoDTensor._make(out.reshape((rows.size,) + _unpadded_shape(data.shape)), (offsets,))
+    return LoDTensor.unchecked(out.reshape((rows.size,) + _unpadded_shape(data.shape)), (offsets,))
 
 
 @sequence_unpad.grad_maker
@@ -212,4 +212,4 @@ def sequence_unpad_grad_kernel(attrs, x: LoDTensor, length: LoDTensor, dout: LoD
     _, rows = unpadded_rows(x.shape, length.numpy(), "sequence_unpad_grad")
     dx = np.zeros(x.shape, dtype=dout.dtype)
     dx.reshape((-1,) + x.shape[2:])[rows] = dout.numpy().reshape((rows.size,) + x.shape[2:])
-    return LoDTensor._make(dx, x.offsets)
+    return LoDTensor.unchecked(dx, x.offsets)

@@ -120,7 +120,7 @@ def sequence_pool_kernel(attrs, x: LoDTensor):
                       with_index=not attrs["is_test"])
     if index is None:
         index = np.zeros(0, dtype=np.int32)
-    return LoDTensor._make(out, offsets[:-1]), index
+    return LoDTensor.unchecked(out, offsets[:-1]), index
 
 
 @sequence_pool.grad_maker
@@ -184,4 +184,4 @@ def pool_grad(x_shape, offsets: np.ndarray, dout: np.ndarray, pooltype: str,
 def sequence_pool_grad_kernel(attrs, x: LoDTensor, dout: LoDTensor, max_index):
     index = None if max_index is None else max_index.numpy()
     dx = pool_grad(x.shape, x.offsets[-1], dout.numpy(), attrs["pooltype"], index)
-    return LoDTensor._make(dx, x.offsets)
+    return LoDTensor.unchecked(dx, x.offsets)

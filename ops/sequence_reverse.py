@@ -39,7 +39,7 @@ def reversed_rows(offsets: np.ndarray) -> np.ndarray:
 
 @sequence_reverse.kernel(dtypes=NUMERIC, lod=True)
 def sequence_reverse_kernel(attrs, x: LoDTensor):
-    return LoDTensor._make(x.numpy()[reversed_rows(x.offsets[-1])], x.offsets)
+    return LoDTensor.unchecked(x.numpy()[reversed_rows(x.offsets[-1])], x.offsets)
 
 
 @sequence_reverse.grad_maker
@@ -67,4 +67,4 @@ def _(ctx):
 
 @sequence_reverse_grad.kernel(dtypes=FLOATS, lod=True)
 def sequence_reverse_grad_kernel(attrs, x: LoDTensor, dy: LoDTensor):
-    return LoDTensor._make(dy.numpy()[reversed_rows(x.offsets[-1])], x.offsets)
+    return LoDTensor.unchecked(dy.numpy()[reversed_rows(x.offsets[-1])], x.offsets)

@@ -50,7 +50,7 @@ def softmax(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 @sequence_softmax.kernel(dtypes=FLOATS, lod=True)
 def sequence_softmax_kernel(attrs, x: LoDTensor):
-    return LoDTensor._make(softmax(x.numpy(), x.offsets[-1]), x.offsets)
+    return LoDTensor.unchecked(softmax(x.numpy(), x.offsets[-1]), x.offsets)
 
 
 @sequence_softmax.grad_maker
@@ -83,4 +83,4 @@ def sequence_softmax_grad_kernel(attrs, x: LoDTensor, out: LoDTensor, dout: LoDT
     y = out.numpy().reshape(-1, 1)
     dy = dout.numpy().reshape(-1, 1)
     inner = np.repeat(segment_sum(dy * y, offsets), lengths_of(offsets), axis=0)
-    return LoDTensor._make((y * (dy - inner)).reshape(x.shape), x.offsets)
+    return LoDTensor.unchecked((y * (dy - inner)).reshape(x.shape), x.offsets)

@@ -61,7 +61,7 @@ def csr_t_dot(x: CSRTensor, y) -> SelectedRows:
     value = segment_sum(np.asarray(y_rows, dtype=dtype), offsets,
                         weights=xs.data[order].astype(dtype, copy=False),
                         row_order=row_of_entry[order])
-    return SelectedRows._make(cols.astype(np.int64, copy=False), value, x.shape[1])
+    return SelectedRows.unchecked(cols.astype(np.int64, copy=False), value, x.shape[1])
 
 
 # --- the op ---------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def rowwise_kernel(dense_fn: Callable, name: str,
         if when is not None and not when(attrs):
             return dense_from_rows(dense_fn, attrs, x)
         x = unique_rows(x)
-        return SelectedRows._make(x.rows, dense_fn(attrs, x.value), x.height)
+        return SelectedRows.unchecked(x.rows, dense_fn(attrs, x.value), x.height)
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel

@@ -104,7 +104,7 @@ def sum_dense(attrs, xs):
 @sum_op.kernel(storage=["selected_rows"], dtypes=NUMERIC)
 def sum_selected_rows(attrs, xs):
     rows, values = _merged(xs)
-    return SelectedRows._make(rows, values, xs[0].height)
+    return SelectedRows.unchecked(rows, values, xs[0].height)
 
 
 @sum_op.kernel(storage=[TENSOR_ARRAY], dtypes=NUMERIC)

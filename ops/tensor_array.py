@@ -55,9 +55,9 @@ def zeros_like(value):
     if isinstance(value, LoDTensorArray):
         return LoDTensorArray([None] * len(value), value.dtype)
     if isinstance(value, LoDTensor):
-        return LoDTensor._make(np.zeros_like(value.numpy()), value.offsets)
+        return LoDTensor.unchecked(np.zeros_like(value.numpy()), value.offsets)
     if isinstance(value, SelectedRows):
-        return SelectedRows._make(np.zeros(0, np.int64),
+        return SelectedRows.unchecked(np.zeros(0, np.int64),
                                   np.zeros((0,) + value.value.shape[1:], value.value.dtype),
                                   value.height)
     return np.zeros_like(value)
@@ -75,13 +75,13 @@ def accumulate(a, b):
                  for k in range(n)]
         return LoDTensorArray(items, a.dtype)
     if isinstance(a, SelectedRows) and isinstance(b, SelectedRows):
-        return SelectedRows._make(np.concatenate([a.rows, b.rows]),
+        return SelectedRows.unchecked(np.concatenate([a.rows, b.rows]),
                                   np.concatenate([a.value, b.value]), a.height)
     if isinstance(a, SelectedRows):
         a, b = b, a
     dense_b = b.to_dense() if isinstance(b, SelectedRows) else np.asarray(b)
     if isinstance(a, LoDTensor):
-        return LoDTensor._make(a.numpy() + dense_b, a.offsets)
+        return LoDTensor.unchecked(a.numpy() + dense_b, a.offsets)
     return np.asarray(a) + dense_b
 
 

@@ -49,7 +49,7 @@ def _kernels(derivative):
 
     def selected_rows(attrs, param, grad):
         rows, values = merge_rows(grad.rows, grad.value)
-        return SelectedRows._make(rows, values + attrs["coeff"] * derivative(param[rows]),
+        return SelectedRows.unchecked(rows, values + attrs["coeff"] * derivative(param[rows]),
                                   grad.height)
 
     return dense, selected_rows

@@ -25,6 +25,7 @@ from paddle_ir.core.errors import (
     PaddleIRError,
     ProgramFormatError,
 )
+from paddle_ir.core.user_frame import creation_site
 
 # The views and the append-time checks live in their own modules; they are
 # re-exported here, where Paddle users look for them.
@@ -33,7 +34,6 @@ from paddle_ir.operator import (  # noqa: F401
     BuildContext,
     Operator,
     _check_slots_and_attrs,
-    _creation_site,
     _names_of,
     grad_var_name,
     infer_op,
@@ -167,7 +167,7 @@ class Block:
         return self._insert_op(0, type, inputs, outputs, attrs)
 
     def _insert_op(self, index, op_type, inputs, outputs, attrs) -> Operator:
-        site = _creation_site()
+        site = creation_site()
         opdef = op_registry.get_op_def(op_type)
         location = OpLocation(op_type=op_type, block_idx=self.idx, op_idx=index,
                               creation_site=site)

@@ -7,9 +7,6 @@ through a BuildContext, and records the user's file:line that created it.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from paddle_ir.core.attrs import check_attr_value, from_attr_proto, to_attr_proto
@@ -25,37 +22,10 @@ if TYPE_CHECKING:  # Block is only named in annotations here
 
 GRAD_SUFFIX = "@GRAD"
 
-_PACKAGE_DIRS = tuple(
-    os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (__file__, op_registry.__file__)
-) + (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "executor")
-     + os.sep,)
-
-
-_CONTEXTLIB = os.path.abspath(contextlib.__file__)
 
 
 def grad_var_name(name: str) -> str:
     return name + GRAD_SUFFIX
-
-
-def _creation_site() -> str | None:
-    """file:line of the innermost frame outside paddle-ir itself (the user's line)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        # `with loop.block():` appends the loop op from a context manager's exit.
-        if (not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename
-                and filename != _CONTEXTLIB):
-            try:
-                shown = os.path.relpath(filename)
-            except ValueError:  # another drive on Windows
-                shown = filename
-            if shown.startswith(".." + os.sep + ".."):
-                shown = filename
-            return f"{shown}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
 
 
 class Operator:

@@ -140,7 +140,7 @@ def _to_float64(value):
     if isinstance(value, SelectedRows):
         return SelectedRows(value.rows, value.value.astype(np.float64), value.height)
     if isinstance(value, LoDTensor):
-        return LoDTensor._make(value.numpy().astype(np.float64), value.offsets)
+        return LoDTensor.unchecked(value.numpy().astype(np.float64), value.offsets)
     arr = np.asarray(value)
     return arr.astype(np.float64) if arr.dtype.kind == "f" else arr
 
@@ -155,7 +155,7 @@ def _dense(value):
 
 def _with_replaced(value, array):
     if isinstance(value, LoDTensor):
-        return LoDTensor._make(array, value.offsets)
+        return LoDTensor.unchecked(array, value.offsets)
     return array
 
 

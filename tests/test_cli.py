@@ -470,8 +470,23 @@ def test_lod_feeds_are_batched_by_top_level_sequences():
     np.testing.assert_array_equal(second["seq"].numpy().ravel(), np.arange(6, 10))
     np.testing.assert_array_equal(second["label"], [[2]])
     assert first["k"] == second["k"] == 2.0  # 0-D values go whole into every batch
-    with pytest.raises(pir.PaddleIRError, match="split into different numbers of batches"):
+    with pytest.raises(pir.PaddleIRError, match=r"every cut feed must have the same number "
+                                                 r"of rows.*'seq': 3, 'rows': 10"):
         make_batches({"seq": seqs, "rows": rows}, 2)
+
+
+def test_feeds_of_unequal_rows_that_make_as_many_batches_are_refused():
+    """91 rows of x and 100 labels make 10 batches each; the last would pair 1 with 10."""
+    from paddle_ir.cli.feeds import make_batches
+
+    x, label = np.zeros((91, 2), np.float32), np.zeros((100, 1), np.int64)
+    with pytest.raises(pir.PaddleIRError, match=r"--batch-size 10 every cut feed must have "
+                                                 r"the same number of rows.*'x': 91, "
+                                                 r"'label': 100"):
+        make_batches({"x": x, "label": label}, 10)
+    batches = make_batches({"x": x[:91], "label": label[:91]}, 10)
+    assert [len(b["x"]) for b in batches] == [10] * 9 + [1]
+    assert all(len(b["x"]) == len(b["label"]) for b in batches)
 
 
 def test_sparse_values_round_trip_through_npz(tmp_path):

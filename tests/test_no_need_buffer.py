@@ -1,12 +1,12 @@
 """no_need_buffer inputs: kernels read only their shape and dtype, so the executor may free
-their data early and hand the kernel a shape-only stand-in (executor.plan.shape_only)."""
+their data early and hand the kernel a shape-only stand-in (executor.steps.shape_only)."""
 
 import numpy as np
 import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.lod_tensor import LoDTensor
-from paddle_ir.executor.plan import shape_only
+from paddle_ir.executor.steps import shape_only
 from paddle_ir.ops import registry
 
 rng = np.random.default_rng(0)
@@ -15,8 +15,8 @@ Y = rng.standard_normal((3,)).astype(np.float32)
 D_OUT = rng.standard_normal((4, 3)).astype(np.float32)
 IDS = np.array([2, 0, 2, 1], np.int64)
 W = rng.standard_normal((5, 3)).astype(np.float32)
-SEQ = LoDTensor._make(rng.standard_normal((6, 2)).astype(np.float32), (np.array([0, 2, 2, 6]),))
-SEQ_D_OUT = LoDTensor._make(rng.standard_normal((3, 2)).astype(np.float32))
+SEQ = LoDTensor.unchecked(rng.standard_normal((6, 2)).astype(np.float32), (np.array([0, 2, 2, 6]),))
+SEQ_D_OUT = LoDTensor.unchecked(rng.standard_normal((3, 2)).astype(np.float32))
 REDUCE = {"dim": [1], "keep_dim": False, "reduce_all": False}
 
 # op type -> (attrs, inputs in slot order): every op with a no_need_buffer slot
@@ -45,7 +45,7 @@ def _kernel(op_type):
 
 def _stand_in(value):
     if isinstance(value, LoDTensor):
-        return LoDTensor._make(shape_only(value.numpy()), value.offsets)
+        return LoDTensor.unchecked(shape_only(value.numpy()), value.offsets)
     return shape_only(value) if isinstance(value, np.ndarray) else value
 
 

@@ -178,11 +178,12 @@ def make_batches(feeds: dict, batch_size: int | None) -> list[dict]:
     if not batch_size:
         return [feeds]
     counts = {n: _count(v) for n, v in feeds.items() if _count(v) is not None}
-    sizes = {n: math.ceil(c / batch_size) for n, c in counts.items()}
-    if len(set(sizes.values())) > 1:
-        raise FeedError(f"with --batch-size {batch_size} the feeds split into different "
-                        f"numbers of batches: {sizes}")
-    total = next(iter(sizes.values()), 1) or 1
+    # Equal counts, not just equal numbers of batches: 91 rows of x and 100 labels would
+    # both make 10 batches, and the last would pair 1 row with 10 labels.
+    if len(set(counts.values())) > 1:
+        raise FeedError(f"with --batch-size {batch_size} every cut feed must have the same "
+                        f"number of rows (sequences for LoD feeds), got {counts}")
+    total = math.ceil(next(iter(counts.values()), 0) / batch_size) or 1
     batches = []
     for k in range(total):
         batch = {}

@@ -183,7 +183,7 @@ class CSRTensor:
         counts = np.diff(self._indptr)[rows]
         local = np.repeat(np.arange(rows.size, dtype=np.int64), counts)
         np.add.at(value, (local, self._indices), self._data)
-        return SelectedRows._make(rows, value, self._shape[0])
+        return SelectedRows.unchecked(rows, value, self._shape[0])
 
     def tostype(self, stype: str):
         """'dense'/'default' an ndarray, 'selected_rows'/'row_sparse' a SelectedRows,

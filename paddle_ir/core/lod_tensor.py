@@ -86,12 +86,20 @@ class LoDTensor:
             self.set_lod(lod)
 
     @classmethod
-    def _make(cls, array: np.ndarray, offsets: tuple = _EMPTY_LOD) -> LoDTensor:
-        """Wrap without validation: for kernels whose output is valid by construction."""
+    def unchecked(cls, array: np.ndarray, offsets: tuple = _EMPTY_LOD) -> LoDTensor:
+        """Wrap `array` and its LoD without validating or copying anything.
+
+        The contract: `offsets` is a tuple of int64 offset arrays, one per level, each
+        starting at 0, non-decreasing, and ending at the next level's length (the last
+        at `array.shape[0]`), as `validate_offsets` checks. For kernels and readers whose
+        results are valid by construction; user data goes through the constructor.
+        """
         t = cls.__new__(cls)
         t._array = array
         t._offsets = offsets
         return t
+
+    _make = unchecked  # the older, private name, kept so that existing callers work
 
     # -- data ------------------------------------------------------------------
     def set(self, data, place=None) -> None:
@@ -180,7 +188,7 @@ class LoDTensor:
             level = levels[k]
             new_levels.append(level[lo : hi + 1] - level[lo])
             lo, hi = int(level[lo]), int(level[hi])
-        return LoDTensor._make(self._array[lo:hi], tuple(new_levels))
+        return LoDTensor.unchecked(self._array[lo:hi], tuple(new_levels))
 
     def __repr__(self) -> str:
         lod = f", lod={self.lod()}" if self._offsets else ""

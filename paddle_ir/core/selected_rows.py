@@ -56,11 +56,19 @@ class SelectedRows:
         self._rows, self._value, self._height = rows_arr, value_arr, int(height)
 
     @classmethod
-    def _make(cls, rows: np.ndarray, value: np.ndarray, height: int) -> SelectedRows:
-        """Wrap without validation: for kernels whose output is valid by construction."""
+    def unchecked(cls, rows: np.ndarray, value: np.ndarray, height: int) -> SelectedRows:
+        """Wrap rows and values without validating or copying anything.
+
+        The contract: `rows` is a 1-D int64 array of ids in [0, height), `value` has
+        len(rows) rows, and `height` is an int (duplicate rows are allowed, as in
+        Paddle). For kernels whose results are valid by construction; user data goes
+        through the constructor, which checks all of it.
+        """
         sr = cls.__new__(cls)
         sr._rows, sr._value, sr._height = rows, value, height
         return sr
+
+    _make = unchecked  # the older, private name, kept so that existing callers work
 
     # -- accessors ---------------------------------------------------------------
     @property
@@ -107,7 +115,7 @@ class SelectedRows:
             raise InvalidSelectedRowsError("cannot make a SelectedRows from a 0-D array")
         nonzero = arr.reshape(arr.shape[0], -1).any(axis=1)
         rows = np.flatnonzero(nonzero).astype(np.int64)
-        return cls._make(rows, arr[rows], arr.shape[0] if height is None else int(height))
+        return cls.unchecked(rows, arr[rows], arr.shape[0] if height is None else int(height))
 
     def tostype(self, stype: str):
         """'dense'/'default' gives an ndarray; 'selected_rows'/'row_sparse' a copy."""
@@ -122,7 +130,7 @@ class SelectedRows:
     def merge(self) -> SelectedRows:
         """Sorted unique rows with duplicate rows' values summed."""
         rows, value = merge_rows(self._rows, self._value)
-        return SelectedRows._make(rows, value, self._height)
+        return SelectedRows.unchecked(rows, value, self._height)
 
     def retain(self, rows) -> SelectedRows:
         """Keep only the listed rows (MXNet's `sparse.retain`); the order is kept."""
@@ -131,10 +139,10 @@ class SelectedRows:
             bad = int(keep.min()) if keep.min() < 0 else int(keep.max())
             raise InvalidSelectedRowsError(f"retain row {bad} is out of range [0, {self._height})")
         mask = np.isin(self._rows, keep)
-        return SelectedRows._make(self._rows[mask], self._value[mask], self._height)
+        return SelectedRows.unchecked(self._rows[mask], self._value[mask], self._height)
 
     def copy(self) -> SelectedRows:
-        return SelectedRows._make(self._rows.copy(), self._value.copy(), self._height)
+        return SelectedRows.unchecked(self._rows.copy(), self._value.copy(), self._height)
 
     def __repr__(self) -> str:
         return (f"SelectedRows(rows={self._rows.tolist() if self._rows.size <= 8 else '...'}, "

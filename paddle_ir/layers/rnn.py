@@ -9,7 +9,8 @@ as in Paddle; see ops/lstm.py and ops/gru.py for the formulas and layouts.
 from __future__ import annotations
 
 from paddle_ir.core.errors import OpLocation, ShapeInferenceError
-from paddle_ir.framework import Variable, _creation_site
+from paddle_ir.core.user_frame import creation_site
+from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.param_attr import ParamAttr
 
@@ -21,7 +22,7 @@ def _require_sequence(layer: str, op_type: str, input: Variable, gates: int) -> 
             f"{layer} requires a sequence input (lod_level >= 1), but {input.name!r} has "
             f"lod_level {input.lod_level}",
             op=OpLocation(op_type=op_type, inputs={"Input": [input.name]},
-                          creation_site=_creation_site()),
+                          creation_site=creation_site()),
             hint=f"declare the data with layers.data(..., lod_level=1) and feed a LoDTensor "
                  f"(pir.create_lod_tensor(array, [lengths])); project it with an fc of size "
                  f"{gates} * D before {layer}")
