@@ -4,7 +4,8 @@
 #   make test   lint + the test suite (with a few seconds of fuzzing)
 #   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
-#   make bench-peers  the same next to torch and Paddle, installed into .venv-peers (~1 GB)
+#   make bench-peers  the same next to torch and Paddle, installed into .venv-peers
+#   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B7)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -21,7 +22,7 @@ FUZZ_SECONDS ?= 600
 #   make bench-peers TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 TORCH_INDEX_URL ?=
 
-.PHONY: all demo test lint proto clean bench bench-peers peers fuzz
+.PHONY: all demo test lint proto clean bench bench-peers bench-startup peers fuzz
 
 all: test
 
@@ -69,6 +70,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)
+
+# B7: cold-process start-up of `import paddle_ir` and `paddle-ir run` (bench/startup.py)
+bench-startup: $(STAMP)
+	$(PY) -m bench.startup
 
 bench-peers: $(STAMP) peers
 	$(PY) -m bench.run --peers $(BENCH_ARGS)

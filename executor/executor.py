@@ -19,9 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
-from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.csr import CSRTensor, is_scipy_sparse
 from paddle_ir.core.default_program import default_main_program
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import (
@@ -145,7 +144,7 @@ def _csr_feed(name: str, value, rule: _FeedRule) -> CSRTensor:
     if isinstance(value, CSRTensor):
         return value
     try:
-        if sp.issparse(value):
+        if is_scipy_sparse(value):
             return CSRTensor.from_scipy(value)
         if isinstance(value, tuple) and len(value) == 3:
             data, indices, indptr = value

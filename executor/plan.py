@@ -94,10 +94,14 @@ class Plan:
         return env, [EMPTY] * len(self.names)
 
     def shape_signature(self, env, lods) -> tuple:
-        """The shapes of the bound external values, with their LoD's sequence counts."""
-        return tuple(_shape_of(env[i]) if not lods[i] else
-                     (_shape_of(env[i]), tuple(len(level) for level in lods[i]))
-                     for i, _ in self.external)
+        """The shapes of the bound external values, each followed by its LoD's level
+        lengths if it has a LoD (the runner's binding builds the same tuple)."""
+        shapes = []
+        for i, _ in self.external:
+            shapes.append(shape_of(env[i]))
+            if lods[i]:
+                shapes.append(tuple(map(len, lods[i])))
+        return tuple(shapes)
 
     def verify(self, signature: tuple) -> None:
         if len(self.verified) >= _MAX_VERIFIED:
@@ -105,8 +109,9 @@ class Plan:
         self.verified.add(signature)
 
 
-def _shape_of(value):
-    return value.shape if value.__class__ is np.ndarray else getattr(value, "shape", None)
+def shape_of(value):
+    """A value's shape for the guards; None for values without one (step scopes)."""
+    return getattr(value, "shape", None)
 
 
 def parse_attrs(op: pb.OpDesc, opdef, location: OpLocation) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor.control import RunContext
-from paddle_ir.executor.plan import BlockCompiler, Plan, run_steps
+from paddle_ir.executor.plan import BlockCompiler, Plan, run_steps, shape_of
 from paddle_ir.executor.runtime_context import SPARSE_CLASSES
 from paddle_ir.executor.scope import Scope
 from paddle_ir.proto import framework_pb2 as pb
@@ -54,9 +54,9 @@ class ProgramRunner:
         plan = None
         if cached is not None:
             env, lods = cached.new_frame(run_context)
-            if self._bind(cached, env, lods, feeds, scope, strict=True):
+            signature = self._bind(cached, env, lods, feeds, scope, strict=True)
+            if signature is not None:
                 plan = cached
-                signature = plan.shape_signature(env, lods)
                 if signature in plan.verified:
                     run_steps(plan, env, lods, self.profile)
                 else:  # shapes this plan has not run with: each op's inference guards it
@@ -89,9 +89,11 @@ class ProgramRunner:
         return written - local
 
     @staticmethod
-    def _bind(plan: Plan, env, lods, feeds, scope: Scope, strict: bool) -> bool:
-        """Put feeds and scope values into the frame; False if a kind changed since compile."""
+    def _bind(plan: Plan, env, lods, feeds, scope: Scope, strict: bool) -> tuple | None:
+        """Put feeds and scope values into the frame; return their shape signature
+        (Plan.shape_signature), or None if a kind changed since compile."""
         kinds = plan.external_kinds
+        shapes = []
         for k, (i, name) in enumerate(plan.external):
             fed = feeds.get(name)
             if fed is not None:
@@ -101,16 +103,19 @@ class ProgramRunner:
                 stored = None if holder is None else holder.value
                 if stored is None:
                     if strict:
-                        return False
+                        return None
                     continue  # reported by the op that reads it, with the op's context
                 if stored.__class__ is LoDTensor:
                     value, offsets = stored._array, stored._offsets
                 else:
                     value, offsets = stored, ()
             if strict and (value.__class__ is not kinds[k][0] or len(offsets) != kinds[k][1]):
-                return False
+                return None
             env[i], lods[i] = value, offsets
-        return True
+            shapes.append(value.shape if value.__class__ is np.ndarray else shape_of(value))
+            if offsets:
+                shapes.append(tuple(map(len, offsets)))
+        return tuple(shapes)
 
     @staticmethod
     def _write_back(plan: Plan, env, lods, scope: Scope, block_idx: int,

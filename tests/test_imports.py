@@ -46,3 +46,26 @@ def test_the_executor_finds_the_default_program_through_the_core(monkeypatch):
     monkeypatch.setattr(default_program, "_source", None)
     with pytest.raises(pir.PaddleIRError, match="without a program needs paddle_ir.framework"):
         pir.Executor().run(feed={"x": np.ones((1, 2), np.float32)}, fetch_list=[y])
+
+
+_HEAVY = ("scipy", "numpy.testing", "numpy.f2py", "tqdm")
+
+
+def test_start_up_loads_no_heavy_module():
+    """scipy (~0.15 s to import), numpy.testing and numpy.f2py load only on the paths
+    that need them (CSR values, segment sums, a gradient), never at `import paddle_ir`
+    nor for running a small dense model."""
+    code = (
+        "import sys, numpy as np, paddle_ir as pir\n"
+        "main, startup = pir.Program(), pir.Program()\n"
+        "with pir.program_guard(main, startup):\n"
+        "    x = pir.layers.data('x', [-1, 3])\n"
+        "    y = pir.layers.fc(x, 2, act='softmax')\n"
+        "exe = pir.Executor()\n"
+        "exe.run(startup)\n"
+        "exe.run(main, feed={'x': np.ones((4, 3), np.float32)}, fetch_list=[y])\n"
+        "import paddle_ir.cli.main\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({_HEAVY!r})))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -13,8 +13,9 @@ both ways (`from_scipy`, `to_scipy`) without copying the data.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-import scipy.sparse as sp
 
 from paddle_ir.core.errors import InvalidCSRError
 from paddle_ir.core.selected_rows import SelectedRows
@@ -138,15 +139,17 @@ class CSRTensor:
         dense = self.to_dense()
         return dense if dtype is None else dense.astype(dtype)
 
-    def to_scipy(self) -> sp.csr_matrix:
+    def to_scipy(self):
         """A scipy.sparse.csr_matrix sharing this tensor's arrays where scipy allows."""
+        import scipy.sparse as sp  # only CSR paths need scipy; it slows `import paddle_ir`
+
         return sp.csr_matrix((self._data, self._indices, self._indptr), shape=self._shape,
                              copy=False)
 
     @classmethod
     def from_scipy(cls, matrix) -> CSRTensor:
         """Any scipy.sparse matrix or array of rank 2."""
-        if not sp.issparse(matrix):
+        if not is_scipy_sparse(matrix):
             raise InvalidCSRError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
         csr = matrix.tocsr()
         return cls(csr.data, csr.indices, csr.indptr, csr.shape)
@@ -198,3 +201,10 @@ class CSRTensor:
 
     def __repr__(self) -> str:
         return (f"CSRTensor(shape={list(self._shape)}, nnz={self.nnz}, dtype={self.dtype})")
+
+
+def is_scipy_sparse(value) -> bool:
+    """Whether `value` is a scipy.sparse matrix or array, without importing scipy: a value
+    can only be one if whoever made it imported scipy.sparse already."""
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(value)

@@ -11,16 +11,25 @@ than the sums of a 4096-row embedding gradient.
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.sparse as sp
+import functools
 
-try:  # the compiled loop behind `csr_matrix @ dense`: Y += A @ X
-    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
-except ImportError:  # pragma: no cover - a scipy that moved it: the public route is used
-    _csr_matvecs = None
+import numpy as np
+
 # dtypes the loop takes as they are (scipy's `@` upcasts others, e.g. float16, first)
 _DIRECT_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int64, np.complex64,
                                         np.complex128)}
+
+
+@functools.cache
+def _matvecs():
+    """The compiled loop behind `csr_matrix @ dense` (Y += A @ X), or None if this scipy
+    moved it (the public route is used then). Loaded on first use: importing scipy.sparse
+    takes a tenth of a second, more than the rest of `import paddle_ir`."""
+    try:
+        from scipy.sparse._sparsetools import csr_matvecs
+    except ImportError:  # pragma: no cover
+        return None
+    return csr_matvecs
 
 
 def _as_2d(x: np.ndarray) -> np.ndarray:
@@ -51,6 +60,7 @@ def segment_sum(
     num_segments = offsets.size - 1
     nnz = int(offsets[-1])
     x2 = _as_2d(x)
+    _csr_matvecs = _matvecs()
     if (_csr_matvecs is not None and x2.dtype in _DIRECT_DTYPES and offsets.dtype == np.int64
             and (row_order is None or row_order.dtype == np.int64)):
         # The common case (float rows, int64 indices) straight to the loop.
@@ -85,12 +95,15 @@ def csr_times_dense(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
     num_rows = indptr.size - 1
     indptr = indptr.astype(np.int64, copy=False)
     indices = indices.astype(np.int64, copy=False)
+    _csr_matvecs = _matvecs()
     if _csr_matvecs is not None and data.dtype == x.dtype and x.dtype in _DIRECT_DTYPES:
         x = np.ascontiguousarray(x)
         out = np.zeros((num_rows, x.shape[1]), dtype=x.dtype)
         _csr_matvecs(num_rows, x.shape[0], x.shape[1], indptr, indices, data, x.ravel(),
                      out.ravel())
         return out
+    import scipy.sparse as sp  # loaded by _matvecs() already
+
     matrix = sp.csr_matrix((data, indices, indptr), shape=(num_rows, x.shape[0]))
     return np.asarray(matrix @ x)
 
