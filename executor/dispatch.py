@@ -15,23 +15,14 @@ import numpy as np
 
 from paddle_ir.core.dtypes import to_numpy_dtype
 from paddle_ir.core.errors import KernelNotFoundError, OpLocation
-from paddle_ir.core.storage import storage_type
-from paddle_ir.core.tensor_array import LoDTensorArray
+from paddle_ir.core.kinds import SPARSE_CLASSES, storage_of
 from paddle_ir.core.user_frame import user_stacklevel
-from paddle_ir.executor.runtime_context import SPARSE_CLASSES, RuntimeContext
-from paddle_ir.ops.registry import DENSE, TENSOR_ARRAY, KernelKey
+from paddle_ir.executor.runtime_context import RuntimeContext
+from paddle_ir.ops.registry import DENSE, KernelKey
 
 
 class StorageFallbackWarning(UserWarning):
     """An op had no kernel for the storage types of its inputs and ran densified."""
-
-
-def storage_of(value) -> str:
-    """'dense', 'selected_rows', 'csr' or 'tensor_array': the storage a value selects
-    kernels by (a tensor array is a key input of `sum`, accumulating array gradients)."""
-    if value.__class__ is LoDTensorArray:
-        return TENSOR_ARRAY
-    return storage_type(value)
 
 
 def slot_storage(values) -> str:

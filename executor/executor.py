@@ -30,12 +30,12 @@ from paddle_ir.core.errors import (
     MissingVariableError,
     PaddleIRError,
 )
+from paddle_ir.core.kinds import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.allocator import keep_freed_memory
 from paddle_ir.executor.plan import Plan
 from paddle_ir.executor.runner import ProgramRunner
-from paddle_ir.executor.runtime_context import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
 from paddle_ir.executor.scope import Scope, global_scope
 from paddle_ir.proto import framework_pb2 as pb
 

@@ -39,12 +39,12 @@ from paddle_ir.core.errors import (
     OpLocation,
     PaddleIRError,
 )
+from paddle_ir.core.kinds import CONTAINER_CLASSES, LOD_TENSOR, VAR_TYPE_NAMES, var_type_of
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.dispatch import select_kernel, warn_fallback
-from paddle_ir.executor.runtime_context import CONTAINER_CLASSES, RuntimeContext, var_type_of
+from paddle_ir.executor.runtime_context import RuntimeContext
 from paddle_ir.executor.steps import EMPTY, FROM_DENSE, RUN_CONTEXT, freeing, last_reads, make_step
 from paddle_ir.ops import registry as op_registry
-from paddle_ir.ops.context import LOD_TENSOR, VAR_TYPE_NAMES
 from paddle_ir.ops.registry import KernelKey
 from paddle_ir.proto import framework_pb2 as pb
 

@@ -19,10 +19,10 @@ from collections import OrderedDict
 
 import numpy as np
 
+from paddle_ir.core.kinds import SPARSE_CLASSES
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor.control import RunContext
 from paddle_ir.executor.plan import BlockCompiler, Plan, run_steps, shape_of
-from paddle_ir.executor.runtime_context import SPARSE_CLASSES
 from paddle_ir.executor.scope import Scope
 from paddle_ir.proto import framework_pb2 as pb
 

@@ -12,38 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import MissingVariableError, OpLocation
-from paddle_ir.core.rank_table import LoDRankTable
-from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.core.step_scopes import StepScopes
-from paddle_ir.core.tensor_array import LoDTensorArray
+from paddle_ir.core.kinds import var_type_of
 from paddle_ir.ops.context import (
-    CSR,
     LOD_RANK_TABLE,
     LOD_TENSOR,
     LOD_TENSOR_ARRAY,
-    SELECTED_ROWS,
     STEP_SCOPES,
     InferContext,
     VarInfo,
 )
-
-# The classes of values a frame holds, by variable type. Anything else (an ndarray,
-# a numpy scalar from a 0-D input) is a dense LOD_TENSOR.
-CLASS_OF_VAR_TYPE = {LOD_TENSOR: np.ndarray, SELECTED_ROWS: SelectedRows, CSR: CSRTensor,
-                     LOD_TENSOR_ARRAY: LoDTensorArray, LOD_RANK_TABLE: LoDRankTable,
-                     STEP_SCOPES: StepScopes}
-SPARSE_CLASSES = (SelectedRows, CSRTensor)
-# Values that are not tensors: the executor checks only their type against inference.
-CONTAINER_CLASSES = (LoDTensorArray, LoDRankTable, StepScopes)
-_VAR_TYPE_OF_CLASS = {SelectedRows: SELECTED_ROWS, CSRTensor: CSR,
-                      LoDTensorArray: LOD_TENSOR_ARRAY, LoDRankTable: LOD_RANK_TABLE,
-                      StepScopes: STEP_SCOPES}
-
-
-def var_type_of(value) -> int:
-    return _VAR_TYPE_OF_CLASS.get(value.__class__, LOD_TENSOR)
 
 
 def value_info(value, offsets) -> VarInfo:

@@ -18,12 +18,11 @@ import numpy as np
 
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import KernelError, OpLocation
+from paddle_ir.core.kinds import CLASS_OF_VAR_TYPE, CSR, LOD_TENSOR, SELECTED_ROWS, SPARSE_CLASSES
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.control import ControlContext
-from paddle_ir.executor.runtime_context import CLASS_OF_VAR_TYPE, SPARSE_CLASSES
 from paddle_ir.ops import registry as op_registry
-from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS
 from paddle_ir.proto import framework_pb2 as pb
 
 ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point

@@ -6,8 +6,9 @@ of the enclosing block with it. Gradient: dX = dOut (another assign).
 
 from __future__ import annotations
 
+from paddle_ir.core.kinds import STYPE_TENSOR_ARRAY
 from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
-from paddle_ir.ops.registry import ALL_DTYPES, TENSOR_ARRAY, In, Out, register_op
+from paddle_ir.ops.registry import ALL_DTYPES, In, Out, register_op
 
 assign = register_op(
     "assign",
@@ -39,7 +40,7 @@ def assign_dense(attrs, x):
 
 
 # Arrays are never modified in place, so the copy may share the elements.
-@assign.kernel(storage=[TENSOR_ARRAY], dtypes=ALL_DTYPES)
+@assign.kernel(storage=[STYPE_TENSOR_ARRAY], dtypes=ALL_DTYPES)
 def assign_array(attrs, x):
     return x
 

@@ -17,15 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from paddle_ir.core.errors import OpLocation, ShapeInferenceError, VarTypeInferenceError
-from paddle_ir.proto import framework_pb2 as pb
+from paddle_ir.core.kinds import (  # noqa: F401 - the VarTypes rules name, from the one table
+    CSR,
+    LOD_RANK_TABLE,
+    LOD_TENSOR,
+    LOD_TENSOR_ARRAY,
+    SELECTED_ROWS,
+    STEP_SCOPES,
+    VAR_TYPE_NAMES,
+)
 
-LOD_TENSOR = pb.VarDesc.LOD_TENSOR
-SELECTED_ROWS = pb.VarDesc.SELECTED_ROWS
-CSR = pb.VarDesc.CSR
-LOD_TENSOR_ARRAY = pb.VarDesc.LOD_TENSOR_ARRAY
-LOD_RANK_TABLE = pb.VarDesc.LOD_RANK_TABLE
-STEP_SCOPES = pb.VarDesc.STEP_SCOPES
-VAR_TYPE_NAMES = {number: name for name, number in pb.VarDesc.VarType.items()}
 _MAX_NBYTES = 2**63 - 1
 MAX_LOD_LEVEL = 32
 

@@ -20,12 +20,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from paddle_ir.core.kinds import STYPE_SELECTED_ROWS
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.broadcast import aligned_y_shape, broadcast_shapes
 from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
 from paddle_ir.ops.registry import DENSE
-from paddle_ir.ops.registry import SELECTED_ROWS as STYPE_SELECTED_ROWS
 from paddle_ir.ops.storage import unique_rows
 
 # Ops whose (SELECTED_ROWS, SELECTED_ROWS) result is SELECTED_ROWS, and ops with

@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
+from paddle_ir.core.kinds import STYPE_CSR
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
-from paddle_ir.ops.registry import CSR as STYPE_CSR
 from paddle_ir.ops.registry import DENSE, FLOATS, NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.sparse_dot import csr_dot, csr_t_dot
 

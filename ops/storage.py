@@ -17,17 +17,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from paddle_ir.core.kinds import (  # noqa: F401 - VAR_TYPE_OF_STYPE, var_type_name: shared
+    LOD_TENSOR,
+    SELECTED_ROWS,
+    STYPE_SELECTED_ROWS,
+    VAR_TYPE_OF_STYPE,
+    var_type_name,
+)
 from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.core.storage import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS
-from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, VAR_TYPE_NAMES
 from paddle_ir.ops.registry import DENSE, OpDef
-
-VAR_TYPE_OF_STYPE = {STYPE_DENSE: LOD_TENSOR, STYPE_SELECTED_ROWS: SELECTED_ROWS,
-                     STYPE_CSR: CSR}
-
-
-def var_type_name(var_type: int) -> str:
-    return VAR_TYPE_NAMES.get(var_type, f"VarType({var_type})")
 
 
 def keep_selected_rows(src: str = "X", dst: str = "Out",

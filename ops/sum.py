@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.kinds import STYPE_TENSOR_ARRAY
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY, SELECTED_ROWS, shape_str
-from paddle_ir.ops.registry import NUMERIC, TENSOR_ARRAY, In, Out, register_op
+from paddle_ir.ops.registry import NUMERIC, In, Out, register_op
 from paddle_ir.ops.tensor_array import accumulate
 
 sum_op = register_op(
@@ -107,7 +108,7 @@ def sum_selected_rows(attrs, xs):
     return SelectedRows.unchecked(rows, values, xs[0].height)
 
 
-@sum_op.kernel(storage=[TENSOR_ARRAY], dtypes=NUMERIC)
+@sum_op.kernel(storage=[STYPE_TENSOR_ARRAY], dtypes=NUMERIC)
 def sum_arrays(attrs, xs):
     out = xs[0]
     for x in xs[1:]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from paddle_ir.core.attrs import attr_kind, from_attr_proto
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.ops.context import VAR_TYPE_NAMES
+from paddle_ir.core.kinds import VAR_TYPE_NAMES
 from paddle_ir.proto import framework_pb2 as pb
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from paddle_ir.core.csr import STYPE_CSR, CSRTensor
 from paddle_ir.core.errors import StorageTypeError
+from paddle_ir.core.kinds import KINDS
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import STYPE_DENSE, STYPE_SELECTED_ROWS, SelectedRows
 
@@ -27,7 +28,8 @@ STORAGE_TYPES = (STYPE_DENSE, STYPE_SELECTED_ROWS, STYPE_CSR)
 _ALIASES = {"dense": STYPE_DENSE, "default": STYPE_DENSE,
             "selected_rows": STYPE_SELECTED_ROWS, "row_sparse": STYPE_SELECTED_ROWS,
             "csr": STYPE_CSR}
-_STYPE_OF_CLASS = {SelectedRows: STYPE_SELECTED_ROWS, CSRTensor: STYPE_CSR}
+# The sparse kinds of the one table (core/kinds.py); everything else is dense here.
+_STYPE_OF_CLASS = {k.value_class: k.storage for k in KINDS if k.sparse}
 
 
 def canonical_stype(stype: str) -> str:

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.ops.registry import DENSE, SELECTED_ROWS
+from paddle_ir.core.kinds import STYPE_SELECTED_ROWS as SELECTED_ROWS
+from paddle_ir.ops.registry import DENSE
 from tests.op_test import build_one_op, check_grad, check_op
 
 rng = np.random.RandomState(0)
