@@ -2,6 +2,7 @@
 #   make demo   build -> save -> run -> dump the sparse-embedding example
 #   make test   lint + the test suite (with a few seconds of fuzzing)
 #   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
+#   make stress kill, interrupt and race saves of two models into one directory, 100+ rounds each
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers (~1 GB)
 PYTHON ?= python3
@@ -17,7 +18,7 @@ PADDLE_VERSION := 3.3.1
 BENCH_ARGS ?=
 FUZZ_SECONDS ?= 600
 
-.PHONY: all demo test lint proto clean bench bench-peers peers fuzz
+.PHONY: all demo test lint proto clean bench bench-peers peers fuzz stress
 
 all: test
 
@@ -40,6 +41,10 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest
+
+# The long version of tests/test_atomic_save.py: enough rounds to catch a 5% failure rate.
+stress: $(STAMP)
+	PADDLE_IR_STRESS=1 $(PY) -m pytest -q tests/test_atomic_save.py
 
 # Program parser + checker, tensor/param/feed readers (tests/fuzz/); prints the inputs tried.
 fuzz: $(STAMP)
