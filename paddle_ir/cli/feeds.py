@@ -27,7 +27,7 @@ import numpy as np
 from paddle_ir.cli import npyfile
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.errors import FeedError
+from paddle_ir.core.errors import FeedError, FetchError
 from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
 from paddle_ir.core.selected_rows import SelectedRows
 
@@ -214,10 +214,40 @@ def npz_entries(name: str, value) -> dict[str, np.ndarray]:
     return entries
 
 
-def save_npz(path: str, values: dict) -> None:
+def _check_fetch_name(name: str) -> None:
+    """A name --out can write so that --feeds reads it back as the same value."""
+    bad = None
+    if "\0" in name or "/" in name or "\\" in name:
+        bad = "it contains a NUL character or a path separator"
+    elif name.rsplit(".", 1)[-1] in ("lod",) + _SR_PARTS + _CSR_PARTS and "." in name:
+        bad = (f"it ends in .{name.rsplit('.', 1)[-1]}, which --feeds reads as a part of "
+               f"another value")
+    elif not name:
+        bad = "it is empty"
+    if bad:
+        raise FetchError(f"cannot write fetched value {name!r} to an .npz: {bad}",
+                         hint="fetch it under another name, e.g. with an assign op")
+
+
+def npz_bytes(values: dict) -> bytes:
+    """The .npz of fetched values, in the layout --feeds reads; only what it reads back."""
     entries = {}
     for name, value in values.items():
+        _check_fetch_name(name)
+        if not isinstance(value, (np.ndarray, LoDTensor, SelectedRows, CSRTensor)):
+            raise FetchError(f"cannot write fetched value {name!r} to an .npz: it is a "
+                             f"{type(value).__name__}, which --feeds cannot read back (only "
+                             f"tensors, SelectedRows and CSR values are written)")
+        array = value if isinstance(value, (SelectedRows, CSRTensor)) else np.asarray(value)
+        if not isinstance(array, (SelectedRows, CSRTensor)) and array.dtype.hasobject:
+            raise FetchError(f"cannot write fetched value {name!r}: it holds Python objects")
         entries.update(npz_entries(name, value))
     buffer = _stdio.BytesIO()
     np.savez(buffer, **entries)
-    tensor_io.atomic_write(os.fspath(path), lambda out: out.write(buffer.getvalue()))
+    return buffer.getvalue()
+
+
+def save_npz(path: str, values: dict) -> None:
+    """Write fetched values as an .npz (atomically; regular files only)."""
+    data = npz_bytes(values)
+    tensor_io.atomic_write(os.fspath(path), lambda out: out.write(data))
