@@ -8,6 +8,7 @@ through a BuildContext, and records the user's file:line that created it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -39,20 +40,30 @@ def grad_var_name(name: str) -> str:
     return name + GRAD_SUFFIX
 
 
+@functools.lru_cache(maxsize=4096)
+def _user_file(co_filename: str) -> str | None:
+    """How to show a code file as a creation site, or None for paddle-ir's own files.
+
+    Cached: every appended op walks the stack, and abspath/relpath per frame
+    made building (and `paddle-ir check`, which rebuilds) cost more than running.
+    """
+    filename = os.path.abspath(co_filename)
+    # `with loop.block():` appends the loop op from a context manager's exit.
+    if filename.startswith(_PACKAGE_DIRS) or "importlib" in filename or filename == _CONTEXTLIB:
+        return None
+    try:
+        shown = os.path.relpath(filename)
+    except ValueError:  # another drive on Windows
+        shown = filename
+    return filename if shown.startswith(".." + os.sep + "..") else shown
+
+
 def _creation_site() -> str | None:
     """file:line of the innermost frame outside paddle-ir itself (the user's line)."""
     frame = sys._getframe(2)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        # `with loop.block():` appends the loop op from a context manager's exit.
-        if (not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename
-                and filename != _CONTEXTLIB):
-            try:
-                shown = os.path.relpath(filename)
-            except ValueError:  # another drive on Windows
-                shown = filename
-            if shown.startswith(".." + os.sep + ".."):
-                shown = filename
+        shown = _user_file(frame.f_code.co_filename)
+        if shown is not None:
             return f"{shown}:{frame.f_lineno}"
         frame = frame.f_back
     return None

@@ -46,21 +46,42 @@ def split_assignment(text: str, option: str) -> tuple[str, str]:
     return name, value
 
 
+MAX_LOD_LENGTH = 2**62  # a sequence length beyond this cannot index any tensor
+MAX_LOD_LEVELS = 32
+
+
 def parse_lod(text: str, option: str = "--lod") -> list[list[int]]:
-    """JSON recursive sequence lengths: a list of levels, each a list of ints >= 0."""
+    """JSON recursive sequence lengths: a list of levels, each a list of ints >= 0.
+
+    The nesting is checked before the JSON parser sees it (5000 open brackets
+    would exhaust its recursion), and every length must be below 2**62.
+    """
+    example = "write lengths per level, e.g. '[[3,1,4]]'"
+    codes = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
+    depth = np.cumsum((codes == ord("[")).astype(np.int64) - (codes == ord("]")))
+    if depth.size and depth.max() > 2:
+        raise UsageError(f"{option}: {_clip(text)} nests lists {int(depth.max())} deep; a LoD "
+                         f"is a list of levels, each a flat list of lengths ({example})")
     try:
         lod = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{option}: {text!r} is not JSON ({exc.msg}); write lengths per "
-                         f"level, e.g. '[[3,1,4]]'") from None
+    except (ValueError, RecursionError) as exc:  # (too many digits is a ValueError)
+        raise UsageError(f"{option}: {_clip(text)} is not JSON "
+                         f"({getattr(exc, 'msg', exc)}); {example}") from None
     ok = isinstance(lod, list) and all(
         isinstance(level, list) and all(isinstance(n, int) and not isinstance(n, bool)
-                                        and n >= 0 for n in level)
+                                        and 0 <= n < MAX_LOD_LENGTH for n in level)
         for level in lod)
     if not ok:
-        raise UsageError(f"{option}: {text!r} must be a list of levels of sequence lengths "
-                         f"(lists of ints >= 0), e.g. '[[3,1,4]]'")
+        raise UsageError(f"{option}: {_clip(text)} must be a list of levels of sequence "
+                         f"lengths (lists of ints from 0 to 2**62), e.g. '[[3,1,4]]'")
+    if len(lod) > MAX_LOD_LEVELS:
+        raise UsageError(f"{option}: {len(lod)} LoD levels; a LoD has at most "
+                         f"{MAX_LOD_LEVELS}")
     return lod
+
+
+def _clip(text: str) -> str:
+    return repr(text) if len(text) <= 80 else repr(text[:60]) + f" ... ({len(text)} chars)"
 
 
 def load_npy(path: str) -> np.ndarray:
