@@ -3,6 +3,7 @@
 #   make lint   ruff, and import-linter's layer contracts (pyproject.toml)
 #   make test   lint + the test suite (with a few seconds of fuzzing)
 #   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
+#   make stress kill, interrupt and race saves of two models into one directory, 100+ rounds each
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers
 #   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B7)
@@ -22,7 +23,7 @@ FUZZ_SECONDS ?= 600
 #   make bench-peers TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 TORCH_INDEX_URL ?=
 
-.PHONY: all demo test lint proto clean bench bench-peers bench-startup peers fuzz
+.PHONY: all demo test lint proto clean bench bench-peers bench-startup peers fuzz stress
 
 all: test
 
@@ -54,6 +55,10 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest
+
+# The long version of tests/test_atomic_save.py: enough rounds to catch a 5% failure rate.
+stress: $(STAMP)
+	PADDLE_IR_STRESS=1 $(PY) -m pytest -q tests/test_atomic_save.py
 
 # Program parser + checker, tensor/param/feed readers (tests/fuzz/); prints the inputs tried.
 fuzz: $(STAMP)

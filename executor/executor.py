@@ -180,6 +180,18 @@ def _split_value(name: str, value, rule: _FeedRule):
                     f"{type(value).__name__}")
 
 
+def _own_copy(value):
+    """A copy of a fed value that shares no memory with the caller's."""
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True, order="C")
+    if isinstance(value, SelectedRows):
+        return SelectedRows(value.rows.copy(), value.value.copy(), value.height)
+    if isinstance(value, CSRTensor):
+        return CSRTensor(value.data.copy(), value.indices.copy(), value.indptr.copy(),
+                         value.shape)
+    return value
+
+
 class Executor:
     def __init__(self, place: str = "cpu", *, check: bool = False, check_nan_inf: bool = False,
                  storage_fallback: str = "warn"):
@@ -238,6 +250,11 @@ class Executor:
             rule = program_vars.feed_rule(name)
             value, offsets = _split_value(name, raw, rule)
             rule.check(name, value, offsets)
+            if name in program_vars.persistable:
+                # A fed persistable goes into the scope and training updates it in place:
+                # copy it, as Paddle copies every feed, so the caller's array never changes
+                # (and a read-only array can be fed).
+                value = _own_copy(value)
             prepared[name] = (value, offsets)
         return prepared
 

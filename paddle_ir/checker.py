@@ -144,16 +144,26 @@ class _Checker:
         """The block declaring `name` as seen from `block_idx`: the block, its ancestors,
         and for a grad block also its forward block and that block's ancestors."""
         blocks = self.desc.blocks
+        declared = self._block_vars()
         frontier, seen = [block_idx], set()
         while frontier:
             idx = frontier.pop(0)
             if not 0 <= idx < len(blocks) or idx in seen:
                 continue
             seen.add(idx)
-            if any(v.name == name for v in blocks[idx].vars):
+            if name in declared[idx]:
                 return idx
             frontier += [blocks[idx].parent_idx, blocks[idx].forward_block_idx]
         return None
+
+    def _block_vars(self) -> list[dict[str, pb.VarDesc]]:
+        """Each block's VarDescs by name, built once: lookups stay O(1) (linear checks)."""
+        if getattr(self, "_vars_by_block", None) is None:
+            self._vars_by_block = [{} for _ in self.desc.blocks]
+            for names, block in zip(self._vars_by_block, self.desc.blocks, strict=True):
+                for var in block.vars:
+                    names.setdefault(var.name, var)
+        return self._vars_by_block
 
     # -- operators --------------------------------------------------------------------------
     def check_ops(self) -> None:
@@ -264,7 +274,7 @@ class _Checker:
     def compare(self, b: int, name: str, fresh: Program) -> None:
         # An op in a sub-block may write a variable of an ancestor: compare where it lives.
         declared = self.desc.blocks[self._declaring_block(b, name)]
-        want = next(v for v in declared.vars if v.name == name)
+        want = self._block_vars()[declared.idx][name]
         got = fresh.block(declared.idx).var(name)
         diffs = []
         if want.type != got.type:

@@ -62,11 +62,11 @@ def _attr_list(attrs: dict) -> str:
     return ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items())
 
 
-def _owner(desc: pb.ProgramDesc, block_idx: int, name: str) -> int | None:
+def _owner(desc: pb.ProgramDesc, block_idx: int, name: str, declared: list[dict]) -> int | None:
     """The block that declares `name` as seen from `block_idx` (walking up the parents)."""
     idx, hops = block_idx, 0
     while 0 <= idx < len(desc.blocks) and hops <= len(desc.blocks):
-        if any(v.name == name for v in desc.blocks[idx].vars):
+        if name in declared[idx]:
             return idx
         idx, hops = desc.blocks[idx].parent_idx, hops + 1
     return None
@@ -90,6 +90,11 @@ def program_to_dot(desc: pb.ProgramDesc, block: int | None = None) -> str:
              '  edge [fontname="Helvetica", fontsize=9];']
     edges: list[str] = []
     outer: dict[str, pb.VarDesc] = {}  # variables of other blocks that the shown ops use
+    # Each block's variables by name, built once: the graph costs linear time in its size.
+    declared = [{} for _ in desc.blocks]
+    for names, block_desc in zip(declared, desc.blocks, strict=True):
+        for var in block_desc.vars:
+            names.setdefault(var.name, var)
     for b in shown:
         block_desc = desc.blocks[b]
         lines.append(f"  subgraph cluster_block{b} {{")
@@ -104,15 +109,14 @@ def program_to_dot(desc: pb.ProgramDesc, block: int | None = None) -> str:
             for direction, slots in (("in", op.inputs), ("out", op.outputs)):
                 for v in slots:
                     for name in v.arguments:
-                        owner = _owner(desc, b, name)
+                        owner = _owner(desc, b, name, declared)
                         if owner is None:
                             node = _var_id(b, name)
                             outer.setdefault(node, pb.VarDesc(name=name))
                         else:
                             node = _var_id(owner, name)
                             if owner not in shown:
-                                outer.setdefault(node, next(
-                                    x for x in desc.blocks[owner].vars if x.name == name))
+                                outer.setdefault(node, declared[owner][name])
                         ends = (node, _op_id(b, i)) if direction == "in" else (_op_id(b, i),
                                                                                 node)
                         edges.append(f"  {_quote(ends[0])} -> {_quote(ends[1])} "

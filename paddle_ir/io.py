@@ -1,26 +1,31 @@
 """Saving and loading programs and their variables: inference models, checkpoints, jobs.
 
-Three directory layouts. The files of one save are staged whole (temporary
-files in the same directory, flushed and fsync'ed) before any is renamed into
-place, the program last, so a save killed part-way leaves the previous model
-loadable and unchanged (tensor_io.atomic_write_many):
+Three kinds of save, which may share one directory:
 
-    inference model   DIR/model.pb         the program pruned to feed -> fetch, test mode,
-                                           naming its feed and fetch targets
-                      DIR/params           its persistable LoDTensors (Paddle's combined
-                                           format: records in sorted name order, no header)
-    checkpoint        DIR/persistables     every persistable LoDTensor of the program,
-                                           optimizer state included, in the same format
-    training job      DIR/main.pb          the main program, naming its feeds and fetches
-                      DIR/startup.pb       the startup program that initializes it
+    inference model   model.pb         the program pruned to feed -> fetch, test mode,
+                                       naming its feed and fetch targets
+                      params           its persistable LoDTensors (Paddle's combined
+                                       format: records in sorted name order, no header)
+    checkpoint        persistables     every persistable LoDTensor of the program,
+                                       optimizer state included, in the same format
+    training job      main.pb          the main program, naming its feeds and fetches
+                      startup.pb       the startup program that initializes it
+
+A save replaces its files as one whole (paddle_ir.core.savedir): they are
+written into a new generation subdirectory and committed by replacing the
+directory's CURRENT file, so a reader never sees the program of one save with
+the parameters of another, a killed save leaves the previous state, and
+concurrent saves end as one of them. The files also appear at the top level of
+the directory (hard links), as older paddle-ir wrote them; directories without
+CURRENT (older paddle-ir) are read at the top level.
 
 Sparse persistables: Paddle's combined file holds LoDTensor records only,
 and a record carries no name, so a SelectedRows (or CSR) variable cannot
 share it. Each sparse kind goes to a sibling file, `params.selected_rows` and
 `params.csr` (`persistables.selected_rows`, ...), holding that kind's records
 (tensor_io's SelectedRows and CSR layouts) in the sorted order of those
-variables' names. A sibling exists only when the program has such variables,
-and saving removes a stale one; loading wants it exactly then. The dense file
+variables' names. A sibling exists only when the program has such variables
+(a save drops a stale one); loading wants it exactly then. The dense file
 always exists, empty for a program without dense persistables.
 
 Files name no variables, so loading matches records to the program's
@@ -35,7 +40,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from paddle_ir.core import tensor_io
+from paddle_ir.core import savedir, tensor_io
+from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import (
@@ -57,6 +63,11 @@ SELECTED_ROWS_SUFFIX = ".selected_rows"
 CSR_SUFFIX = ".csr"
 MAIN_FILENAME = "main.pb"
 STARTUP_FILENAME = "startup.pb"
+# The files older paddle-ir saved at a directory's top level; kept by the first save into
+# such a directory.
+LEGACY_NAMES = tuple(base + suffix for base in (PARAMS_FILENAME, PERSISTABLES_FILENAME)
+                     for suffix in ("", SELECTED_ROWS_SUFFIX, CSR_SUFFIX)) + (
+    MODEL_FILENAME, MAIN_FILENAME, STARTUP_FILENAME)
 
 _LOD_TENSOR = pb.VarDesc.LOD_TENSOR
 _SR = pb.VarDesc.SELECTED_ROWS
@@ -64,7 +75,7 @@ _CSR = pb.VarDesc.CSR
 
 __all__ = [
     "load_inference_model", "load_persistables", "load_program", "load_train_program",
-    "load_vars", "persistable_names", "save_inference_model", "save_persistables",
+    "load_vars", "persistable_names", "read_saved", "save_inference_model", "save_persistables",
     "save_program", "save_train_program", "save_vars", "scan_records",
 ]
 
@@ -78,9 +89,12 @@ def save_program(path, program: Program) -> None:
     tensor_io.atomic_write(path, lambda out: out.write(data))
 
 
-def load_program(path) -> Program:
-    """Read a `.pb` file; a file that is not a ProgramDesc raises ProgramFormatError."""
-    with open(path, "rb") as f:
+def load_program(path, root=None) -> Program:
+    """Read a `.pb` file; a file that is not a ProgramDesc raises ProgramFormatError.
+
+    With `root` (the model directory it belongs to), a link out of it is refused.
+    """
+    with open_regular(path, root) as f:
         data = f.read()
     try:
         return Program.parse(data)
@@ -146,10 +160,12 @@ def _value_of(scope, name: str, storage: _Storage):
     return value
 
 
-def _vars_files(path, program: Program, scope) -> tuple[dict, list[str], list[str]]:
-    """(target -> writer, stale sparse siblings to remove, names) for `save_vars`.
+def _vars_writers(filename: str, program: Program, scope) -> tuple[dict, list[str], list[str]]:
+    """(file name -> writer, every file name of this kind, names saved) for `filename`.
 
-    All values are gathered here, before anything is written.
+    All values are gathered here, before anything is written. A sparse
+    sibling is written only when the program has such variables; the dense
+    file always.
     """
     known = {s.var_type for s in _STORAGES}
     for block in program.desc.blocks:
@@ -158,13 +174,13 @@ def _vars_files(path, program: Program, scope) -> tuple[dict, list[str], list[st
                 raise InvalidProgramError(
                     f"persistable variable {var.name!r} has variable type {var.type}, which "
                     f"paddle-ir cannot save")
-    files, stale, saved = {}, [], []
+    files, every, saved = {}, [], []
     for storage in _STORAGES:
         names = persistable_names(program, storage.var_type)
         values = [_value_of(scope, n, storage) for n in names]
-        target = os.fspath(path) + storage.suffix
+        target = filename + storage.suffix
+        every.append(target)
         if not names and storage.suffix:
-            stale.append(target)  # from a program that had such variables, if it exists
             continue
 
         def write(out, storage=storage, values=values):
@@ -173,15 +189,7 @@ def _vars_files(path, program: Program, scope) -> tuple[dict, list[str], list[st
 
         files[target] = write  # a dense file always exists, maybe empty
         saved += names
-    return files, stale, saved
-
-
-def _commit(files: dict, stale: Sequence[str] = ()) -> None:
-    """Write `files` as one group (tensor_io.atomic_write_many), then drop stale siblings."""
-    tensor_io.atomic_write_many(files)
-    for target in stale:
-        if os.path.exists(target):
-            os.unlink(target)
+    return files, every, saved
 
 
 def save_vars(path, program: Program, scope=None) -> list[str]:
@@ -189,11 +197,17 @@ def save_vars(path, program: Program, scope=None) -> list[str]:
 
     All values are gathered before anything is written, so a missing value
     leaves the files as they were; the files are staged whole before any is
-    renamed into place. Returns the names saved.
+    renamed into place, one by one (a directory replaced as one whole is what
+    `save_persistables` does). Returns the names saved.
     """
     scope = _global_scope() if scope is None else scope
-    files, stale, saved = _vars_files(path, program, scope)
-    _commit(files, stale)
+    path = os.fspath(path)
+    directory, filename = os.path.split(path)
+    files, every, saved = _vars_writers(filename, program, scope)
+    tensor_io.atomic_write_many({os.path.join(directory, n): w for n, w in files.items()})
+    for name in every:
+        if name not in files and os.path.isfile(os.path.join(directory, name)):
+            os.unlink(os.path.join(directory, name))  # a stale sibling
     return saved
 
 
@@ -216,7 +230,7 @@ def scan_records(path, var_type: int = _LOD_TENSOR) -> list[tuple[int, object]]:
     """Every record of a combined file of `var_type` values, with its byte size (for dump)."""
     storage = next(s for s in _STORAGES if s.var_type == var_type)
     records = []
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         end = os.fstat(f.fileno()).st_size
         while f.tell() < end:
             start = f.tell()
@@ -225,9 +239,9 @@ def scan_records(path, var_type: int = _LOD_TENSOR) -> list[tuple[int, object]]:
     return records
 
 
-def _read_records(path, names: Sequence[str], storage: _Storage) -> dict:
+def _read_records(f, path, names: Sequence[str], storage: _Storage) -> dict:
     result = {}
-    with open(path, "rb") as f:
+    with f:
         end = os.fstat(f.fileno()).st_size
         for i, name in enumerate(names):
             if f.tell() == end:
@@ -242,11 +256,12 @@ def _read_records(path, names: Sequence[str], storage: _Storage) -> dict:
     return result
 
 
-def load_vars(path, program: Program, scope=None) -> list[str]:
+def load_vars(path, program: Program, scope=None, root=None) -> list[str]:
     """Load the program's persistables from `path` (and its siblings) into `scope`.
 
     Every record is read and checked against its declaration before any is
     stored, so a mismatched file leaves the scope as it was. Returns the names.
+    With `root` (the model directory), a link out of it is refused.
     """
     scope = _global_scope() if scope is None else scope
     declared = _declarations(program)
@@ -255,8 +270,12 @@ def load_vars(path, program: Program, scope=None) -> list[str]:
         names = persistable_names(program, storage.var_type)
         target = os.fspath(path) + storage.suffix
         kind = pb.VarDesc.VarType.Name(storage.var_type)
-        if os.path.exists(target):
-            records = _read_records(target, names, storage)
+        try:
+            f = open_regular(target, root)
+        except FileNotFoundError:
+            f = None
+        if f is not None:
+            records = _read_records(f, target, names, storage)
             for name, value in records.items():
                 _check_against(target, name, value, declared[name])
             values.update(records)
@@ -286,6 +305,19 @@ def _names(items: Iterable, what: str) -> list[str]:
     return names
 
 
+def _commit(dirname, files: dict, owned) -> None:
+    savedir.commit(dirname, files, owned, legacy_names=LEGACY_NAMES)
+
+
+def read_saved(dirname, read_files):
+    """`read_files(directory)` on the files of one whole save in `dirname` (see savedir.read).
+
+    `directory` is the committed generation, or `dirname` itself when it has no
+    CURRENT (older paddle-ir, Paddle's layouts).
+    """
+    return savedir.read(dirname, read_files)
+
+
 def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
                          main_program: Program | None = None, scope=None,
                          model_filename: str = MODEL_FILENAME,
@@ -296,7 +328,8 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     dropped, `is_test` set) pruned to the ops that compute `target_vars` from
     `feeded_var_names`, with feed_target_names and fetch_target_names set.
     Returns that program. `executor` is accepted for Paddle's signature; the
-    values come from `scope` (the global scope by default).
+    values come from `scope` (the global scope by default). The program and
+    its parameters replace the previous ones in `dirname` as one whole.
     """
     program = default_main_program() if main_program is None else main_program
     feeds = _names(feeded_var_names, "feeded_var_names")
@@ -305,11 +338,10 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
         raise InvalidProgramError("save_inference_model needs at least one target variable")
     pruned = prune(program, feeds, targets)
     scope = _global_scope() if scope is None else scope
-    files, stale, _ = _vars_files(os.path.join(dirname, params_filename), pruned, scope)
+    files, every, _ = _vars_writers(params_filename, pruned, scope)
     data = pruned.serialize()
-    files[os.path.join(dirname, model_filename)] = lambda out: out.write(data)  # renamed last
-    os.makedirs(dirname, exist_ok=True)
-    _commit(files, stale)
+    files[model_filename] = lambda out: out.write(data)
+    _commit(dirname, files, every + [model_filename])
     return pruned
 
 
@@ -317,8 +349,14 @@ def load_inference_model(dirname, executor=None, scope=None,
                          model_filename: str = MODEL_FILENAME,
                          params_filename: str = PARAMS_FILENAME):
     """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`."""
-    program = load_program(os.path.join(dirname, model_filename))
-    load_vars(os.path.join(dirname, params_filename), program, scope)
+    scope = _global_scope() if scope is None else scope
+
+    def read_files(directory):
+        program = load_program(os.path.join(directory, model_filename), directory)
+        load_vars(os.path.join(directory, params_filename), program, scope, directory)
+        return program
+
+    program = read_saved(dirname, read_files)
     block = program.global_block()
     fetch_targets = [block.var(n) for n in program.fetch_target_names]
     return program, program.feed_target_names, fetch_targets
@@ -329,17 +367,25 @@ def load_inference_model(dirname, executor=None, scope=None,
 
 def save_persistables(executor, dirname, main_program: Program | None = None, scope=None,
                       filename: str = PERSISTABLES_FILENAME) -> list[str]:
-    """Checkpoint every persistable variable of `main_program` (optimizer state included)."""
+    """Checkpoint every persistable variable of `main_program` (optimizer state included).
+
+    The checkpoint replaces the previous one in `dirname` as one whole.
+    """
     program = default_main_program() if main_program is None else main_program
-    os.makedirs(dirname, exist_ok=True)
-    return save_vars(os.path.join(dirname, filename), program, scope)
+    scope = _global_scope() if scope is None else scope
+    files, every, saved = _vars_writers(filename, program, scope)
+    _commit(dirname, files, every)
+    return saved
 
 
 def load_persistables(executor, dirname, main_program: Program | None = None, scope=None,
                       filename: str = PERSISTABLES_FILENAME) -> list[str]:
     """Restore a checkpoint written by `save_persistables` for the same program."""
     program = default_main_program() if main_program is None else main_program
-    return load_vars(os.path.join(dirname, filename), program, scope)
+    scope = _global_scope() if scope is None else scope
+    return read_saved(dirname,
+                      lambda directory: load_vars(os.path.join(directory, filename), program,
+                                                  scope, directory))
 
 
 # --- training jobs -----------------------------------------------------------------------
@@ -351,7 +397,7 @@ def save_train_program(dirname, main_program: Program, startup_program: Program,
 
     The main program is saved whole (forward, backward and optimizer ops),
     with its feed and fetch targets named in the ProgramDesc; `main_program`
-    itself is not modified.
+    itself is not modified. Both files replace the previous ones as one whole.
     """
     feeds = _names(feed_names, "feed_names")
     fetches = _names(fetch_vars, "fetch_vars")
@@ -365,15 +411,14 @@ def save_train_program(dirname, main_program: Program, startup_program: Program,
     main.desc.feed_target_names.extend(feeds)
     del main.desc.fetch_target_names[:]
     main.desc.fetch_target_names.extend(fetches)
-    os.makedirs(dirname, exist_ok=True)
     startup_data, main_data = startup_program.serialize(), main.serialize()
-    _commit({os.path.join(dirname, STARTUP_FILENAME): lambda out: out.write(startup_data),
-             os.path.join(dirname, MAIN_FILENAME): lambda out: out.write(main_data)})
+    _commit(dirname, {STARTUP_FILENAME: lambda out: out.write(startup_data),
+                      MAIN_FILENAME: lambda out: out.write(main_data)},
+            [STARTUP_FILENAME, MAIN_FILENAME])
 
 
 def load_train_program(dirname) -> tuple[Program, Program]:
     """(main, startup) of a job saved by `save_train_program`."""
-    main = load_program(os.path.join(dirname, MAIN_FILENAME))
-    startup = load_program(os.path.join(dirname, STARTUP_FILENAME))
-    return main, startup
-
+    return read_saved(dirname, lambda directory: (
+        load_program(os.path.join(directory, MAIN_FILENAME), directory),
+        load_program(os.path.join(directory, STARTUP_FILENAME), directory)))

@@ -421,9 +421,10 @@ def test_check_lists_every_problem_of_a_broken_program(affine_pb, tmp_path):
 
 def test_check_finds_parameters_that_do_not_belong(model_dir, tmp_path):
     model, _, _, _ = model_dir
-    from paddle_ir.core import tensor_io
+    from paddle_ir.core import savedir, tensor_io
 
-    tensor_io.save_combined(model / "params", {"a": np.zeros(4, np.float32),
+    committed = savedir.committed_dir(model)  # damage the committed save itself
+    tensor_io.save_combined(os.path.join(committed, "params"), {"a": np.zeros(4, np.float32),
                                                "b": np.zeros(3, np.float32)})
     done = cli("check", model)
     assert done.returncode == 1

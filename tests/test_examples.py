@@ -98,8 +98,10 @@ def test_out_names_the_directory_and_the_command_quotes_it(tmp_path):
     (command,) = printed_commands(stdout)
     assert f"'{out}'" in command
     assert "shape=[4, 6]" in run_command(command, cwd=REPO)
-    assert sorted(p.name for p in out.iterdir()) == ["center.npy", "model.pb", "params",
-                                                     "words.npy"]
+    # the model's files at the top level (links into its committed generation), the
+    # example's feeds beside them, untouched by the save
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
+        "CURRENT", "LOCK", "center.npy", "model.pb", "params", "words.npy"]
     assert not (tmp_path / "out").exists()
 
 

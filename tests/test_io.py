@@ -8,7 +8,7 @@ from example_programs import affine_feed, build_affine, build_counter
 
 import paddle_ir as pir
 from paddle_ir import io
-from paddle_ir.core import tensor_io
+from paddle_ir.core import savedir, tensor_io
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import (
     InvalidProgramError,
@@ -28,6 +28,21 @@ def trained_affine():
     exe = pir.Executor()
     exe.run(startup, scope=scope)
     return main, startup, names, scope, exe
+
+
+def _saved(dirname) -> list[str]:
+    """The saved files of a directory: its committed generation's, also at its top level."""
+    committed = sorted(os.listdir(savedir.committed_dir(dirname)))
+    top = sorted(n for n in os.listdir(dirname)
+                 if os.path.isfile(os.path.join(dirname, n)) and n not in ("CURRENT", "LOCK"))
+    assert top == committed
+    return committed
+
+
+def _tree(dirname) -> dict:
+    return {os.path.relpath(os.path.join(root, name), dirname):
+            open(os.path.join(root, name), "rb").read()
+            for root, _, names in os.walk(dirname) for name in names}
 
 
 def _op_types(program):
@@ -190,18 +205,19 @@ def test_params_of_another_program_are_rejected(tmp_path, trained_affine):
     main, _, names, scope, exe = trained_affine
     io.save_inference_model(tmp_path, ["x"], [names["y"]], exe, main, scope)
     other = {names["b"]: np.zeros(4, np.float32), names["w"]: np.zeros(3, np.float32)}
-    tensor_io.save_combined(tmp_path / "params", other)
+    params = os.path.join(savedir.committed_dir(tmp_path), "params")  # damage the save
+    tensor_io.save_combined(params, other)
     fresh = pir.Scope()
     with pytest.raises(TensorFormatError, match=r"holds float32 \[4\], but the program "
                                                 r"declares float32 \[3\]"):
         io.load_inference_model(tmp_path, exe, fresh)
     assert fresh.find_var(names["w"]) is None  # nothing half-loaded
 
-    tensor_io.save_combined(tmp_path / "params", {**other, "zz": np.zeros(1, np.float32)})
+    tensor_io.save_combined(params, {**other, "zz": np.zeros(1, np.float32)})
     with pytest.raises(TensorFormatError, match="holds more variables than the program"):
         io.load_inference_model(tmp_path, exe, pir.Scope())
-    tensor_io.save_combined(tmp_path / "params", {names["b"]: np.zeros(3, np.float64),
-                                                  names["w"]: np.zeros(3, np.float32)})
+    tensor_io.save_combined(params, {names["b"]: np.zeros(3, np.float64),
+                                     names["w"]: np.zeros(3, np.float32)})
     with pytest.raises(TensorFormatError, match="holds float64"):
         io.load_inference_model(tmp_path, exe, pir.Scope())
 
@@ -209,11 +225,13 @@ def test_params_of_another_program_are_rejected(tmp_path, trained_affine):
 def test_missing_params_file_and_corrupt_model_are_clear_errors(tmp_path, trained_affine):
     main, _, names, scope, exe = trained_affine
     io.save_inference_model(tmp_path, ["x"], [names["y"]], exe, main, scope)
-    os.unlink(tmp_path / "params")
+    committed = savedir.committed_dir(tmp_path)
+    os.unlink(os.path.join(committed, "params"))
     with pytest.raises(TensorFormatError, match="params does not exist, but the program has 2 "
                                                 "persistable LOD_TENSOR variables"):
         io.load_inference_model(tmp_path, exe, pir.Scope())
-    (tmp_path / "model.pb").write_bytes(b"\xff\xff\xff garbage")
+    with open(os.path.join(committed, "model.pb"), "wb") as f:
+        f.write(b"\xff\xff\xff garbage")
     with pytest.raises(ProgramFormatError, match="model.pb: the bytes are not a paddle-ir"):
         io.load_inference_model(tmp_path, exe, pir.Scope())
 
@@ -228,10 +246,10 @@ def test_saving_before_the_startup_program_ran_says_so(tmp_path):
 def test_a_failed_save_leaves_the_previous_files_and_no_temporaries(tmp_path, trained_affine):
     main, _, names, scope, exe = trained_affine
     io.save_inference_model(tmp_path, ["x"], [names["y"]], exe, main, scope)
-    before = {p: (tmp_path / p).read_bytes() for p in os.listdir(tmp_path)}
+    before = _tree(tmp_path)
     with pytest.raises(MissingVariableError):
         io.save_inference_model(tmp_path, ["x"], [names["y"]], exe, main, pir.Scope())
-    assert {p: (tmp_path / p).read_bytes() for p in os.listdir(tmp_path)} == before
+    assert _tree(tmp_path) == before
 
 
 # --- checkpoints ------------------------------------------------------------------------
@@ -246,7 +264,7 @@ def test_checkpoint_round_trip_includes_state_updated_in_place(tmp_path):
         exe.run(main, feed={"x": batch}, scope=scope)
     saved = io.save_persistables(exe, tmp_path, main, scope)
     assert saved == ["steps", "total"]
-    assert sorted(os.listdir(tmp_path)) == ["persistables"]
+    assert _saved(tmp_path) == ["persistables"]
 
     fresh = pir.Scope()
     assert io.load_persistables(exe, tmp_path, main, fresh) == ["steps", "total"]
@@ -270,7 +288,7 @@ def test_selected_rows_persistables_go_to_their_own_file(tmp_path):
     sr = pir.SelectedRows([7, 2, 7], np.arange(6, dtype=np.float32).reshape(3, 2), 10)
     scope.var("emb@ROWS").value = sr
     io.save_persistables(exe, tmp_path, main, scope)
-    assert sorted(os.listdir(tmp_path)) == ["persistables", "persistables.selected_rows"]
+    assert _saved(tmp_path) == ["persistables", "persistables.selected_rows"]
     assert ((tmp_path / "persistables.selected_rows").read_bytes()
             == tensor_io.serialize_selected_rows(sr))
     [(size, scanned)] = io.scan_records(tmp_path / "persistables.selected_rows",
@@ -288,7 +306,7 @@ def test_selected_rows_persistables_go_to_their_own_file(tmp_path):
     # the same directory re-saved for a program without sparse state: no stale sibling
     plain_main, _, _ = build_counter()
     io.save_persistables(exe, tmp_path, plain_main, fresh)
-    assert sorted(os.listdir(tmp_path)) == ["persistables"]
+    assert _saved(tmp_path) == ["persistables"]
     with pytest.raises(TensorFormatError, match="persistables.selected_rows does not exist"):
         io.load_persistables(exe, tmp_path, main, pir.Scope())
 
@@ -345,7 +363,7 @@ def test_csr_persistables_round_trip_through_their_sibling(tmp_path):
     csr = CSRTensor(np.array([7, 8, 9], np.float32), [0, 2, 1], [0, 2, 2, 3], (3, 5))
     scope.var("features").value = csr
     io.save_persistables(exe, tmp_path, main, scope)
-    assert sorted(os.listdir(tmp_path)) == ["persistables", "persistables.csr"]
+    assert _saved(tmp_path) == ["persistables", "persistables.csr"]
     fresh = pir.Scope()
     assert io.load_persistables(exe, tmp_path, main, fresh) == ["steps", "total", "features"]
     back = fresh.find_var("features").value

@@ -8,8 +8,10 @@ import os
 
 from paddle_ir import io
 from paddle_ir.checker import Problem, check_bytes
+from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
+from paddle_ir.framework import Program
 from paddle_ir.proto import framework_pb2 as pb
 
 
@@ -23,17 +25,23 @@ def add_parser(subparsers, common) -> None:
     p.set_defaults(handler=check_command)
 
 
-def _targets(path: str) -> list[tuple[str, str | None]]:
-    """(program file, its parameter file or None) to check."""
-    if not os.path.isdir(path):
-        return [(path, None)]
-    model = os.path.join(path, io.MODEL_FILENAME)
+def _targets(directory: str) -> list[tuple[str, bytes, str | None]]:
+    """(program file, its bytes, its parameter file or None) to check, read at once."""
+    def read(path: str) -> bytes:
+        with open_regular(path, directory if os.path.isdir(directory) else None) as f:
+            return f.read()
+
+    if not os.path.isdir(directory):
+        return [(directory, read(directory), None)]
+    model = os.path.join(directory, io.MODEL_FILENAME)
     if os.path.exists(model):
-        return [(model, os.path.join(path, io.PARAMS_FILENAME))]
-    main = os.path.join(path, io.MAIN_FILENAME)
+        return [(model, read(model), os.path.join(directory, io.PARAMS_FILENAME))]
+    main = os.path.join(directory, io.MAIN_FILENAME)
     if os.path.exists(main):
-        return [(main, None), (os.path.join(path, io.STARTUP_FILENAME), None)]
-    raise FileNotFoundError(f"{path} holds neither {io.MODEL_FILENAME} nor {io.MAIN_FILENAME}")
+        startup = os.path.join(directory, io.STARTUP_FILENAME)
+        return [(main, read(main), None), (startup, read(startup), None)]
+    raise FileNotFoundError(f"{directory} holds neither {io.MODEL_FILENAME} nor "
+                            f"{io.MAIN_FILENAME}")
 
 
 def _summary(data: bytes) -> str:
@@ -44,23 +52,31 @@ def _summary(data: bytes) -> str:
     return f"{len(desc.blocks)} block(s), {ops} op(s), {variables} variable(s)"
 
 
-def check_command(args) -> int:
-    failed = False
-    for program_path, params in _targets(args.path):
-        with open(program_path, "rb") as f:
-            data = f.read()
+def _checked(directory: str) -> list[tuple[str, bytes, list, bool]]:
+    """(program file, bytes, problems, params checked?) of each program of one save."""
+    results = []
+    for program_path, data, params in _targets(directory):
         problems = check_bytes(data)
         if params is not None and not problems:
             try:
-                io.load_vars(params, io.load_program(program_path), Scope())
+                io.load_vars(params, Program.parse(data), Scope(), directory)
             except PaddleIRError as exc:
                 problems.append(Problem(exc.category, exc.message))
+        results.append((program_path, data, problems, params is not None))
+    return results
+
+
+def check_command(args) -> int:
+    failed = False
+    for program_path, data, problems, params in io.read_saved(args.path, _checked):
+        if os.path.isdir(args.path):  # name the file the user knows, not the generation's
+            program_path = os.path.join(args.path, os.path.basename(program_path))
         if problems:
             failed = True
             print(f"{program_path}: {len(problems)} problem(s)")
             for problem in problems:
                 print(f"  {problem}")
         else:
-            checked = " and its parameters" if params is not None else ""
+            checked = " and its parameters" if params else ""
             print(f"{program_path}{checked}: OK ({_summary(data)})")
     return 1 if failed else 0

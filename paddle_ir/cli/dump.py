@@ -30,6 +30,7 @@ from google.protobuf import json_format, text_format
 from paddle_ir import io
 from paddle_ir.cli.feeds import UsageError
 from paddle_ir.core import tensor_io
+from paddle_ir.core.atomic import check_output_path, open_regular, temporary_name
 from paddle_ir.core.dtypes import dtype_name
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.graphviz import program_to_dot
@@ -50,7 +51,8 @@ def add_parser(subparsers, common) -> None:
                    help="output format for a program (default: text)")
     p.add_argument("--block", type=int, metavar="N", help="only block N of the program")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write to FILE instead of stdout (dot: .svg/.png/.pdf render)")
+                   help="write to FILE (a regular file, replaced atomically; - is stdout) "
+                        "instead of stdout (dot: .svg/.png/.pdf render)")
     p.add_argument("--program", metavar="FILE.pb",
                    help="the program whose persistables name a parameter file's records")
     p.set_defaults(handler=dump_command)
@@ -59,15 +61,20 @@ def add_parser(subparsers, common) -> None:
 # --- what PATH is ------------------------------------------------------------------------
 
 
-def _program_path(path: str) -> str:
+def _program_in(directory: str) -> str:
+    for name in (io.MODEL_FILENAME, io.MAIN_FILENAME):
+        candidate = os.path.join(directory, name)
+        if os.path.exists(candidate):
+            return candidate
+    raise FileNotFoundError(f"{directory} holds neither {io.MODEL_FILENAME} nor "
+                            f"{io.MAIN_FILENAME}")
+
+
+def load_program_at(path: str):
+    """The program PATH names: a .pb, or the committed program of a model or job directory."""
     if os.path.isdir(path):
-        for name in (io.MODEL_FILENAME, io.MAIN_FILENAME):
-            candidate = os.path.join(path, name)
-            if os.path.exists(candidate):
-                return candidate
-        raise FileNotFoundError(f"{path} holds neither {io.MODEL_FILENAME} nor "
-                                f"{io.MAIN_FILENAME}")
-    return path
+        return io.read_saved(path, lambda d: io.load_program(_program_in(d), d))
+    return io.load_program(path)
 
 
 def _is_parameter_file(path: str) -> bool:
@@ -75,7 +82,7 @@ def _is_parameter_file(path: str) -> bool:
         return False
     if any(path.endswith(s) for s in _SPARSE_SUFFIXES):
         return True
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         head = f.read(4)
     # Every record starts with a u32 version 0; a ProgramDesc never starts with a 0 byte.
     return head == b"" or head == b"\0\0\0\0"
@@ -105,7 +112,8 @@ def _render_dot(source: str, output: str, fmt: str) -> None:
         raise PaddleIRError(
             f"rendering {output} needs Graphviz's `dot` program, which is not on PATH; "
             f"install Graphviz, or write the DOT source with -o {os.path.splitext(output)[0]}.dot")
-    tmp = output + ".rendering"
+    check_output_path(output)
+    tmp = temporary_name(output)
     try:
         done = subprocess.run([dot, f"-T{fmt}", "-o", tmp], input=source.encode(),
                               capture_output=True, check=False)
@@ -117,8 +125,18 @@ def _render_dot(source: str, output: str, fmt: str) -> None:
             os.unlink(tmp)
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7f] if chr(c) not in "\n\t"}
+_CONTROL.update({c: f"\\u{c:04x}" for c in range(0x80, 0xa0)})  # C1 controls (CSI ...)
+
+
+def escape_controls(text: str) -> str:
+    """Names from a file may hold terminal escape sequences: show them, never send them."""
+    return text.translate(_CONTROL)
+
+
 def _emit(text: str, output: str | None) -> None:
-    if output is None:
+    text = escape_controls(text)
+    if output is None or output == "-":
         sys.stdout.write(text)
     else:
         tensor_io.atomic_write(output, lambda out: out.write(text.encode()))
@@ -190,11 +208,11 @@ def dump_command(args) -> int:
                                 indent=2) + "\n")
         _emit(text, args.output)
         return 0
-    program = io.load_program(_program_path(args.path))
+    program = load_program_at(args.path)
     text = render_program(program.desc, args.format, args.block)
     suffix = os.path.splitext(args.output or "")[1].lower()
     if args.format == "dot" and suffix in _RENDERED:
-        _render_dot(text, args.output, _RENDERED[suffix])
+        _render_dot(escape_controls(text), args.output, _RENDERED[suffix])
     else:
         _emit(text, args.output)
     return 0

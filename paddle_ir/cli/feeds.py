@@ -27,7 +27,7 @@ import numpy as np
 from paddle_ir.cli import npyfile
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.errors import FeedError
+from paddle_ir.core.errors import FeedError, FetchError
 from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
 from paddle_ir.core.selected_rows import SelectedRows
 
@@ -46,21 +46,42 @@ def split_assignment(text: str, option: str) -> tuple[str, str]:
     return name, value
 
 
+MAX_LOD_LENGTH = 2**62  # a sequence length beyond this cannot index any tensor
+MAX_LOD_LEVELS = 32
+
+
 def parse_lod(text: str, option: str = "--lod") -> list[list[int]]:
-    """JSON recursive sequence lengths: a list of levels, each a list of ints >= 0."""
+    """JSON recursive sequence lengths: a list of levels, each a list of ints >= 0.
+
+    The nesting is checked before the JSON parser sees it (5000 open brackets
+    would exhaust its recursion), and every length must be below 2**62.
+    """
+    example = "write lengths per level, e.g. '[[3,1,4]]'"
+    codes = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
+    depth = np.cumsum((codes == ord("[")).astype(np.int64) - (codes == ord("]")))
+    if depth.size and depth.max() > 2:
+        raise UsageError(f"{option}: {_clip(text)} nests lists {int(depth.max())} deep; a LoD "
+                         f"is a list of levels, each a flat list of lengths ({example})")
     try:
         lod = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{option}: {text!r} is not JSON ({exc.msg}); write lengths per "
-                         f"level, e.g. '[[3,1,4]]'") from None
+    except (ValueError, RecursionError) as exc:  # (too many digits is a ValueError)
+        raise UsageError(f"{option}: {_clip(text)} is not JSON "
+                         f"({getattr(exc, 'msg', exc)}); {example}") from None
     ok = isinstance(lod, list) and all(
         isinstance(level, list) and all(isinstance(n, int) and not isinstance(n, bool)
-                                        and n >= 0 for n in level)
+                                        and 0 <= n < MAX_LOD_LENGTH for n in level)
         for level in lod)
     if not ok:
-        raise UsageError(f"{option}: {text!r} must be a list of levels of sequence lengths "
-                         f"(lists of ints >= 0), e.g. '[[3,1,4]]'")
+        raise UsageError(f"{option}: {_clip(text)} must be a list of levels of sequence "
+                         f"lengths (lists of ints from 0 to 2**62), e.g. '[[3,1,4]]'")
+    if len(lod) > MAX_LOD_LEVELS:
+        raise UsageError(f"{option}: {len(lod)} LoD levels; a LoD has at most "
+                         f"{MAX_LOD_LEVELS}")
     return lod
+
+
+def _clip(text: str) -> str:
+    return repr(text) if len(text) <= 80 else repr(text[:60]) + f" ... ({len(text)} chars)"
 
 
 def load_npy(path: str) -> np.ndarray:
@@ -215,10 +236,40 @@ def npz_entries(name: str, value) -> dict[str, np.ndarray]:
     return entries
 
 
-def save_npz(path: str, values: dict) -> None:
+def _check_fetch_name(name: str) -> None:
+    """A name --out can write so that --feeds reads it back as the same value."""
+    bad = None
+    if "\0" in name or "/" in name or "\\" in name:
+        bad = "it contains a NUL character or a path separator"
+    elif name.rsplit(".", 1)[-1] in ("lod",) + _SR_PARTS + _CSR_PARTS and "." in name:
+        bad = (f"it ends in .{name.rsplit('.', 1)[-1]}, which --feeds reads as a part of "
+               f"another value")
+    elif not name:
+        bad = "it is empty"
+    if bad:
+        raise FetchError(f"cannot write fetched value {name!r} to an .npz: {bad}",
+                         hint="fetch it under another name, e.g. with an assign op")
+
+
+def npz_bytes(values: dict) -> bytes:
+    """The .npz of fetched values, in the layout --feeds reads; only what it reads back."""
     entries = {}
     for name, value in values.items():
+        _check_fetch_name(name)
+        if not isinstance(value, (np.ndarray, LoDTensor, SelectedRows, CSRTensor)):
+            raise FetchError(f"cannot write fetched value {name!r} to an .npz: it is a "
+                             f"{type(value).__name__}, which --feeds cannot read back (only "
+                             f"tensors, SelectedRows and CSR values are written)")
+        array = value if isinstance(value, (SelectedRows, CSRTensor)) else np.asarray(value)
+        if not isinstance(array, (SelectedRows, CSRTensor)) and array.dtype.hasobject:
+            raise FetchError(f"cannot write fetched value {name!r}: it holds Python objects")
         entries.update(npz_entries(name, value))
     buffer = _stdio.BytesIO()
     np.savez(buffer, **entries)
-    tensor_io.atomic_write(os.fspath(path), lambda out: out.write(buffer.getvalue()))
+    return buffer.getvalue()
+
+
+def save_npz(path: str, values: dict) -> None:
+    """Write fetched values as an .npz (atomically; regular files only)."""
+    data = npz_bytes(values)
+    tensor_io.atomic_write(os.fspath(path), lambda out: out.write(data))

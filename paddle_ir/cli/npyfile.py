@@ -12,7 +12,9 @@ then checked before anything is allocated:
 - the shape's byte count equals the bytes that follow the header exactly;
 - an .npz member is stored or deflated, unencrypted, and its declared size is
   within deflate's maximum expansion (about 1032:1) of its compressed size,
-  so a member cannot claim more memory than its bytes can honestly produce.
+  so a member cannot claim more memory than its bytes can honestly produce;
+  and all members together declare at most MAX_NPZ_BYTES (4 GiB);
+- only regular files are opened (a FIFO would block, /dev/zero never ends).
 
 Every failure is a `FeedError` naming the file (and the entry).
 """
@@ -29,7 +31,8 @@ from typing import BinaryIO
 import numpy as np
 from numpy.lib import format as npy_format
 
-from paddle_ir.core.errors import FeedError
+from paddle_ir.core.atomic import open_regular
+from paddle_ir.core.errors import FeedError, InputFileError
 from paddle_ir.core.tensor_io import MAX_DIMS
 
 NPY_MAGIC = b"\x93NUMPY"
@@ -37,6 +40,9 @@ ZIP_MAGIC = b"PK\x03\x04"
 _PLAIN_KINDS = "biufcU"
 _DEFLATE_MAX_RATIO = 1032
 _MAX_NBYTES = 2**63 - 1
+# An absolute cap on what one .npz may inflate to, whatever its compression ratio: a
+# 3 MB archive can honestly inflate to 3 GB of zeros.
+MAX_NPZ_BYTES = 4 * 2**30
 # What numpy's header parser raises on a header that is not a valid dict literal (a
 # TypeError when it sorts keys of mixed types).
 _HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, EOFError, UnicodeDecodeError,
@@ -91,14 +97,21 @@ def read_npy(stream: BinaryIO, size: int, what: str) -> np.ndarray:
     return array
 
 
-def _magic(path: str) -> bytes:
+def _open(path: str) -> BinaryIO:
+    """A regular file (a FIFO would block, /dev/zero would never end), as a FeedError."""
     try:
-        with open(path, "rb") as f:
-            return f.read(len(NPY_MAGIC))
+        return open_regular(path)
     except FileNotFoundError:
         raise
+    except InputFileError as exc:
+        raise FeedError(exc.message) from None
     except OSError as exc:
         raise FeedError(f"{path} is not a readable file: {exc}") from None
+
+
+def _magic(path: str) -> bytes:
+    with _open(path) as f:
+        return f.read(len(NPY_MAGIC))
 
 
 def load_npy(path: str) -> np.ndarray:
@@ -106,7 +119,7 @@ def load_npy(path: str) -> np.ndarray:
     magic = _magic(path)
     if magic.startswith(ZIP_MAGIC):
         raise FeedError(f"{path} is an .npz archive; pass it with --feeds")
-    with open(path, "rb") as f:
+    with _open(path) as f:
         return read_npy(f, os.fstat(f.fileno()).st_size, path)
 
 
@@ -135,7 +148,12 @@ def load_npz_entries(path: str) -> dict[str, np.ndarray]:
         raise FeedError(f"{path} is a single .npy array; pass it with --feed NAME={path}")
     entries: dict[str, np.ndarray] = {}
     try:
-        with zipfile.ZipFile(path) as archive:
+        with _open(path) as f, zipfile.ZipFile(f) as archive:
+            total = sum(info.file_size for info in archive.infolist())
+            if total > MAX_NPZ_BYTES:
+                raise FeedError(f"{path} declares {total} bytes of arrays, more than the "
+                                f"{MAX_NPZ_BYTES} bytes paddle-ir reads from one .npz "
+                                f"(npyfile.MAX_NPZ_BYTES)")
             for info in archive.infolist():
                 if not info.filename.endswith(".npy"):
                     raise FeedError(f"{path}: entry {info.filename!r} is not an .npy array")

@@ -11,6 +11,10 @@ What PATH names decides the job:
 Every job runs `--steps` times (default 1) in a fresh scope, cycling through
 the batches of the feeds (`--batch-size` cuts them; without it every step gets
 the whole feeds), and prints the fetched values of the last step.
+
+Feeds may set only the program's feed targets (a program that names none: any
+variable that is not persistable); --allow-any-feed lifts this, so that a feed
+file can override a parameter on purpose.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -26,7 +31,13 @@ import numpy as np
 from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli.values import describe_value, summarize_value
-from paddle_ir.core.errors import FeedError, FetchError, MissingVariableError
+from paddle_ir.core import tensor_io
+from paddle_ir.core.errors import (
+    FeedError,
+    FetchError,
+    MissingVariableError,
+    ResourceLimitError,
+)
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 
@@ -36,7 +47,8 @@ class Job:
     program: Program
     source: str
     startup: Program | None = None
-    params: str | None = None
+    params: str | None = None  # a parameter file to load
+    loaded: Scope | None = None  # parameters read with the program from a saved directory
 
 
 def _positive(text: str) -> int:
@@ -46,6 +58,16 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 < value < 10**7:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
     return value
 
 
@@ -64,7 +86,14 @@ def add_parser(subparsers, common) -> None:
                    help="fetch NAME (repeatable; default: the program's fetch targets)")
     p.add_argument("--params", metavar="FILE", help="parameter file for a bare .pb")
     p.add_argument("--startup", metavar="FILE.pb", help="startup program to run first")
-    p.add_argument("--out", metavar="FILE.npz", help="save the fetched values under their names")
+    p.add_argument("--out", metavar="FILE.npz",
+                   help="save the fetched values under their names (a regular file; - writes "
+                        "the .npz to stdout and the listing to stderr)")
+    p.add_argument("--allow-any-feed", action="store_true",
+                   help="let feeds set variables other than the program's feed targets, "
+                        "parameters included")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="stop the run with an error after SECONDS (checked between ops)")
     p.add_argument("--steps", type=_positive, default=1, metavar="N",
                    help="run N steps (default 1), cycling through the feed batches")
     p.add_argument("--batch-size", type=_positive, metavar="B",
@@ -81,20 +110,32 @@ def add_parser(subparsers, common) -> None:
     p.set_defaults(handler=run_command)
 
 
+def _saved_job(directory: str, path: str, params: str | None) -> Job:
+    """The job in one committed save of a directory (see io.read_saved); `path` names it."""
+    model = os.path.join(directory, io.MODEL_FILENAME)
+    main = os.path.join(directory, io.MAIN_FILENAME)
+    if os.path.exists(model):
+        job = Job(io.load_program(model, directory), os.path.join(path, io.MODEL_FILENAME),
+                  params=params)
+        if params is None:
+            job.loaded = Scope()
+            io.load_vars(os.path.join(directory, io.PARAMS_FILENAME), job.program, job.loaded,
+                         directory)
+        return job
+    if os.path.exists(main):
+        return Job(io.load_program(main, directory), os.path.join(path, io.MAIN_FILENAME),
+                   params=params,
+                   startup=io.load_program(os.path.join(directory, io.STARTUP_FILENAME),
+                                           directory))
+    raise FileNotFoundError(
+        f"{directory} holds neither {io.MODEL_FILENAME} (an inference model) nor "
+        f"{io.MAIN_FILENAME} (a training job)")
+
+
 def resolve_job(path: str, params: str | None, startup: str | None) -> Job:
+    """What PATH names (see the module docstring): the one place a path becomes a job."""
     if os.path.isdir(path):
-        model = os.path.join(path, io.MODEL_FILENAME)
-        main = os.path.join(path, io.MAIN_FILENAME)
-        if os.path.exists(model):
-            job = Job(io.load_program(model), model,
-                      params=params or os.path.join(path, io.PARAMS_FILENAME))
-        elif os.path.exists(main):
-            job = Job(io.load_program(main), main, params=params,
-                      startup=io.load_program(os.path.join(path, io.STARTUP_FILENAME)))
-        else:
-            raise FileNotFoundError(
-                f"{path} holds neither {io.MODEL_FILENAME} (an inference model) nor "
-                f"{io.MAIN_FILENAME} (a training job)")
+        job = io.read_saved(path, lambda directory: _saved_job(directory, path, params))
     else:
         job = Job(io.load_program(path), path, params=params)
         beside = os.path.join(os.path.dirname(path), io.STARTUP_FILENAME)
@@ -106,13 +147,26 @@ def resolve_job(path: str, params: str | None, startup: str | None) -> Job:
     return job
 
 
-def _check_names(program: Program, feeds: dict, fetch_names: list[str]) -> None:
+def _check_names(program: Program, feeds: dict, fetch_names: list[str],
+                 any_feed: bool = False) -> None:
     block = program.global_block()
     missing = [n for n in program.feed_target_names if n not in feeds]
     if missing:
         raise FeedError(f"missing feed {', '.join(map(repr, missing))}; the program's feed "
                         f"targets are {program.feed_target_names} (give each with --feed "
                         f"NAME=FILE.npy or in --feeds FILE.npz)")
+    if not any_feed:
+        targets = set(program.feed_target_names)
+        for name in feeds:
+            var = block.vars.get(name)
+            if targets and name not in targets:
+                raise FeedError(f"{name!r} is not one of the program's feed targets "
+                                f"{program.feed_target_names}; a feed may not change the model",
+                                hint="pass --allow-any-feed to set it anyway")
+            if var is not None and var.persistable:
+                raise FeedError(f"{name!r} is a persistable variable (a parameter or state) "
+                                f"of the program; a feed may not change the model",
+                                hint="pass --allow-any-feed to set it anyway")
     for name in fetch_names:
         if not block.has_var(name):
             raise FetchError(f"cannot fetch {name!r}: it is not a variable of the program's "
@@ -164,15 +218,35 @@ def _run_steps(exe: Executor, scope: Scope, program: Program, batches: list[dict
     return values
 
 
+@contextlib.contextmanager
+def _deadline(seconds: float | None):
+    """Raise ResourceLimitError in the main thread after `seconds` (between Python steps)."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise ResourceLimitError(f"the run took longer than --timeout {seconds:g} s and was "
+                                 f"stopped")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def run_command(args) -> int:
     files, lods = feed_files.parse_feed_options(args.feed, args.lod)
     job = resolve_job(args.path, args.params, args.startup)
     feeds = feed_files.collect_feeds(files, args.feeds, lods)
     fetch_names = args.fetch or job.program.fetch_target_names
-    _check_names(job.program, feeds, fetch_names)
+    _check_names(job.program, feeds, fetch_names, args.allow_any_feed)
     batches = feed_files.make_batches(feeds, args.batch_size)
 
-    if job.params is None and job.startup is None and not args.load:
+    if job.params is None and job.loaded is None and job.startup is None and not args.load:
         persistables = io.persistable_names(job.program)
         if persistables:
             shown = ", ".join(persistables[:5]) + (", ..." if len(persistables) > 5 else "")
@@ -185,12 +259,16 @@ def run_command(args) -> int:
         exe.run(job.startup, scope=scope)
     if job.params is not None:
         io.load_vars(job.params, job.program, scope)
+    if job.loaded is not None:
+        for name in job.loaded.local_var_names():
+            scope.var(name).value = job.loaded.find_var(name).value
     if args.load:
         io.load_persistables(exe, args.load, job.program, scope)
     if args.profile:
         exe.profile = {}
 
-    values = _run_steps(exe, scope, job.program, batches, fetch_names, args)
+    with _deadline(args.timeout):
+        values = _run_steps(exe, scope, job.program, batches, fetch_names, args)
     timed = args.steps - 1
     if args.profile and timed == 0 and not _writes_persistables(job.program):
         # The first run compiles the plan and is not timed; a side-effect-free
@@ -202,16 +280,22 @@ def run_command(args) -> int:
     if not fetch_names:
         print("nothing fetched: the program names no fetch targets; pass --fetch NAME",
               file=sys.stderr)
-    for name, value in fetched.items():
-        print(describe_value(name, value))
+    listing = sys.stderr if args.out == "-" else sys.stdout  # stdout carries the .npz
     if args.out:
-        feed_files.save_npz(args.out, fetched)
-        print(f"saved {len(fetched)} value(s) to {args.out}")
+        data = feed_files.npz_bytes(fetched)  # refuses what cannot be read back, first
+    for name, value in fetched.items():
+        print(describe_value(name, value), file=listing)
+    if args.out == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    elif args.out:
+        tensor_io.atomic_write(args.out, lambda out: out.write(data))
+        print(f"saved {len(fetched)} value(s) to {args.out}", file=listing)
     if args.save:
         saved = io.save_persistables(exe, args.save, job.program, scope)
-        print(f"saved {len(saved)} persistable variable(s) to {args.save}")
+        print(f"saved {len(saved)} persistable variable(s) to {args.save}", file=listing)
     if args.profile:
-        print(profile_table(exe, timed))
+        print(profile_table(exe, timed), file=listing)
     return 0
 
 

@@ -122,6 +122,30 @@ class ProgramFormatError(PaddleIRError, ValueError):
     category = "ProgramFormatError"
 
 
+class SavedDirectoryError(PaddleIRError):
+    """A saved model or checkpoint directory whose CURRENT pointer or layout is unusable."""
+
+    category = "SavedDirectoryError"
+
+
+class OutputPathError(PaddleIRError):
+    """A path paddle-ir will not write to: not a regular file (a device, FIFO, directory, link)."""
+
+    category = "OutputPathError"
+
+
+class InputFileError(PaddleIRError):
+    """A path paddle-ir will not read: not a regular file, or a link out of a model directory."""
+
+    category = "InputFileError"
+
+
+class ResourceLimitError(PaddleIRError):
+    """An input that would need more memory, time or iterations than the limits allow."""
+
+    category = "ResourceLimitError"
+
+
 # --- programs: one class per stage -------------------------------------------
 
 

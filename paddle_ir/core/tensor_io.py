@@ -15,6 +15,7 @@ A combined parameter file is LoDTensor records back to back, in the sorted
 order of the variables' names, with no header; reading must end exactly at
 EOF. Every size read from a file is checked against the bytes that remain
 before anything is allocated, so a hostile header cannot exhaust memory.
+Files are written whole or not at all (`paddle_ir.core.atomic`).
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ from __future__ import annotations
 import io
 import math
 import os
-import secrets
 import struct
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import BinaryIO
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from paddle_ir.core.atomic import atomic_write, open_regular
+from paddle_ir.core.atomic import atomic_write_many as atomic_write_many  # re-exported
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import from_numpy_dtype, to_numpy_dtype
 from paddle_ir.core.errors import (
@@ -326,71 +328,12 @@ def _expect_end(r: _Reader) -> None:
 # --- files -------------------------------------------------------------------------
 
 
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Write a file so that readers see the old or the new content, never a mix.
-
-    `write(stream)` fills a temporary file in the same directory; it is
-    flushed and fsync'ed, then renamed over `path` and the directory synced.
-    """
-    atomic_write_many({path: write})
-
-
-def atomic_write_many(files: Mapping[str | os.PathLike, Callable[[BinaryIO], None]]) -> None:
-    """Write several files (a model and its parameters) so that a crash cannot mix them.
-
-    Every file is first staged whole: written to a temporary file in its own
-    directory, flushed and fsync'ed. Only then are the temporaries renamed over
-    their targets, in the order given (put the file that readers open first,
-    e.g. the program, last), and the directories synced. A process killed while
-    staging, which is where the time goes, leaves every old file as it was; the
-    renames that follow take microseconds. On an exception the temporaries are
-    removed and the old files stay.
-    """
-    staged: list[tuple[str, str]] = []
-    try:
-        for path, write in files.items():
-            path = os.fspath(path)
-            directory = os.path.dirname(os.path.abspath(path))
-            # Not tempfile.mkstemp: it creates the file 0600, and a saved model should get
-            # the permissions any new file gets (0666 less the umask), as the final file would.
-            tmp = os.path.join(directory,
-                               f".tmp-{os.path.basename(path)}-{secrets.token_hex(8)}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                         0o666)
-            staged.append((tmp, path))
-            with os.fdopen(fd, "wb") as out:
-                write(out)
-                out.flush()
-                os.fsync(out.fileno())
-        for tmp, path in staged:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in staged:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        raise
-    for directory in sorted({os.path.dirname(os.path.abspath(p)) for _, p in staged}):
-        _sync_directory(directory)
-
-
-def _sync_directory(directory: str) -> None:
-    """Make the renames in `directory` durable."""
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
 def save_lod_tensor(path, tensor: LoDTensor | np.ndarray) -> None:
     atomic_write(path, lambda out: write_lod_tensor(out, tensor))
 
 
 def load_lod_tensor(path) -> LoDTensor:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         r = _Reader(f, f"tensor file {os.fspath(path)}")
         tensor = _read_lod_tensor(r)
         _expect_end(r)
@@ -412,7 +355,7 @@ def load_combined(path, names: Iterable[str]) -> dict[str, LoDTensor]:
     """Read a combined parameter file holding exactly `names` (in sorted order)."""
     names = sorted(names)
     result: dict[str, LoDTensor] = {}
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         r = _Reader(f, f"parameter file {os.fspath(path)}")
         for i, name in enumerate(names):
             if r.remaining == 0:
@@ -434,7 +377,7 @@ def load_combined(path, names: Iterable[str]) -> dict[str, LoDTensor]:
 def scan_combined(path) -> list[tuple[int, LoDTensor]]:
     """Every record of a combined file with its byte size, names unknown (for `dump`)."""
     records = []
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         r = _Reader(f, f"parameter file {os.fspath(path)}")
         while r.remaining:
             start = r.pos

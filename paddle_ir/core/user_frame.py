@@ -10,6 +10,7 @@ from a context manager's exit) are skipped as well.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 
@@ -23,15 +24,29 @@ _OWN_DIRS = (_PACKAGE + os.sep,) + (() if os.path.isdir(os.path.join(_PACKAGE, "
 _CONTEXTLIB = os.path.abspath(contextlib.__file__)
 
 
-def _is_own(filename: str) -> bool:
-    return (filename.startswith(_OWN_DIRS) or filename == _CONTEXTLIB
-            or "importlib" in filename)
+def _classify(filename: str) -> str | None:
+    own = (filename.startswith(_OWN_DIRS) or filename == _CONTEXTLIB
+           or "importlib" in filename)
+    return None if own else filename
+
+
+# Cached: every appended op walks the stack, and an abspath per frame made building
+# (and `paddle-ir check`, which rebuilds) cost more than running the program. Only
+# absolute names are cached: a relative one (a script run by path) depends on the cwd.
+_classify_absolute = functools.lru_cache(maxsize=4096)(_classify)
+
+
+def _user_path(co_filename: str) -> str | None:
+    """The absolute path of a user's code file, or None for paddle-ir's own files."""
+    if os.path.isabs(co_filename):
+        return _classify_absolute(os.path.normpath(co_filename))
+    return _classify(os.path.abspath(co_filename))
 
 
 def user_stacklevel() -> int:
     """`warnings.warn`'s stacklevel, called by the function that calls warn."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and _is_own(os.path.abspath(frame.f_code.co_filename)):
+    while frame is not None and _user_path(frame.f_code.co_filename) is None:
         frame, level = frame.f_back, level + 1
     return level
 
@@ -40,8 +55,8 @@ def creation_site() -> str | None:
     """`file:line` of the user's frame, relative to the working directory when it is near."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not _is_own(filename):
+        filename = _user_path(frame.f_code.co_filename)
+        if filename is not None:
             try:
                 shown = os.path.relpath(filename)
             except ValueError:  # another drive on Windows

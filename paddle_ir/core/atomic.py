@@ -1,0 +1,154 @@
+"""Writing files so that readers see the old or the new content, never a mix.
+
+A file is written to a temporary in its own directory, flushed and fsync'ed,
+then renamed over its target, and the directory is synced. The temporary
+gets the mode the target has (a 0600 file stays 0600), else the mode any new
+file gets (0666 less the umask).
+
+Targets are checked first: paddle-ir replaces only regular files. A device,
+FIFO, socket or directory at the path is refused (renaming over `/dev/null`
+as root would replace the device), and so is a symbolic link, whatever it
+points to: replacing the link would silently cut it, and following it would
+let a planted link redirect the write; the error names the link's target so
+the user can pass that path instead. The check is repeated just before the
+rename, so the window in which another process could swap the path is the
+rename itself.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from collections.abc import Callable, Mapping
+from typing import BinaryIO
+
+from paddle_ir.core.errors import InputFileError, OutputPathError
+
+TMP_PREFIX = ".tmp-"
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_output_path(path: str | os.PathLike) -> int | None:
+    """The mode of the regular file at `path`, None if nothing is there; else OutputPathError."""
+    path = os.fspath(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise OutputPathError(f"cannot write {path}: its directory {parent} does not "
+                                  f"exist") from None
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return stat.S_IMODE(st.st_mode)
+    if stat.S_ISLNK(st.st_mode):
+        raise OutputPathError(
+            f"cannot write {path}: it is a symbolic link (to {os.readlink(path)}); paddle-ir "
+            f"replaces only regular files, never through or over a link",
+            hint="pass the path of the file itself")
+    raise OutputPathError(f"cannot write {path}: it is {_kind(st.st_mode)}; paddle-ir writes "
+                          f"only regular files")
+
+
+def write_new_file(path: str, write: Callable[[BinaryIO], None], mode: int | None) -> None:
+    """Create `path` (it must not exist), fill it with `write`, fsync it; `mode` if given."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    with os.fdopen(fd, "wb") as out:
+        if mode is not None:
+            os.fchmod(out.fileno(), mode)
+        write(out)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def sync_directory(directory: str) -> None:
+    """Make the renames and links in `directory` durable."""
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def temporary_name(path: str) -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(path)),
+                        f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(8)}")
+
+
+def atomic_write_many(files: Mapping[str | os.PathLike, Callable[[BinaryIO], None]]) -> None:
+    """Write several files, each replaced whole; all are staged before any is renamed.
+
+    Every target is checked (regular file or nothing), then every file is
+    staged whole (temporary, flushed, fsync'ed); only then are the temporaries
+    renamed over their targets in the order given and the directories synced.
+    On an exception the temporaries are removed and the old files stay. Files
+    renamed one by one are not replaced as a group: a directory replaced whole
+    is `paddle_ir.core.savedir`'s job.
+    """
+    targets = [os.fspath(p) for p in files]
+    modes = {path: check_output_path(path) for path in targets}
+    staged: list[tuple[str, str]] = []
+    try:
+        for path, write in zip(targets, files.values(), strict=True):
+            tmp = temporary_name(path)
+            staged.append((tmp, path))
+            write_new_file(tmp, write, modes[path])
+        for tmp, path in staged:
+            check_output_path(path)  # nothing swapped in meanwhile
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+        raise
+    for directory in sorted({os.path.dirname(os.path.abspath(p)) for _, p in staged}):
+        sync_directory(directory)
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> None:
+    """Write one file so that readers see the old or the new content, never a mix."""
+    atomic_write_many({path: write})
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def open_regular(path: str | os.PathLike, root: str | os.PathLike | None = None) -> BinaryIO:
+    """Open a regular file for reading; anything else (a FIFO, a device) is refused.
+
+    A FIFO is opened without blocking, so that one without a writer cannot
+    hang the reader, and `/dev/zero` is refused before a byte is read. With
+    `root` (a model directory), a symbolic link that leads outside `root` is
+    refused rather than followed silently.
+    """
+    path = os.fspath(path)
+    if root is not None and os.path.islink(path):
+        real, top = os.path.realpath(path), os.path.realpath(root)
+        if os.path.commonpath([real, top]) != top:
+            raise InputFileError(
+                f"{path} is a symbolic link to {os.readlink(path)}, outside "
+                f"{os.fspath(root)}; paddle-ir does not follow links out of a model directory",
+                hint="copy the file into the directory if it belongs to the model")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"{path} is {_kind(mode)}; paddle-ir reads only regular files")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
