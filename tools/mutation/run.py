@@ -15,6 +15,7 @@ the tree while a run is going on (the file is restored after each mutant and on 
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import random
 import shlex
@@ -47,9 +48,34 @@ def test_command(module: str) -> str:
     return f"{shlex.quote(sys.executable)} -m pytest -x -q -p no:cacheprovider {files}"
 
 
+def _annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where the module's annotations are. Every module here has `from __future__ import
+    annotations`, so an annotation is never evaluated: a mutant inside one is equivalent by
+    construction (`int | None` -> `int - None`) and is not worth a test run."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        notes = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            notes.append(node.returns)
+            args = node.args
+            notes += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                             args.vararg, args.kwarg) if a is not None]
+        elif isinstance(node, ast.AnnAssign):
+            notes.append(node.annotation)
+        spans += [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset))
+                  for n in notes if n is not None]
+    return spans
+
+
+def _in_annotation(spans, pos: tuple[int, int]) -> bool:
+    return any(start <= tuple(pos) < end for start, end in spans)
+
+
 def _init(module: str, db: WorkDB, sample: int, seed: int) -> int:
+    spans = _annotation_spans((ROOT / module).read_text(encoding="utf-8"))
     items = [w for w in _all_work_items([ROOT / module], {})
-             if w.mutations[0].operator_name not in EXCLUDED_OPERATORS]
+             if w.mutations[0].operator_name not in EXCLUDED_OPERATORS
+             and not _in_annotation(spans, w.mutations[0].start_pos)]
     db.clear()
     db.add_work_items(items)
     # The sample is drawn in a fixed order (operator, occurrence) so a seed names one sample.

@@ -23,9 +23,10 @@ _EXECUTOR_TESTS = ("test_executor*.py", "test_scope.py", "test_control_flow.py",
 TARGETS: dict[str, tuple[str, ...]] = {
     # the ops machinery
     "ops/registry.py": ("test_ops_kernel_contract.py", "test_op_harness.py", "test_schema.py",
-                        "test_checker.py", "test_storage_types.py"),
+                        "test_checker.py", "test_storage_types.py", "test_framework.py"),
     "ops/context.py": ("test_ops_kernel_contract.py", "test_op_harness.py",
-                       "test_storage_types.py", "test_executor.py"),
+                       "test_storage_types.py", "test_executor.py", "test_ops_shape.py",
+                       "test_framework.py"),
     # op modules whose tests are not named after them
     "ops/sgd.py": ("test_optimizers.py",),
     "ops/adam.py": ("test_optimizers.py",),
