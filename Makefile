@@ -4,6 +4,7 @@
 #   make test   lint + the test suite (with a few seconds of fuzzing)
 #   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
 #   make stress kill, interrupt and race saves of two models into one directory, 100+ rounds each
+#   make mutation     sampled mutation testing of the core modules (docs/testing.md); not in test or CI
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers
 #   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B7)
@@ -24,6 +25,7 @@ FUZZ_SECONDS ?= 600
 TORCH_INDEX_URL ?=
 
 .PHONY: all demo test lint proto clean bench bench-peers bench-startup peers fuzz stress
+.PHONY: all demo test lint proto clean bench bench-peers peers fuzz mutation mutation-report
 
 all: test
 
@@ -72,6 +74,22 @@ demo: $(STAMP)
 	$(VENV)/bin/paddle-ir run out/word2vec --feed center=out/word2vec/center.npy --feed words=out/word2vec/words.npy
 	$(VENV)/bin/paddle-ir dump out/word2vec
 	$(VENV)/bin/paddle-ir dump out/word2vec/params
+
+# Sampled mutants per module against the tests that cover it, then the report.
+#   make mutation MUTATION_MODULES='ops/adam.py executor/*.py' MUTATION_SAMPLE=60
+MUTATION_MODULES ?=
+MUTATION_SAMPLE ?= 40
+MUTATION_STAMP := $(VENV)/.mutation-stamp
+$(MUTATION_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,mutation]'
+	touch $@
+
+mutation: $(MUTATION_STAMP)
+	$(PY) -m tools.mutation run $(MUTATION_MODULES) --sample $(MUTATION_SAMPLE)
+	$(PY) -m tools.mutation report
+
+mutation-report: $(MUTATION_STAMP)
+	$(PY) -m tools.mutation report --diffs
 
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)

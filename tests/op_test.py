@@ -128,12 +128,45 @@ def check_op(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
             assert var.lod_level == value.lod_level, (
                 f"{name}: build lod_level {var.lod_level} != runtime {value.lod_level}")
 
+    _check_cached_path(op_type, reparsed, feed, fetch, values)
     result = {slot: [got[n] for n in names] for slot, names in out_args.items()}
     for slot, want in (expected or {}).items():
         wants = want if isinstance(want, list) else [want]
         for k, w in enumerate(wants):
             _compare(f"{op_type}.{slot}[{k}]", result[slot][k], w, atol, rtol)
     return result
+
+
+def _fresh(value):
+    """A copy of a feed value, so no run can see what another run did to its inputs."""
+    if isinstance(value, SelectedRows | LoDTensor):
+        return value.copy() if isinstance(value, SelectedRows) else LoDTensor._make(
+            value.numpy().copy(), value.offsets)
+    return np.array(value, copy=True)
+
+
+def _check_cached_path(op_type, program, feed, fetch, checked_values):
+    """The op again on the path programs take, which `check=True` turns off: plan caching.
+
+    A default Executor runs the program twice; the second run must reuse the first run's
+    plan (bind, run the cached steps, write back) and both must give exactly what the
+    checked run gave. An op drawing random numbers without a fixed seed is compared on
+    plan reuse only.
+    """
+    opdef = get_op_def(op_type)
+    op_attrs = program.global_block().ops[0].attrs
+    random = opdef.attr_spec("seed") is not None and not op_attrs.get("seed")
+    exe = pir.Executor()
+    plans = []
+    for run in ("first", "cached"):
+        values = exe.run(program, feed={n: _fresh(v) for n, v in feed.items()},
+                         fetch_list=fetch, scope=pir.Scope(), return_numpy=False)
+        plans.append(exe.last_plan)
+        for name, got, want in zip(fetch, values, checked_values, strict=True):
+            if random or not isinstance(want, np.ndarray | LoDTensor | SelectedRows):
+                continue  # containers (tensor arrays, rank tables) are checked by their tests
+            _compare(f"{op_type} {run} run on the cached path: {name}", got, want, 0, 0)
+    assert plans[1] is plans[0], f"{op_type}: the second run did not reuse the cached plan"
 
 
 def _to_float64(value):

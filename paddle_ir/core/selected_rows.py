@@ -15,8 +15,6 @@ from paddle_ir.core.segments import merge_rows
 
 STYPE_DENSE = "dense"
 STYPE_SELECTED_ROWS = "selected_rows"
-_STYPE_ALIASES = {"default": STYPE_DENSE, "dense": STYPE_DENSE, "row_sparse": STYPE_SELECTED_ROWS,
-                  "selected_rows": STYPE_SELECTED_ROWS}
 
 
 def _check(rows: np.ndarray, value: np.ndarray, height: int) -> None:
@@ -118,13 +116,11 @@ class SelectedRows:
         return cls.unchecked(rows, arr[rows], arr.shape[0] if height is None else int(height))
 
     def tostype(self, stype: str):
-        """'dense'/'default' gives an ndarray; 'selected_rows'/'row_sparse' a copy."""
-        kind = _STYPE_ALIASES.get(stype)
-        if kind is None:
-            raise InvalidSelectedRowsError(
-                f"unknown storage type {stype!r}; expected one of {sorted(_STYPE_ALIASES)}"
-            )
-        return self.to_dense() if kind == STYPE_DENSE else self.copy()
+        """'dense'/'default' gives an ndarray, 'selected_rows'/'row_sparse' a copy, 'csr' a
+        CSRTensor (2-D only); the same conversions as CSRTensor.tostype and pir.tostype."""
+        from paddle_ir.core.storage import tostype  # storage.py dispatches over all values
+
+        return tostype(self, stype)
 
     # -- row algebra -------------------------------------------------------------
     def merge(self) -> SelectedRows:

@@ -1,0 +1,115 @@
+"""The op registry's own API, on op types registered into an empty registry.
+
+Mutation testing (docs/testing.md) found these unreached by the op modules: slot and
+attribute lookups past the first entry or by a name built at run time, `required`,
+the defaults of key_inputs and dtype_from, and the registration errors.
+"""
+
+import numpy as np
+import pytest
+
+from paddle_ir.ops import registry
+from paddle_ir.ops.registry import (
+    COMMON_ATTRS,
+    FLOATS,
+    REQUIRED,
+    Attr,
+    In,
+    KernelKey,
+    Out,
+    register_op,
+)
+
+
+@pytest.fixture
+def empty_registry(monkeypatch):
+    """An empty registry for the test, so no test op reaches the real op list."""
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+
+
+def runtime_name(text: str) -> str:
+    """An equal string that is not the interned literal (names parsed from files are not)."""
+    return "".join(list(text))
+
+
+def make_op(op_type="probe", **kwargs):
+    return register_op(op_type, inputs=[In("X"), In("Y", dispensable=True)],
+                       outputs=[Out("Out"), Out("Mask")],
+                       attrs=[Attr("axis", "int"), Attr("scale", "float", 1.0)], **kwargs)
+
+
+def test_slot_and_attribute_lookups_find_each_entry_by_an_equal_name(empty_registry):
+    op = make_op()
+    for slot in ("X", "Y"):
+        assert op.input_slot(runtime_name(slot)) is op.inputs[["X", "Y"].index(slot)]
+    for slot in ("Out", "Mask"):
+        assert op.output_slot(runtime_name(slot)) is op.outputs[["Out", "Mask"].index(slot)]
+    assert op.input_slot("Z") is None and op.output_slot("X") is None
+    assert op.attr_spec(runtime_name("scale")).default == 1.0
+    assert op.attr_spec("op_role") is COMMON_ATTRS["op_role"]
+    assert op.attr_spec("nope") is None
+
+
+def test_an_attribute_without_a_default_is_required(empty_registry):
+    op = make_op()
+    assert op.attr_spec("axis").required is True and op.attr_spec("axis").default is REQUIRED
+    assert op.attr_spec("scale").required is False
+    assert Attr("flag", "bool", False).required is False  # a falsy default is still one
+    with pytest.raises(ValueError, match="attribute 'w': unknown kind 'matrix'"):
+        Attr("w", "matrix")
+
+
+def test_key_inputs_and_dtype_from_default_to_the_first_input(empty_registry):
+    op = make_op()
+    assert op.key_inputs == ("X",) and op.dtype_from == "X"
+    keyed = make_op("keyed", key_inputs=["Y"])
+    assert keyed.key_inputs == ("Y",) and keyed.dtype_from == "Y"
+    chosen = make_op("chosen", key_inputs=["X", "Y"], dtype_from="attr:dtype")
+    assert chosen.dtype_from == "attr:dtype"
+    bare = register_op("bare")
+    assert bare.key_inputs == () and bare.dtype_from is None
+    assert registry.get_op_def("keyed") is keyed
+    assert registry.registered_op_types() == ["bare", "chosen", "keyed", "probe"]
+
+
+def test_kernels_register_per_dtype_and_storage(empty_registry):
+    op = make_op(key_inputs=["X", "Y"])
+    assert op.kernel_list() == "(none)"
+
+    @op.kernel(storage=["dense", "selected_rows"], dtypes=FLOATS)
+    def k(attrs, x, y):
+        return x
+
+    for dt in FLOATS:
+        kernel = op.find_kernel(KernelKey(("dense", "selected_rows"), dt))
+        assert kernel.fn is k and kernel.lod is False and kernel.control is False
+    assert op.find_kernel(KernelKey(("dense", "dense"), np.dtype(np.float32))) is None
+    assert op.kernel_list() == ("(dense, selected_rows; float32; cpu), "
+                                "(dense, selected_rows; float64; cpu)")
+    op.kernel(dtypes=[np.int64], lod=True)(k)  # default storage: dense for every key input
+    assert op.find_kernel(KernelKey(("dense", "dense"), np.dtype(np.int64))).lod is True
+
+
+def test_registration_errors_name_the_op(empty_registry):
+    op = make_op()
+    with pytest.raises(ValueError, match="op type 'probe' is registered twice"):
+        make_op()
+    with pytest.raises(ValueError, match=r"probe: kernel storage \('dense', 'dense'\) does not "
+                                         r"match key inputs \('X',\)"):
+        op.kernel(storage=["dense", "dense"])
+    op.kernel(dtypes=[np.float32])(lambda attrs, x: x)
+    with pytest.raises(ValueError, match=r"probe: kernel \(dense; float32; cpu\) registered "
+                                         r"twice"):
+        op.kernel(dtypes=[np.float32])(lambda attrs, x: x)
+
+
+def test_decorators_return_the_function_they_attach(empty_registry):
+    op = make_op()
+
+    def rule(ctx):
+        return None
+
+    assert op.infer_shape(rule) is rule and op.infer_shape_fn is rule
+    assert op.infer_var_type(rule) is rule and op.infer_var_type_fn is rule
+    assert op.grad_maker(rule) is rule and op.grad_maker_fn is rule
+    assert op.kernel(dtypes=[np.float64])(rule) is rule

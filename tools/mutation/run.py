@@ -1,0 +1,149 @@
+"""Run sampled cosmic-ray mutants of each module against the tests that cover it.
+
+For each module: list every mutant (cosmic-ray's operators plus ours, operators.py), keep a
+seeded random sample of `--sample` of them (the rest are recorded as skipped), run the
+module's tests once unmutated (they must pass; their time sets the timeout), then apply each
+sampled mutant in turn, run the tests, and restore the file. Results go to one cosmic-ray
+session per module, out/mutation/<module>.sqlite; a rerun continues where the last stopped
+(`--fresh` starts over, `--survivors` re-runs only the survivors after new tests).
+report.py reads the sessions.
+
+The mutants are written into the working tree's files one at a time: do not edit or commit
+the tree while a run is going on (the file is restored after each mutant and on Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from cosmic_ray.commands.init import _all_work_items
+from cosmic_ray.mutating import mutate_and_test
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+from tools.mutation import operators
+from tools.mutation.targets import DEFAULT_MODULES, ROOT, expand, tests_for
+
+OUT = ROOT / "out" / "mutation"
+
+# Operators left out: the variable replacer/inserter need per-site arguments and make random
+# rewrites; NoOp is cosmic-ray's own baseline.
+EXCLUDED_OPERATORS = ("core/VariableReplacer", "core/VariableInserter", "core/NoOp")
+
+
+def session_path(module: str) -> Path:
+    return OUT / (module.replace("/", "__").removesuffix(".py") + ".sqlite")
+
+
+def test_command(module: str) -> str:
+    files = " ".join(shlex.quote(f) for f in tests_for(module))
+    return f"{shlex.quote(sys.executable)} -m pytest -x -q -p no:cacheprovider {files}"
+
+
+def _annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where the module's annotations are. Every module here has `from __future__ import
+    annotations`, so an annotation is never evaluated: a mutant inside one is equivalent by
+    construction (`int | None` -> `int - None`) and is not worth a test run."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        notes = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            notes.append(node.returns)
+            args = node.args
+            notes += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                             args.vararg, args.kwarg) if a is not None]
+        elif isinstance(node, ast.AnnAssign):
+            notes.append(node.annotation)
+        spans += [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset))
+                  for n in notes if n is not None]
+    return spans
+
+
+def _in_annotation(spans, pos: tuple[int, int]) -> bool:
+    return any(start <= tuple(pos) < end for start, end in spans)
+
+
+def _init(module: str, db: WorkDB, sample: int, seed: int) -> int:
+    spans = _annotation_spans((ROOT / module).read_text(encoding="utf-8"))
+    items = [w for w in _all_work_items([ROOT / module], {})
+             if w.mutations[0].operator_name not in EXCLUDED_OPERATORS
+             and not _in_annotation(spans, w.mutations[0].start_pos)]
+    db.clear()
+    db.add_work_items(items)
+    # The sample is drawn in a fixed order (operator, occurrence) so a seed names one sample.
+    order = sorted(items, key=lambda w: (w.mutations[0].operator_name, w.mutations[0].occurrence))
+    keep = {w.job_id for w in random.Random(f"{seed}:{module}").sample(order, min(sample,
+                                                                                  len(order)))}
+    skipped = [w.job_id for w in items if w.job_id not in keep]
+    db.set_multiple_results(skipped, WorkResult(output="not in the sample",
+                                                worker_outcome=WorkerOutcome.SKIPPED))
+    return len(items)
+
+
+def _baseline(command: str) -> float:
+    start = time.monotonic()
+    proc = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True)
+    took = time.monotonic() - start
+    if proc.returncode != 0:
+        sys.exit(f"the unmutated tests fail; fix them first:\n{command}\n{proc.stdout[-3000:]}")
+    return took
+
+
+def _survivors(db: WorkDB) -> list:
+    return [item for item, result in db.completed_work_items
+            if result.worker_outcome == WorkerOutcome.NORMAL
+            and result.test_outcome == TestOutcome.SURVIVED]
+
+
+def run_module(module: str, sample: int, seed: int, fresh: bool, survivors: bool) -> None:
+    path = session_path(module)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    command = test_command(module)
+    with use_db(str(path), WorkDB.Mode.create) as db:
+        if fresh or db.num_work_items == 0:
+            total = _init(module, db, sample, seed)
+            print(f"{module}: {total} mutants, sampling {min(sample, total)}", flush=True)
+        pending = _survivors(db) if survivors else list(db.pending_work_items)
+        if not pending:
+            print(f"{module}: nothing pending (use --fresh to start over)", flush=True)
+            return
+        took = _baseline(command)
+        timeout = max(30.0, 5 * took)
+        print(f"{module}: {len(pending)} to run; tests take {took:.1f}s, timeout {timeout:.0f}s",
+              flush=True)
+        start = time.monotonic()
+        for k, item in enumerate(pending, 1):
+            result = mutate_and_test(item.mutations, command, timeout)
+            db.set_result(item.job_id, result)
+            m = item.mutations[0]
+            outcome = result.test_outcome.value if result.test_outcome else result.worker_outcome
+            print(f"  [{k}/{len(pending)}] {outcome:<11} {m.operator_name} line "
+                  f"{m.start_pos[0]}", flush=True)
+        print(f"{module}: done in {time.monotonic() - start:.0f}s", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="module paths or globs (default: the core)")
+    parser.add_argument("--sample", type=int, default=40, help="mutants per module (default 40)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--fresh", action="store_true", help="discard earlier results")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run only the mutants that survived last time (after adding tests)")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)  # cosmic-ray runs the test command in the current directory
+    operators.register()
+    for module in expand(args.modules or list(DEFAULT_MODULES)):
+        run_module(module, args.sample, args.seed, args.fresh, args.survivors)
+
+
+if __name__ == "__main__":
+    main()

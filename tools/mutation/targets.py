@@ -1,0 +1,94 @@
+"""Which tests run against which module's mutants: the one table to edit when files move.
+
+Each entry maps a module (a path, or a glob of paths) to test-file globs under tests/.
+Globs use `**`, so a test file moved into a subfolder (tests/ops/...) still matches. An op
+module with no entry of its own gets the default rule `_op_tests`: the test files whose
+name holds the module's stem (tests/**/test_*sequence_pool*.py), and when there are none,
+the test files whose text names the stem. Every module also runs the gap tests written
+for it, tests/**/test_mutation_gaps_*.py (cheap, and they exist for exactly this).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GAP_TESTS = ("test_mutation_gaps_*.py",)
+
+_EXECUTOR_TESTS = ("test_executor*.py", "test_scope.py", "test_control_flow.py",
+                   "test_sub_blocks.py", "test_no_need_buffer.py", "test_op_harness.py")
+
+# module glob -> test-file globs (file names, matched anywhere under tests/).
+TARGETS: dict[str, tuple[str, ...]] = {
+    # the ops machinery
+    "ops/registry.py": ("test_ops_kernel_contract.py", "test_op_harness.py", "test_schema.py",
+                        "test_checker.py", "test_storage_types.py", "test_framework.py"),
+    "ops/context.py": ("test_ops_kernel_contract.py", "test_op_harness.py",
+                       "test_storage_types.py", "test_executor.py", "test_ops_shape.py",
+                       "test_framework.py"),
+    # op modules whose tests are not named after them
+    "ops/sgd.py": ("test_optimizers.py",),
+    "ops/adam.py": ("test_optimizers.py",),
+    "ops/momentum.py": ("test_optimizers.py",),
+    "ops/adagrad.py": ("test_optimizers.py",),
+    "ops/optimizer_common.py": ("test_optimizers.py",),
+    "ops/sequence_pool.py": ("test_sequence_pool.py", "test_sequence_ops.py"),
+    # core values and files
+    "paddle_ir/core/lod_tensor.py": ("test_lod_tensor.py", "test_sequence_lod_reset.py",
+                                     "test_tensor_io.py"),
+    "paddle_ir/core/selected_rows.py": ("test_selected_rows.py", "test_storage_types.py",
+                                        "test_sum.py"),
+    "paddle_ir/core/tensor_io.py": ("test_tensor_io.py", "test_io.py"),
+    "paddle_ir/core/csr.py": ("test_csr.py", "test_sparse_dot_order.py",
+                              "test_core_segments.py"),
+    # the executor: every file of it (plan.py now; dispatch.py/steps.py after the split)
+    "executor/*.py": _EXECUTOR_TESTS,
+}
+
+# What `make mutation` runs when no module is named: the core modules.
+DEFAULT_MODULES = (
+    "ops/registry.py", "ops/context.py", "ops/sequence_pool.py", "ops/sgd.py", "ops/adam.py",
+    "paddle_ir/core/lod_tensor.py", "paddle_ir/core/selected_rows.py",
+    "paddle_ir/core/tensor_io.py", "paddle_ir/core/csr.py",
+    "executor/runner.py", "executor/executor.py", "executor/plan.py",
+)
+
+
+def _find(pattern: str) -> list[Path]:
+    return sorted(p for p in (ROOT / "tests").rglob(pattern) if p.is_file())
+
+
+def _op_tests(stem: str) -> list[Path]:
+    named = _find(f"test_*{stem}*.py")
+    if named:
+        return named
+    return [p for p in _find("test_*.py") if stem in p.read_text(encoding="utf-8")]
+
+
+def tests_for(module: str) -> list[str]:
+    """Test files (relative to the root) that run against `module`'s mutants."""
+    path = Path(module)
+    globs = next((g for pattern, g in TARGETS.items() if path.match(pattern)), None)
+    if globs is not None:
+        files = [p for g in globs for p in _find(g)]
+    elif path.parts[0] == "ops":
+        files = _op_tests(path.stem)
+    else:
+        raise SystemExit(f"no tests are listed for {module}; add it to tools/mutation/targets.py")
+    files += [p for g in GAP_TESTS for p in _find(g)]
+    seen: dict[str, None] = {}
+    for p in files:
+        seen.setdefault(str(p.relative_to(ROOT)), None)
+    return list(seen)
+
+
+def expand(modules: list[str]) -> list[str]:
+    """Module arguments (paths or globs, relative to the root) as existing module paths."""
+    out: list[str] = []
+    for m in modules:
+        hits = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(m) if p.name != "__init__.py")
+        if not hits:
+            raise SystemExit(f"no module matches {m!r}")
+        out += [h for h in hits if h not in out]
+    return out
