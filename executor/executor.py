@@ -31,6 +31,7 @@ from paddle_ir.core.errors import (
     PaddleIRError,
 )
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.places import resolve_place
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.allocator import keep_freed_memory
 from paddle_ir.executor.plan import Plan
@@ -181,13 +182,13 @@ def _split_value(name: str, value, rule: _FeedRule):
 
 
 class Executor:
-    def __init__(self, place: str = "cpu", *, check: bool = False, check_nan_inf: bool = False,
+    def __init__(self, place=None, *, check: bool = False, check_nan_inf: bool = False,
                  storage_fallback: str = "warn"):
-        if str(place).lower() not in ("cpu", "cpuplace", "cpuplace()"):
-            raise PaddleIRError(f"place {place!r} is not supported; paddle-ir runs on 'cpu'")
+        # Places (Fluid's CPUPlace(), CUDAPlace(n), or 'cpu'): see core/places.py.
+        self.fluid_place = place
+        self.place = resolve_place(place)
         if storage_fallback not in ("warn", "error"):
             raise PaddleIRError("storage_fallback must be 'warn' or 'error'")
-        self.place = "cpu"
         self.check = check
         keep_freed_memory()  # runs reuse their temporaries' memory instead of faulting it in
         self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
