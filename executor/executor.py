@@ -101,7 +101,9 @@ class _FeedRule:
                 f"feed {name!r} has shape {list(shape)}, but the variable is declared with "
                 f"shape {list(dims)} (-1 is any size)")
         level = self.lod_level
-        if level is not None and len(offsets) != level:
+        # Fluid accepts (and carries) a LoD on a variable declared with lod_level 0;
+        # a declared sequence input must get the levels it declares.
+        if level and len(offsets) != level:
             hint = None
             if level and not offsets:
                 example = "[[3, 1, 2]]" if level == 1 else "[[2, 1], [3, 1, 2]]"
@@ -181,6 +183,21 @@ def _split_value(name: str, value, rule: _FeedRule):
                     f"{type(value).__name__}")
 
 
+def _fluid_feed(program, feed):
+    """Fluid 1.x's other feed forms: a list holding one feed dict (one per device, as a
+    DataLoader yields), or no feed for a program fed by started readers (fluid_reader.py)."""
+    if isinstance(feed, (list, tuple)):
+        if len(feed) != 1:
+            raise FeedError(f"a feed list holds one feed dict per device, and paddle-ir runs "
+                            f"on one device; got {len(feed)} dicts")
+        feed = feed[0]
+    if not feed:
+        readers = getattr(program, "_py_readers", None)
+        if readers:
+            return readers.next_feed()
+    return feed
+
+
 class Executor:
     def __init__(self, place=None, *, check: bool = False, check_nan_inf: bool = False,
                  storage_fallback: str = "warn"):
@@ -203,6 +220,7 @@ class Executor:
             from paddle_ir.framework import default_main_program  # builder sits above us
 
             program = default_main_program()
+        feed = _fluid_feed(program, feed)
         desc = _program_desc(program)
         scope = global_scope() if scope is None else scope
         runner, program_vars = self._runner(program, desc)

@@ -51,7 +51,8 @@ def build(fn, dtype="float64", lod_level=1, extra=()):
     with pir.program_guard(main, startup):
         x = layers.data("x", [-1, D], dtype=dtype, lod_level=lod_level)
         x.stop_gradient = False
-        extras = [layers.data(name, shape, dtype=dtype, append_batch_size=False) for name, shape in extra]
+        extras = [layers.data(name, shape, dtype=dtype, append_batch_size=False)
+                  for name, shape in extra]
         outputs = fn(x, *extras)
     return main, startup, x, outputs
 

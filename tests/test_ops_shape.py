@@ -119,8 +119,8 @@ def test_concat_lod():
 ])
 def test_concat_errors(shapes, dtypes, axis, message):
     with pir.program_guard(pir.Program(), pir.Program()):
-        xs = [pir.layers.data(n, s, dtype=d, append_batch_size=False) for n, s, d in zip("ab", shapes, dtypes,
-                                                                  strict=True)]
+        xs = [pir.layers.data(n, s, dtype=d, append_batch_size=False)
+              for n, s, d in zip("ab", shapes, dtypes, strict=True)]
         with pytest.raises(pir.ProgramError, match=message):
             pir.layers.concat(xs, axis=axis)
 

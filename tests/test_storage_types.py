@@ -185,7 +185,8 @@ def test_retain_errors():
             pir.layers.retain(dense, ids)
         with pytest.raises(pir.ProgramError, match="Indices must be int32 or int64, got "
                                                    "float32"):
-            pir.layers.retain(sr_data("x", [5, 2]), pir.layers.data("f", [2], append_batch_size=False))
+            pir.layers.retain(sr_data("x", [5, 2]),
+                              pir.layers.data("f", [2], append_batch_size=False))
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         kept = pir.layers.retain(sr_data("x", [5, 2]), pir.layers.data(
