@@ -99,7 +99,7 @@ def train(cfg: Config) -> dict:
         pick = rng.randint(len(x), size=cfg.batch)
         (value,) = exe.run(main, feed={"x": x[pick], "label": y[pick]}, fetch_list=[loss],
                            scope=scope)
-        losses.append(float(value))
+        losses.append(float(value[0]))
     test = main.clone(for_test=True)
     (scores,) = exe.run(test, feed={"x": x, "label": y}, fetch_list=[logits], scope=scope)
     accuracy = float(np.mean(scores.argmax(axis=1) == y[:, 0]))

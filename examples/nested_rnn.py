@@ -131,7 +131,7 @@ def evaluate(exe, program, acc, paragraphs, labels) -> float:
         batch = slice(start, start + BATCH)
         (a,) = exe.run(program, feed=to_batch(paragraphs[batch], labels[batch]),
                        fetch_list=[acc])
-        correct += float(a) * len(labels[batch])
+        correct += float(a[0]) * len(labels[batch])
     return correct / len(paragraphs)
 
 
@@ -153,7 +153,7 @@ def train(epochs: int = 6, num_train: int = 640, num_test: int = 192,
                 batch = slice(start, start + BATCH)
                 (value,) = exe.run(main_program, feed=to_batch(train_x[batch], train_y[batch]),
                                    fetch_list=[loss])
-                losses.append(float(value))
+                losses.append(float(value[0]))
             after = evaluate(exe, test_program, acc, test_x, test_y)
             if verbose:
                 print(f"epoch {epoch}: mean loss {np.mean(losses[-steps:]):.4f}, "

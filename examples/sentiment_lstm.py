@@ -101,7 +101,7 @@ def evaluate(exe, program, acc, sentences, labels) -> float:
         batch = slice(start, start + BATCH)
         (a,) = exe.run(program, feed=to_batch(sentences[batch], labels[batch]),
                        fetch_list=[acc])
-        correct += float(a) * len(labels[batch])
+        correct += float(a[0]) * len(labels[batch])
     return correct / len(sentences)
 
 
@@ -123,7 +123,7 @@ def train(epochs: int = 4, num_train: int = 1024, num_test: int = 256,
                 batch = slice(start, start + BATCH)
                 (value,) = exe.run(main_program, feed=to_batch(train_x[batch], train_y[batch]),
                                    fetch_list=[loss])
-                losses.append(float(value))
+                losses.append(float(value[0]))
             after = evaluate(exe, test_program, acc, test_x, test_y)
             if verbose:
                 steps = -(-num_train // BATCH)

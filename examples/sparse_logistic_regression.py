@@ -156,7 +156,7 @@ def train(cfg: Config) -> dict:
         x, label = parse_libsvm(source.lines(cfg.batch), cfg.features)
         value, grad = exe.run(main, feed={"x": x, "label": label},
                               fetch_list=[loss, "w@GRAD"], scope=scope)
-        losses.append(float(value))
+        losses.append(float(value[0]))
         touched.append(grad.rows.size)
     return {"losses": np.array(losses), "rows_touched": np.array(touched),
             "plan": exe.last_plan, "w": scope.find_var("w").value.numpy(),

@@ -90,7 +90,7 @@ def evaluate(exe, program, acc, sentences, labels) -> float:
         batch = slice(start, start + BATCH)
         (a,) = exe.run(program, feed=to_batch(sentences[batch], labels[batch]),
                        fetch_list=[acc])
-        correct += float(a) * len(labels[batch])
+        correct += float(a[0]) * len(labels[batch])
     return correct / len(sentences)
 
 
@@ -112,7 +112,7 @@ def train(epochs: int = 3, verbose: bool = True) -> dict:
                 batch = slice(start, start + BATCH)
                 (value,) = exe.run(main_program, feed=to_batch(train_x[batch], train_y[batch]),
                                    fetch_list=[loss])
-                losses.append(float(value))
+                losses.append(float(value[0]))
             after = evaluate(exe, test_program, acc, test_x, test_y)
             if verbose:
                 print(f"epoch {epoch}: mean loss {np.mean(losses[-len(train_x) // BATCH:]):.4f}, "

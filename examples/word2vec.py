@@ -142,7 +142,7 @@ def train(cfg: Config) -> dict:
                 "words": np.concatenate([batch[:, 1:], negatives], axis=1),
                 "label": label}
         value, grad = exe.run(main, feed=feed, fetch_list=[loss, "emb_in@GRAD"], scope=scope)
-        losses.append(float(value))
+        losses.append(float(value[0]))
         touched.append(len(np.unique(grad.rows)))
     table = scope.find_var("emb_in").value.numpy().copy()
     return {"losses": np.array(losses), "embeddings": table, "topic_of": topic_of,

@@ -32,6 +32,7 @@ from paddle_ir.core.errors import (
 )
 from paddle_ir.core.kinds import CLASS_OF_VAR_TYPE, CONTAINER_CLASSES, SPARSE_CLASSES
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.places import resolve_place
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.allocator import keep_freed_memory
 from paddle_ir.executor.plan import Plan
@@ -100,7 +101,9 @@ class _FeedRule:
                 f"feed {name!r} has shape {list(shape)}, but the variable is declared with "
                 f"shape {list(dims)} (-1 is any size)")
         level = self.lod_level
-        if level is not None and len(offsets) != level:
+        # Fluid accepts (and carries) a LoD on a variable declared with lod_level 0;
+        # a declared sequence input must get the levels it declares.
+        if level and len(offsets) != level:
             hint = None
             if level and not offsets:
                 example = "[[3, 1, 2]]" if level == 1 else "[[2, 1], [3, 1, 2]]"
@@ -190,16 +193,29 @@ def _own_copy(value):
         return CSRTensor(value.data.copy(), value.indices.copy(), value.indptr.copy(),
                          value.shape)
     return value
+def _fluid_feed(program, feed):
+    """Fluid 1.x's other feed forms: a list holding one feed dict (one per device, as a
+    DataLoader yields), or no feed for a program fed by started readers (fluid_reader.py)."""
+    if isinstance(feed, (list, tuple)):
+        if len(feed) != 1:
+            raise FeedError(f"a feed list holds one feed dict per device, and paddle-ir runs "
+                            f"on one device; got {len(feed)} dicts")
+        feed = feed[0]
+    if not feed:
+        readers = getattr(program, "_py_readers", None)
+        if readers:
+            return readers.next_feed()
+    return feed
 
 
 class Executor:
-    def __init__(self, place: str = "cpu", *, check: bool = False, check_nan_inf: bool = False,
+    def __init__(self, place=None, *, check: bool = False, check_nan_inf: bool = False,
                  storage_fallback: str = "warn"):
-        if str(place).lower() not in ("cpu", "cpuplace", "cpuplace()"):
-            raise PaddleIRError(f"place {place!r} is not supported; paddle-ir runs on 'cpu'")
+        # Places (Fluid's CPUPlace(), CUDAPlace(n), or 'cpu'): see core/places.py.
+        self.fluid_place = place
+        self.place = resolve_place(place)
         if storage_fallback not in ("warn", "error"):
             raise PaddleIRError("storage_fallback must be 'warn' or 'error'")
-        self.place = "cpu"
         self.check = check
         keep_freed_memory()  # runs reuse their temporaries' memory instead of faulting it in
         self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
@@ -212,6 +228,7 @@ class Executor:
             return_numpy: bool = True):
         if program is None:
             program = default_main_program()  # the builder's, through the core's slot
+        feed = _fluid_feed(program, feed)
         desc = _program_desc(program)
         scope = global_scope() if scope is None else scope
         runner, program_vars = self._runner(program, desc)

@@ -31,6 +31,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     matmul,
     momentum,
     mul,
+    one_hot,
     rank_table,
     reduce,
     reshape,

@@ -3,11 +3,11 @@
 Inputs are top_k's outputs for the predictions, Out [N, k] and Indices [N, k],
 and the true classes, Label [N, 1]:
 
-    Correct  = #rows i with Label[i] in Indices[i, :]     (int32, 0-D)
-    Total    = N                                          (int32, 0-D)
-    Accuracy = Correct / Total (0 when N = 0)             (float32, 0-D)
+    Correct  = #rows i with Label[i] in Indices[i, :]     (int32, [1])
+    Total    = N                                          (int32, [1])
+    Accuracy = Correct / Total (0 when N = 0)             (float32, [1])
 
-The outputs are 0-D (Paddle 1.x gave them shape [1]). The kernel is selected by
+The outputs have shape [1], as in Fluid 1.x. The kernel is selected by
 Out's dtype, as in Paddle. accuracy has no gradient.
 """
 
@@ -22,8 +22,8 @@ accuracy = register_op(
     "accuracy",
     inputs=[In("Out", "top_k values, [N, k]"), In("Indices", "top_k indices, int [N, k]"),
             In("Label", "the true classes, int [N, 1]")],
-    outputs=[Out("Accuracy", "float32, 0-D"), Out("Correct", "int32, 0-D", dispensable=True),
-             Out("Total", "int32, 0-D", dispensable=True)],
+    outputs=[Out("Accuracy", "float32, [1]"), Out("Correct", "int32, [1]", dispensable=True),
+             Out("Total", "int32, [1]", dispensable=True)],
     doc=__doc__,
 )
 
@@ -42,9 +42,9 @@ def _(ctx):
     for slot in ("Indices", "Label"):
         dtype = ctx.input_dtype(slot)
         ctx.enforce(dtype.kind in "iu", f"{slot} must hold integers, got {dtype}")
-    ctx.set_output("Accuracy", (), np.float32)
-    ctx.set_output("Correct", (), np.int32)
-    ctx.set_output("Total", (), np.int32)
+    ctx.set_output("Accuracy", (1,), np.float32)
+    ctx.set_output("Correct", (1,), np.int32)
+    ctx.set_output("Total", (1,), np.int32)
 
 
 @accuracy.kernel(dtypes=FLOATS)
@@ -52,5 +52,5 @@ def accuracy_dense(attrs, out, indices, label):
     total = indices.shape[0]
     correct = int((indices == label).any(axis=1).sum())
     ratio = correct / total if total else 0.0
-    return (np.array(ratio, dtype=np.float32), np.array(correct, dtype=np.int32),
-            np.array(total, dtype=np.int32))
+    return (np.array([ratio], dtype=np.float32), np.array([correct], dtype=np.int32),
+            np.array([total], dtype=np.int32))

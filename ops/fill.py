@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.core.dtypes import DataType, to_numpy_dtype
+from paddle_ir.core.dtypes import DataType, convert_dtype, from_numpy_dtype, to_numpy_dtype
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
 
@@ -26,18 +26,49 @@ fill_constant = register_op(
     attrs=[
         Attr("shape", "longs", [], "the output shape"),
         Attr("dtype", "int", DataType.FP32, "the output DataType"),
-        Attr("value", "float", 0.0, "the value of every element"),
+        Attr("value", "float", 0.0, "the value of every element (a float32 in the desc)"),
+        Attr("str_value", "string", "", "the exact value as text; used instead of `value` "
+             "when not empty (as Paddle does), so int64 2**24+1 and float64 0.1 survive"),
     ],
     dtype_from="attr:dtype",
-    doc="Out = a tensor of `shape` and `dtype` with every element equal to `value`.",
+    doc="Out = a tensor of `shape` and `dtype` with every element equal to `str_value` "
+        "(parsed in `dtype`) when it is set, else `value`.",
 )
 fill_constant.infer_shape(_infer_from_attrs)
+
+
+def constant_value_text(value, dtype) -> str:
+    """`value` as the exact text fill_constant's `str_value` holds for `dtype`."""
+    kind = np.dtype(dtype).kind
+    if kind == "b":
+        return "true" if value else "false"
+    if kind in "iu":
+        return str(int(value))
+    return repr(float(value))  # the shortest text that reads back as the same double
+
+
+def constant_attrs(shape, dtype, value) -> dict:
+    """fill_constant's attributes for `value`, with the exact `str_value` beside `value`."""
+    dtype = convert_dtype(dtype)
+    return {"shape": [int(d) for d in shape], "dtype": from_numpy_dtype(dtype),
+            "value": float(value), "str_value": constant_value_text(value, dtype)}
+
+
+def _constant(attrs, dtype: np.dtype):
+    text = attrs.get("str_value", "")
+    if not text:
+        return attrs["value"]
+    if dtype.kind == "b":
+        return text.strip().lower() in ("true", "1")
+    if dtype.kind in "iu":
+        return int(text) if text.lstrip("+-").isdigit() else int(float(text))
+    return float(text)
 
 
 @fill_constant.kernel(dtypes=ALL_DTYPES)
 def fill_constant_kernel(attrs):
     dtype = to_numpy_dtype(attrs["dtype"])
-    return np.full(attrs["shape"], attrs["value"], dtype=dtype)
+    return np.full(attrs["shape"], _constant(attrs, dtype), dtype=dtype)
 
 
 def _rng(seed: int) -> np.random.Generator:

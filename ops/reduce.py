@@ -1,12 +1,13 @@
 """Reductions (+ _grad): mean, reduce_sum, reduce_mean.
 
-    mean:        Out = sum(X) / numel(X), a 0-D tensor (shape [], Paddle 2.x's convention)
+    mean:        Out = sum(X) / numel(X), shape [1] (Fluid 1.x's convention, DESIGN.md 7)
     reduce_sum:  Out = sum of X over `dim`
     reduce_mean: Out = mean of X over `dim`
 
 reduce_* follow Paddle: `dim` lists axes (negative ones count from the end),
 `keep_dim` keeps them as size 1, and `reduce_all` (or a `dim` naming every
-axis) reduces everything; with keep_dim=False that gives a 0-D Out. Gradients
+axis) reduces everything; with keep_dim=False that gives Out of shape [1], as
+in Fluid 1.x (a fetched loss indexes as `loss[0]`). Gradients
 broadcast dOut back over the reduced axes (divided by the count for means).
 """
 
@@ -24,15 +25,15 @@ from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 mean = register_op(
     "mean",
     inputs=[In("X")],
-    outputs=[Out("Out", "a 0-D tensor")],
+    outputs=[Out("Out", "shape [1]")],
     fallback=True,
-    doc="Out = sum(X) / numel(X), a 0-D tensor (shape []).",
+    doc="Out = sum(X) / numel(X), of shape [1] (Fluid 1.x).",
 )
 
 
 @mean.infer_shape
 def _(ctx):
-    ctx.set_output("Out", (), ctx.input_dtype("X"))
+    ctx.set_output("Out", (1,), ctx.input_dtype("X"))
 
 
 @mean.kernel(dtypes=FLOATS)
@@ -41,8 +42,8 @@ def mean_dense(attrs, x):
         # What x.mean() computes for float32/64 (the sum in x's dtype, then / numel),
         # without its Python wrapper, which costs more than the sum in a training step.
         total = np.add.reduce(x, axis=None)
-        return np.asarray(total.dtype.type(total / x.size), dtype=x.dtype)
-    return np.asarray(x.mean(), dtype=x.dtype)
+        return np.full(1, total / x.size, dtype=x.dtype)
+    return np.full(1, x.mean(), dtype=x.dtype)
 
 
 @mean.grad_maker
@@ -55,7 +56,7 @@ def _(g):
 mean_grad = register_op(
     "mean_grad",
     inputs=[In("X", "for its shape", no_need_buffer=True),
-            In("Out@GRAD", "0-D (a 1-element tensor is accepted too)")],
+            In("Out@GRAD", "[1] (a 0-D tensor is accepted too)")],
     outputs=[Out("X@GRAD", dispensable=True)],
     key_inputs=["Out@GRAD"],
     fallback=True,
@@ -109,7 +110,8 @@ def _axes(ctx) -> tuple[int, ...]:
 def _reduced_shape(shape, axes, keep_dim: bool) -> list[int]:
     if keep_dim:
         return [1 if i in axes else d for i, d in enumerate(shape)]
-    return [d for i, d in enumerate(shape) if i not in axes]
+    # Reducing every axis leaves [1], not [] (Fluid 1.x).
+    return [d for i, d in enumerate(shape) if i not in axes] or [1]
 
 
 def _kernel_axes(attrs, ndim: int) -> tuple[int, ...]:
@@ -135,7 +137,8 @@ def _infer_reduce_grad(ctx):
 def _reduce_kernel(numpy_fn, name):
     def kernel(attrs, x):
         axes = _kernel_axes(attrs, x.ndim)
-        return np.asarray(numpy_fn(x, axis=axes, keepdims=attrs["keep_dim"], dtype=x.dtype))
+        out = np.asarray(numpy_fn(x, axis=axes, keepdims=attrs["keep_dim"], dtype=x.dtype))
+        return out.reshape(1) if out.ndim == 0 else out  # a full reduction is [1]
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel

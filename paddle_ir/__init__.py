@@ -18,6 +18,9 @@ in that order.
 __version__ = "0.1.0"
 
 from paddle_ir import (  # noqa: E402
+    core,  # Fluid's fluid.core (and paddle-ir's core layer)
+    data_feeder,  # noqa: F401 - fluid.data_feeder
+    fluid_parallel,  # noqa: F401 - fluid.compiler's classes
     initializer,
     io,  # noqa: E402
     layers,
@@ -29,12 +32,27 @@ from paddle_ir import (  # noqa: E402
 from paddle_ir.backward import append_backward  # noqa: E402
 from paddle_ir.core.csr import CSRTensor  # noqa: E402
 from paddle_ir.core.dtypes import DataType  # noqa: E402
-from paddle_ir.core.errors import PaddleIRError, ProgramError  # noqa: E402
-from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor  # noqa: E402
+from paddle_ir.core.errors import (  # noqa: E402
+    EOFException,  # noqa: E402
+    PaddleIRError,
+    ProgramError,
+)
+from paddle_ir.core.lod_tensor import (  # noqa: E402
+    LoDTensor,
+    create_lod_tensor,
+    create_random_int_lodtensor,  # noqa: E402
+)
+from paddle_ir.core.places import (  # noqa: E402
+    CPUPlace,
+    CUDAPinnedPlace,
+    CUDAPlace,
+    is_compiled_with_cuda,
+)
 from paddle_ir.core.rank_table import LoDRankTable  # noqa: E402
 from paddle_ir.core.selected_rows import SelectedRows  # noqa: E402
 from paddle_ir.core.storage import storage_type, tostype  # noqa: E402
 from paddle_ir.core.tensor_array import LoDTensorArray  # noqa: E402
+from paddle_ir.data_feeder import DataFeeder  # noqa: E402
 from paddle_ir.executor import (  # noqa: E402
     Executor,
     Scope,
@@ -42,6 +60,13 @@ from paddle_ir.executor import (  # noqa: E402
     global_scope,
     scope_guard,
 )
+from paddle_ir.fluid_parallel import (  # noqa: E402
+    BuildStrategy,
+    CompiledProgram,
+    ExecutionStrategy,
+    ParallelExecutor,
+)
+from paddle_ir.fluid_top import data, embedding, one_hot  # noqa: E402
 from paddle_ir.framework import (  # noqa: E402
     Block,
     Operator,
@@ -64,10 +89,8 @@ from paddle_ir.param_attr import ParamAttr  # noqa: E402
 from paddle_ir.proto import framework_pb2  # noqa: E402  (the schema)
 from paddle_ir.variable import VarType  # noqa: E402
 
-CPUPlace = "cpu"
-
 __all__ = [
-    "Block", "CPUPlace", "CSRTensor", "DataType", "Executor", "LoDRankTable", "LoDTensor",
+    "Block", "CSRTensor", "DataType", "Executor", "LoDRankTable", "LoDTensor",
     "LoDTensorArray", "Operator", "PaddleIRError", "ParamAttr", "Parameter", "Program",
     "ProgramError", "Scope", "SelectedRows", "StorageFallbackWarning", "VarType", "Variable",
     "append_backward", "create_lod_tensor", "default_main_program", "default_startup_program",
@@ -76,3 +99,15 @@ __all__ = [
     "save_inference_model", "save_persistables", "save_train_program", "scope_guard",
     "storage_type", "tostype", "unique_name",
 ]
+__all__ += [
+    "BuildStrategy", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "CompiledProgram", "DataFeeder",
+    "EOFException", "ExecutionStrategy", "ParallelExecutor", "core", "create_random_int_lodtensor",
+    "data", "embedding", "is_compiled_with_cuda", "one_hot",
+]
+__all__ = sorted(set(__all__))
+
+
+def __getattr__(name: str):
+    from paddle_ir.fluid_names import missing_attribute
+
+    raise missing_attribute("paddle_ir", name, __all__)

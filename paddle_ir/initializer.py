@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from paddle_ir.core.dtypes import from_numpy_dtype
+from paddle_ir.ops.fill import constant_value_text
 
 
 class Initializer:
@@ -30,11 +31,12 @@ class Initializer:
 class Constant(Initializer):
     op_type = "fill_constant"
 
-    def __init__(self, value: float = 0.0):
-        self.value = float(value)
+    def __init__(self, value: float = 0.0, force_cpu: bool = False):
+        self.value = value
 
     def _attrs(self, var, block):
-        return {"value": self.value}
+        return {"value": float(self.value),  # and the exact text, read by the kernel
+                "str_value": constant_value_text(self.value, var.dtype)}
 
 
 class Uniform(Initializer):

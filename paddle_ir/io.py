@@ -349,6 +349,10 @@ def load_inference_model(dirname, executor=None, scope=None,
                          model_filename: str = MODEL_FILENAME,
                          params_filename: str = PARAMS_FILENAME):
     """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`."""
+    if not os.path.isdir(dirname):
+        raise ProgramFormatError(f"{os.fspath(dirname)} is not a directory: there is no "
+                                 f"inference model to load",
+                                 hint="save one with save_inference_model(dirname, ...)")
     scope = _global_scope() if scope is None else scope
 
     def read_files(directory):
@@ -422,3 +426,20 @@ def load_train_program(dirname) -> tuple[Program, Program]:
     return read_saved(dirname, lambda directory: (
         load_program(os.path.join(directory, MAIN_FILENAME), directory),
         load_program(os.path.join(directory, STARTUP_FILENAME), directory)))
+
+
+# --- Fluid 1.x: savers with Fluid's signatures, and DataLoader (io_vars.py, fluid_reader.py) ---
+# Imported last: io_vars wraps this module's functions, so they must exist first.
+from paddle_ir.fluid_reader import DataLoader  # noqa: E402
+from paddle_ir.io_vars import (  # noqa: E402,F811 - Fluid forms replace those above
+    is_parameter,
+    is_persistable,
+    load_params,
+    load_persistables,
+    load_vars,
+    save_params,
+    save_persistables,
+    save_vars,
+)
+
+__all__ += ["DataLoader", "is_parameter", "is_persistable", "load_params", "save_params"]

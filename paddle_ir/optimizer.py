@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from paddle_ir import unique_name
 from paddle_ir.backward import append_backward
-from paddle_ir.core.dtypes import from_numpy_dtype
 from paddle_ir.framework import Parameter, Variable, default_startup_program
+from paddle_ir.ops.fill import constant_attrs
 from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE
 from paddle_ir.regularizer import append_regularization_ops
 
@@ -83,8 +83,7 @@ class Optimizer:
         startup_var = startup_block.create_var(name=name, shape=shape, dtype=dtype,
                                                persistable=True)
         startup_block.append_op("fill_constant", outputs={"Out": startup_var},
-                                attrs={"shape": list(shape), "value": float(value),
-                                       "dtype": from_numpy_dtype(main_var.dtype)})
+                                attrs=constant_attrs(shape, main_var.dtype, value))
         return main_var
 
     def _state_var(self, block, startup, param, kind, value, shape) -> Variable:

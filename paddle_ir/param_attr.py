@@ -5,19 +5,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from paddle_ir.core.errors import InvalidProgramError
+
 
 @dataclass
 class ParamAttr:
+    """Fluid 1.x's ParamAttr. `do_model_average` is accepted and has no effect here
+    (there is no ModelAverage); `gradient_clip` must stay None (no clipping here)."""
+
     name: str | None = None
     initializer: Any = None
     learning_rate: float = 1.0
     regularizer: Any = None
     trainable: bool = True
+    gradient_clip: Any = None
+    do_model_average: bool = True
+
+    def __post_init__(self):
+        if self.gradient_clip is not None:
+            raise InvalidProgramError(
+                f"ParamAttr(gradient_clip={self.gradient_clip!r}): paddle-ir does not clip "
+                f"gradients, and ignoring it would change the training",
+                hint="leave gradient_clip=None")
 
     @staticmethod
     def to_attr(arg) -> ParamAttr | None:
-        """Accept what Paddle layers accept: None, a name, an initializer, a ParamAttr, or False."""
-        if arg is None:
+        """What Fluid layers accept: None or True (the default attribute), a name, an
+        initializer, a ParamAttr, or False (no parameter, e.g. no bias)."""
+        if arg is None or arg is True:
             return ParamAttr()
         if arg is False:
             return None
@@ -27,4 +42,7 @@ class ParamAttr:
             return ParamAttr(name=arg)
         if callable(arg):
             return ParamAttr(initializer=arg)
-        raise TypeError(f"cannot make a ParamAttr from {arg!r}")
+        raise InvalidProgramError(
+            f"cannot make a ParamAttr from {arg!r} ({type(arg).__name__})",
+            hint="pass None (the default: an automatically named parameter), True (the same), "
+                 "False (no parameter), a name, an initializer or a ParamAttr")

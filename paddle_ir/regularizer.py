@@ -21,8 +21,9 @@ class WeightDecayRegularizer:
 
     op_type = ""
 
-    def __init__(self, coeff: float = 0.0):
-        self.coeff = float(coeff)
+    def __init__(self, regularization_coeff: float = 0.0, *, coeff: float | None = None):
+        # Fluid spells it regularization_coeff (positional in most programs); coeff is ours.
+        self.coeff = float(regularization_coeff if coeff is None else coeff)
 
     def __call__(self, param: Parameter, grad: Variable, block) -> Variable:
         out = block.create_var(name=unique_name.generate(grad.name + "@REGULARIZED"),

@@ -45,7 +45,7 @@ def build_counter():
     """
     main, startup = pir.Program(), pir.Program()
     with unique_name.guard(), pir.program_guard(main, startup):
-        x = pir.layers.data("x", [2, 2])
+        x = pir.layers.data("x", [2, 2], append_batch_size=False)
         block = main.global_block()
         steps = block.create_var(name="steps", shape=[1], dtype="float32", persistable=True)
         total = block.create_var(name="total", shape=[2, 2], dtype="float32", persistable=True)

@@ -17,7 +17,7 @@ def param(name, shape):
 
 
 def data(name, shape, dtype="float64"):
-    return pir.layers.data(name, shape, dtype=dtype)
+    return pir.layers.data(name, shape, dtype=dtype, append_batch_size=False)
 
 
 def run_grads(main, feed, params_grads):
@@ -130,7 +130,7 @@ def test_sparse_embedding_used_twice_sums_to_a_merged_selected_rows():
 def test_dense_embedding_gradient_and_no_gradient_for_integer_ids():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        ids = pir.layers.data("ids", [5, 1], dtype="int64")
+        ids = pir.layers.data("ids", [5, 1], dtype="int64", append_batch_size=False)
         ids.stop_gradient = False  # even so, integers never get a gradient
         emb = pir.layers.embedding(ids, [6, 3], padding_idx=4, dtype="float64")
         w = param("w", [3])
@@ -367,7 +367,7 @@ def test_mlp_with_softmax_cross_entropy_mean_and_reductions():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = data("x", [4, 3])
-        label = pir.layers.data("label", [4, 1], dtype="int64")
+        label = pir.layers.data("label", [4, 1], dtype="int64", append_batch_size=False)
         h = pir.layers.fc(x, 5, act="tanh")
         logits = pir.layers.fc(pir.layers.reshape(h, [2, 2, 5]), 3, num_flatten_dims=2)
         logits = pir.layers.reshape(logits, [4, 3])

@@ -190,7 +190,7 @@ def test_shapes_that_overflow_int64_are_an_inference_error():
     # and protobuf raised ValueError("Value out of range") when the output was declared.
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = pir.layers.data("x", [3, 4])
+        x = pir.layers.data("x", [3, 4], append_batch_size=False)
         pir.layers.reshape(x, [-1])
     desc = _copy(main.desc)
     _var(desc.blocks[0], "x").lod_desc.tensor.dims[:] = [2**62, 4]

@@ -325,9 +325,9 @@ def test_training_job_steps_logs_and_checkpoints(job_dir, tmp_path):
     out = ok("run", job, "--feeds", batches_npz, "--batch-size", "2", "--steps", "6",
              "--log-every", "2", "--save", ckpt)
     logs = [line for line in out.splitlines() if line.startswith("step ")]
-    assert logs == ["step 2/6  scale_0.tmp_0=[2, 3, 4, 5]  steps=[2]",
-                    "step 4/6  scale_0.tmp_0=[12, 14, 16, 18]  steps=[4]",
-                    "step 6/6  scale_0.tmp_0=[14, 17, 20, 23]  steps=[6]"]
+    assert logs == ["step 2/6  scale_0.tmp_0=[2, 3, 4, 5]  steps=2",
+                    "step 4/6  scale_0.tmp_0=[12, 14, 16, 18]  steps=4",
+                    "step 6/6  scale_0.tmp_0=[14, 17, 20, 23]  steps=6"]
     assert "saved 2 persistable variable(s)" in out
     main, _ = io.load_train_program(job)
     scope = pir.Scope()

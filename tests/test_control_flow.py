@@ -96,7 +96,7 @@ def test_build_time_inference_runs_inside_the_body():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = layers.data("x", [-1, 3])
-        w = layers.data("w", [4, 2])
+        w = layers.data("w", [4, 2], append_batch_size=False)
         i = layers.fill_constant([1], "int64", 0)
         c = layers.less_than(i, layers.fill_constant([1], "int64", 2))
         loop = layers.While(c)
@@ -111,7 +111,7 @@ def test_build_time_inference_runs_inside_the_body():
 def test_arrays_collect_values_per_step():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = layers.data("x", [2, 3], dtype="float32")
+        x = layers.data("x", [2, 3], dtype="float32", append_batch_size=False)
         i = layers.fill_constant([1], "int64", 0)
         n = layers.fill_constant([1], "int64", 4)
         c = layers.less_than(i, n)
@@ -143,8 +143,8 @@ def test_reading_an_unwritten_element_is_a_clear_error():
 def branches(pred_value):
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = layers.data("x", [3])
-        flag = layers.data("flag", [1], dtype="bool")
+        x = layers.data("x", [3], append_batch_size=False)
+        flag = layers.data("flag", [1], dtype="bool", append_batch_size=False)
         out = layers.cond(flag, lambda: layers.scale(x, 2.0), lambda: layers.scale(x, -1.0))
         pair = layers.cond(flag, lambda: (x + x, layers.scale(x, 3.0)),
                            lambda: (x * x, layers.scale(x, 0.0, 1.0)))
@@ -166,8 +166,8 @@ def test_cond_takes_the_branch_the_predicate_picks(flag):
 
 def test_cond_branches_must_agree():
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = layers.data("x", [3])
-        flag = layers.data("flag", [1], dtype="bool")
+        x = layers.data("x", [3], append_batch_size=False)
+        flag = layers.data("flag", [1], dtype="bool", append_batch_size=False)
         with pytest.raises(pir.PaddleIRError, match="true_fn returns 2 value.*false_fn returns 1"):
             layers.cond(flag, lambda: (x, x), lambda: x)
 
@@ -177,7 +177,7 @@ def test_cond_branches_must_agree():
 def test_switch_runs_the_first_case_that_holds(step, want):
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        s = layers.data("step", [1], dtype="int64")
+        s = layers.data("step", [1], dtype="int64", append_batch_size=False)
         lr = layers.fill_constant([1], "float32", -1.0)
         with layers.Switch() as switch:
             with switch.case(layers.less_than(s, layers.fill_constant([1], "int64", 5))):
@@ -216,7 +216,7 @@ def test_nested_loops_sum_a_triangle():
 def test_arrays_are_fetched_as_arrays_and_cannot_be_fed():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = layers.data("x", [2], dtype="float32")
+        x = layers.data("x", [2], dtype="float32", append_batch_size=False)
         arr = layers.array_write(x, layers.fill_constant([1], "int64", 1))
     (got,) = run(main, [arr], {"x": np.ones(2, np.float32)})
     assert isinstance(got, pir.LoDTensorArray) and len(got) == 2 and got[0] is None
@@ -229,9 +229,9 @@ def test_arrays_are_fetched_as_arrays_and_cannot_be_fed():
 def test_gradients_flow_through_the_branch_cond_took(flag):
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
-        x = layers.data("x", [2, 3], dtype="float64")
+        x = layers.data("x", [2, 3], dtype="float64", append_batch_size=False)
         x.stop_gradient = False
-        pred = layers.data("flag", [1], dtype="bool")
+        pred = layers.data("flag", [1], dtype="bool", append_batch_size=False)
         h = layers.fc(x, 3, param_attr=pir.ParamAttr(name="w"), bias_attr=False)
         out = layers.cond(pred, lambda: layers.tanh(h) * x, lambda: layers.scale(h, 3.0))
         loss = layers.reduce_sum(layers.square(out))

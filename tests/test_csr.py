@@ -279,7 +279,7 @@ def test_a_tuple_feed_needs_the_declared_width():
     with pytest.raises(pir.PaddleIRError, match="must be a dense tensor, got CSRTensor"):
         main2 = pir.Program()
         with pir.program_guard(main2, pir.Program()):
-            d = pir.layers.data("d", [3, 5])
+            d = pir.layers.data("d", [3, 5], append_batch_size=False)
             s = pir.layers.scale(d, 2.0)
         _run(main2, {"d": seed_csr()}, [s])
 
@@ -334,8 +334,8 @@ def test_sparse_dot_of_an_empty_batch():
 
 def test_sparse_dot_build_time_errors():
     with pir.program_guard(pir.Program(), pir.Program()):
-        dense = pir.layers.data("d", [3, 5])
-        w = pir.layers.data("w", [5, 2])
+        dense = pir.layers.data("d", [3, 5], append_batch_size=False)
+        w = pir.layers.data("w", [5, 2], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=r"sparse_dot requires X to be CSR, got "
                                                    r"LOD_TENSOR"):
             pir.layers.sparse_dot(dense, w)
@@ -343,19 +343,19 @@ def test_sparse_dot_build_time_errors():
         with pytest.raises(pir.ProgramError, match=re.escape(
                 "X.shape[1] must equal Y.shape[0], but got X.shape=[-1, 5] and "
                 "Y.shape=[4, 2] (transpose_x=False)")):
-            pir.layers.sparse_dot(x, pir.layers.data("w4", [4, 2]))
+            pir.layers.sparse_dot(x, pir.layers.data("w4", [4, 2], append_batch_size=False))
         with pytest.raises(pir.ProgramError, match=re.escape(
                 "X.shape[0] must equal Y.shape[0], but got X.shape=[3, 5] and "
                 "Y.shape=[4, 2] (transpose_x=True)")):
             pir.layers.sparse_dot(pir.layers.csr_data("x3", [3, 5]), pir.layers.data(
-                "w5", [4, 2]), transpose_x=True)
+                "w5", [4, 2], append_batch_size=False), transpose_x=True)
 
 
 def test_the_seed_transpose_dot_as_the_gradient_of_sparse_dot():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         lhs = pir.layers.csr_data("lhs", [3, 5])
-        w = pir.layers.data("w", [5, 2])
+        w = pir.layers.data("w", [5, 2], append_batch_size=False)
         w.stop_gradient = False
         out = pir.layers.sparse_dot(lhs, w)
         append_backward(out)  # d out / d out = ones((3, 2)), so dW = lhs^T @ ones
@@ -374,7 +374,7 @@ def _linear_grad_program(op: str, y_shape=(9, 3)):
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = pir.layers.csr_data("x", [-1, 9], "float64")
-        w = pir.layers.data("w", list(y_shape), "float64")
+        w = pir.layers.data("w", list(y_shape), dtype="float64", append_batch_size=False)
         w.stop_gradient = False
         u = pir.layers.data("u", [-1, 3], "float64")
         if op == "sparse_dot":
@@ -420,7 +420,7 @@ def test_mul_with_a_csr_x_and_a_flattened_y():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         xv = pir.layers.csr_data("x", [-1, 6], "float64")
-        wv = pir.layers.data("w", [2, 3, 3], "float64")
+        wv = pir.layers.data("w", [2, 3, 3], dtype="float64", append_batch_size=False)
         wv.stop_gradient = False
         uv = pir.layers.data("u", [-1, 3], "float64")
         out = pir.layers.mul(xv, wv, y_num_col_dims=2)
@@ -435,7 +435,7 @@ def test_mul_grad_gives_a_csr_x_no_gradient():
     with pir.program_guard(pir.Program(), pir.Program()):
         x = pir.layers.csr_data("x", [-1, 4])
         x.stop_gradient = False
-        w = pir.layers.data("w", [4, 2])
+        w = pir.layers.data("w", [4, 2], append_batch_size=False)
         w.stop_gradient = False
         with pytest.raises(pir.ProgramError, match="X is CSR \\(sparse features\\): mul_grad "
                                                    "gives it no gradient"):
@@ -453,7 +453,7 @@ def test_the_transpose_gradient_is_not_densified():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         xv = pir.layers.csr_data("x", [-1, features])
-        w = pir.layers.data("w", [features, width])
+        w = pir.layers.data("w", [features, width], append_batch_size=False)
         w.stop_gradient = False
         append_backward(pir.layers.sparse_dot(xv, w))
     w_value = np.zeros((features, width), np.float32)  # 64 MB, allocated before measuring
@@ -471,7 +471,7 @@ def test_csr_inputs_of_a_dense_only_op_fall_back():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = pir.layers.csr_data("x", [3, 5])
-        d = pir.layers.data("d", [3, 5])
+        d = pir.layers.data("d", [3, 5], append_batch_size=False)
         total = x + d
         as_rsp = pir.layers.cast_storage(x, "row_sparse")
         as_csr = pir.layers.cast_storage(d, "csr")

@@ -51,7 +51,8 @@ def build(fn, dtype="float64", lod_level=1, extra=()):
     with pir.program_guard(main, startup):
         x = layers.data("x", [-1, D], dtype=dtype, lod_level=lod_level)
         x.stop_gradient = False
-        extras = [layers.data(name, shape, dtype=dtype) for name, shape in extra]
+        extras = [layers.data(name, shape, dtype=dtype, append_batch_size=False)
+                  for name, shape in extra]
         outputs = fn(x, *extras)
     return main, startup, x, outputs
 
@@ -243,7 +244,7 @@ def test_gradients_through_the_nested_loops_match_finite_differences():
 def test_a_gradient_needing_an_overwritten_loop_value_is_refused():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = layers.data("x", [2], dtype="float64")
+        x = layers.data("x", [2], dtype="float64", append_batch_size=False)
         x.stop_gradient = False
         state = layers.scale(x, 1.0)
         i = layers.fill_constant([1], "int64", 0)
@@ -266,7 +267,7 @@ def test_a_gradient_needing_an_overwritten_loop_value_is_refused():
 def test_a_while_loop_with_assign_trains_through_its_carried_value():
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
-        x = layers.data("x", [1, 2], dtype="float64")
+        x = layers.data("x", [1, 2], dtype="float64", append_batch_size=False)
         x.stop_gradient = False
         state = layers.scale(x, 1.0)
         i = layers.fill_constant([1], "int64", 0)
@@ -349,7 +350,7 @@ def test_splitting_by_steps_and_joining_back_is_the_identity(lengths, level):
 def test_a_test_mode_loop_refuses_a_backward_pass():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = layers.data("x", [2], dtype="float64")
+        x = layers.data("x", [2], dtype="float64", append_batch_size=False)
         x.stop_gradient = False
         state = layers.scale(x, 1.0)
         i = layers.fill_constant([1], "int64", 0)

@@ -258,7 +258,7 @@ def test_shape_errors(grad_shape, lr_shape, message):
 def build(optimizer, is_sparse=True, param_attr=None, second_param_attr=None):
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
-        ids = pir.layers.data("ids", [4, 1], dtype="int64")
+        ids = pir.layers.data("ids", [4, 1], dtype="int64", append_batch_size=False)
         emb = pir.layers.embedding(ids, [V, D], is_sparse=is_sparse, param_attr=param_attr)
         w = main.global_block().create_parameter("w", [D], "float32", **(
             {"regularizer": second_param_attr} if second_param_attr else {}))

@@ -10,8 +10,8 @@ import paddle_ir as pir
 def conditional_program():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = pir.layers.data("x", [3])
-        flag = pir.layers.data("flag", [1], dtype="bool")
+        x = pir.layers.data("x", [3], append_batch_size=False)
+        flag = pir.layers.data("flag", [1], dtype="bool", append_batch_size=False)
         y = pir.layers.fill_constant([3], "float32", -1.0)
         parent = main.current_block()
         sub = main._create_block()

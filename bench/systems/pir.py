@@ -73,7 +73,7 @@ class EmbeddingStep(_Program):
         self.fingerprint = C.fingerprint(self.ids, table[::1000])
 
     def check(self):
-        return C.b1_check(self.result[0], self.table, self.ids)
+        return C.b1_check(self.result[0][0], self.table, self.ids)
 
 
 # --- B2 -----------------------------------------------------------------------------------------
@@ -83,8 +83,8 @@ class Chain(_Program):
     def __init__(self, length: int):
         main, startup = pir.Program(), pir.Program()
         with pir.program_guard(main, startup):
-            x = pir.layers.data("x", [4])
-            y = pir.layers.data("y", [4])
+            x = pir.layers.data("x", [4], append_batch_size=False)
+            y = pir.layers.data("y", [4], append_batch_size=False)
             h = x
             for op in C.b2_ops(length):
                 h = (pir.layers.scale(h, C.B2_SCALE) if op == "scale"
@@ -190,7 +190,7 @@ class SparseLogReg(_Program):
 
     def check(self):
         w = self.scope.find_var("w").value.numpy()
-        return {"loss": float(self.result[0]), "w_sum": float(w.sum(dtype=np.float64)),
+        return {"loss": float(self.result[0][0]), "w_sum": float(w.sum(dtype=np.float64)),
                 "w_abs_sum": float(np.abs(w).sum(dtype=np.float64))}
 
 

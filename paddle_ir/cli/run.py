@@ -38,6 +38,7 @@ from paddle_ir.core.errors import (
     MissingVariableError,
     ResourceLimitError,
 )
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 
@@ -167,6 +168,16 @@ def _check_names(program: Program, feeds: dict, fetch_names: list[str],
                 raise FeedError(f"{name!r} is a persistable variable (a parameter or state) "
                                 f"of the program; a feed may not change the model",
                                 hint="pass --allow-any-feed to set it anyway")
+    for name in program.feed_target_names:
+        level = block.var(name).lod_level if block.has_var(name) else 0
+        value = feeds[name]
+        if level and not (isinstance(value, LoDTensor) and value.lod_level):
+            example = "[[3, 1, 2]]" if level == 1 else "[[2, 1], [3, 1, 2]]"
+            raise FeedError(
+                f"feed {name!r} is a sequence input (lod_level={level}) but was given no LoD",
+                hint=f"give its sequence lengths with --lod {name}='{example}' (lengths per "
+                     f"level, the last summing to the rows of the array), or a {name}.lod "
+                     f"entry in --feeds FILE.npz")
     for name in fetch_names:
         if not block.has_var(name):
             raise FetchError(f"cannot fetch {name!r}: it is not a variable of the program's "

@@ -47,7 +47,8 @@ def summarize_value(value) -> str:
     array = np.asarray(value)
     if array.size <= 4 and array.dtype.kind in "biuf":
         items = ", ".join(f"{v:.6g}" for v in array.reshape(-1).tolist())
-        return f"[{items}]" if array.ndim else items
+        # A fetched loss has shape [1] (Fluid 1.x): shown as the bare number.
+        return f"[{items}]" if array.size != 1 else items
     if array.dtype.kind in "biufc":
         return f"mean({_shape(array.shape)})={array.mean():.6g}"
     return f"<{dtype_name(array.dtype)} {_shape(array.shape)}>"

@@ -83,3 +83,22 @@ def element_size(data_type: int) -> int:
 
 
 FLOAT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
+class FluidVarDesc:
+    """Fluid's `core.VarDesc.VarType` names (dtype=fluid.core.VarDesc.VarType.FP32).
+
+    The element types are this schema's DataType numbers (Paddle's own), which
+    every `dtype=` argument accepts; LOD_TENSOR and SELECTED_ROWS are this
+    schema's variable types.
+    """
+
+    class VarType:
+        pass
+
+
+for _name in ("BOOL", "INT16", "INT32", "INT64", "FP16", "FP32", "FP64", "UINT8", "INT8",
+              "BF16", "COMPLEX64", "COMPLEX128"):
+    setattr(FluidVarDesc.VarType, _name, getattr(pb, _name))
+FluidVarDesc.VarType.LOD_TENSOR = pb.VarDesc.LOD_TENSOR
+FluidVarDesc.VarType.SELECTED_ROWS = pb.VarDesc.SELECTED_ROWS

@@ -199,3 +199,10 @@ class NanInfError(ProgramError):
     """An op wrote NaN or Inf while the NaN/Inf check was on."""
 
     category = "NanInf"
+
+
+class EOFException(PaddleIRError):
+    """A reader (py_reader, a non-iterable DataLoader) has no more batches: Fluid's
+    `fluid.core.EOFException`. Catch it to end an epoch, then call `reader.reset()`."""
+
+    category = "EOFException"

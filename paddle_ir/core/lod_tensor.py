@@ -69,6 +69,15 @@ def lengths_to_offsets(lengths: Sequence[Sequence[int]]) -> list[np.ndarray]:
     return out
 
 
+class TensorShape(tuple):
+    """A tensor's shape: a tuple, and also callable as Fluid's `tensor.shape()` (a list)."""
+
+    __slots__ = ()
+
+    def __call__(self) -> list[int]:
+        return list(self)
+
+
 class LoDTensor:
     """A dense ndarray with a (possibly empty) multi-level LoD.
 
@@ -103,8 +112,12 @@ class LoDTensor:
 
     # -- data ------------------------------------------------------------------
     def set(self, data, place=None) -> None:
-        """Replace the data (Paddle's `tensor.set(array, place)`); the LoD is kept."""
-        array = np.asarray(data)
+        """Replace the data (Paddle's `tensor.set(array, place)`); the LoD is kept.
+
+        `place` (a CPUPlace or CUDAPlace) is accepted for Fluid's signature; the
+        data stays a numpy array on the CPU.
+        """
+        array = np.array(data, copy=True) if isinstance(data, LoDTensor) else np.asarray(data)
         if self._offsets:
             validate_offsets(self._offsets, array.shape[0] if array.ndim else None)
         self._array = array
@@ -116,8 +129,13 @@ class LoDTensor:
         return self._array if dtype is None else self._array.astype(dtype)
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return self._array.shape
+    def shape(self) -> TensorShape:
+        """The array's shape; `t.shape()` (Fluid) gives it as a list."""
+        return TensorShape(self._array.shape)
+
+    def _is_unset(self) -> bool:
+        # A LoDTensor() before its first set(): Fluid lets the LoD be given first.
+        return self._array.ndim == 1 and self._array.size == 0 and not self._offsets
 
     @property
     def dtype(self) -> np.dtype:
@@ -140,7 +158,8 @@ class LoDTensor:
         offsets = tuple(_as_offsets(level, k) for k, level in enumerate(lod))
         if offsets and self._array.ndim == 0:
             raise InvalidLoDError("a 0-D tensor cannot carry a LoD; LoD segments rows")
-        validate_offsets(offsets, self._array.shape[0] if self._array.ndim else None)
+        rows = None if self._is_unset() else self._array.shape[0]  # checked by set() then
+        validate_offsets(offsets, rows)
         self._offsets = offsets
 
     def recursive_sequence_lengths(self) -> list[list[int]]:
@@ -203,14 +222,30 @@ def create_lod_tensor(data, recursive_seq_lens: Sequence[Sequence[int]], place=N
     """
     if isinstance(data, LoDTensor):
         data = data.numpy()
-    elif isinstance(data, list) and data and isinstance(data[0], (list, tuple)):
+    elif isinstance(data, list) and data and isinstance(data[0], (list, tuple, np.ndarray)):
         seq_lens = [len(seq) for seq in data]
         if recursive_seq_lens and list(recursive_seq_lens[-1]) != seq_lens:
             raise InvalidLoDError(
                 f"the data holds sequences of lengths {seq_lens}, but the last level of "
                 f"recursive_seq_lens is {list(recursive_seq_lens[-1])}"
             )
-        data = np.concatenate([np.asarray(s, dtype=np.int64) for s in data]).reshape(-1, 1)
+        # Fluid flattens the sequences (lists or 1-D arrays of ids) into one int64 column.
+        data = np.concatenate([np.asarray(s, dtype=np.int64).reshape(-1) for s in data])
+        data = data.reshape(-1, 1)
     tensor = LoDTensor(np.asarray(data))
     tensor.set_recursive_sequence_lengths(recursive_seq_lens)
     return tensor
+
+
+def create_random_int_lodtensor(recursive_seq_lens: Sequence[Sequence[int]], base_shape,
+                                place=None, low: int = 0, high: int = 1,
+                                seed: int | None = None) -> LoDTensor:
+    """A LoDTensor of random int64 values in [low, high] (both ends included, as Fluid).
+
+    Its shape is [sum of the last level's lengths] + base_shape.
+    """
+    rows = int(sum(recursive_seq_lens[-1])) if recursive_seq_lens else 0
+    shape = [rows] + [int(d) for d in base_shape]
+    data = np.random.default_rng(seed).integers(low, high, size=shape, endpoint=True,
+                                                dtype=np.int64)
+    return create_lod_tensor(data, recursive_seq_lens, place)

@@ -33,7 +33,13 @@ from paddle_ir.layers.dynamic_rnn import (
     shrink_memory,
 )
 from paddle_ir.layers.embedding import embedding
-from paddle_ir.layers.io import data
+from paddle_ir.layers.io import (
+    create_py_reader_by_data,
+    data,
+    double_buffer,
+    py_reader,
+    read_file,
+)
 from paddle_ir.layers.logistic import sigmoid_cross_entropy_with_logits
 from paddle_ir.layers.math import (
     abs,
@@ -66,6 +72,7 @@ from paddle_ir.layers.nn import (
     softmax_with_cross_entropy,
     topk,
 )
+from paddle_ir.layers.one_hot import one_hot
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
 from paddle_ir.layers.sequence import (
     lod_append,
@@ -169,3 +176,12 @@ __all__ = [
     "topk",
     "While",
 ]
+
+# --- Fluid 1.x compatibility: names for a missing attribute (paddle_ir/fluid_names.py) ---
+__all__ += ["create_py_reader_by_data", "double_buffer", "one_hot", "py_reader", "read_file"]
+
+
+def __getattr__(name: str):
+    from paddle_ir.fluid_names import missing_attribute
+
+    raise missing_attribute("paddle_ir.layers", name, __all__)

@@ -9,8 +9,8 @@ from paddle_ir.param_attr import ParamAttr
 
 
 def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Paddle's name
-              padding_idx: int | None = None, param_attr=None, dtype="float32",
-              name=None) -> Variable:
+              is_distributed: bool = False, padding_idx: int | None = None, param_attr=None,
+              dtype="float32", name=None, *, ids_any_shape: bool = False) -> Variable:
     """Rows of a [vocab, dim] table (`embedding_N.w_0`) for int64 ids: Out = W[input].
 
     `input` is [N, 1] (the `lookup_table` op; Out [N, dim]) or ids of any other
@@ -18,7 +18,10 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Pa
     `is_sparse=True` makes the table's gradient a SelectedRows of the looked-up
     rows, which sparse optimizer kernels update row by row. `padding_idx` (a
     negative value counts from the end, as in Paddle) looks up zeros and gets
-    no gradient.
+    no gradient. `is_distributed` (Fluid's flag for a table sharded over
+    parameter servers) is accepted and changes nothing on one machine.
+    `ids_any_shape=True` always uses lookup_table_v2 (Fluid 1.7's top-level
+    `fluid.embedding`: [N, 1] ids give [N, 1, dim]).
     """
     vocab, dim = (int(d) for d in size)
     helper = LayerHelper("embedding", name)
@@ -28,8 +31,8 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Pa
         padding = -1
     else:
         padding = int(padding_idx) if padding_idx >= 0 else vocab + int(padding_idx)
-    op_type = "lookup_table" if len(input.shape) >= 2 and input.shape[-1] == 1 \
-        else "lookup_table_v2"
+    op_type = "lookup_table" if (not ids_any_shape and len(input.shape) >= 2
+                                 and input.shape[-1] == 1) else "lookup_table_v2"
     out = helper.create_variable_for_type_inference(w.dtype)
     helper.append_op(op_type, inputs={"W": w, "Ids": input}, outputs={"Out": out},
                      attrs={"is_sparse": bool(is_sparse), "padding_idx": padding})

@@ -1,16 +1,59 @@
-"""Data variables: where feeds enter a program."""
+"""Data variables: where feeds enter a program, with Fluid 1.x's two spellings.
+
+    layers.data("x", [13])          # Fluid 1.x: shape [-1, 13] (a batch dim is prepended)
+    layers.data("x", [-1, 13])      # already has a -1: taken as given
+    fluid.data("x", [None, 13])     # Fluid 1.6+: never prepends; None means -1
+"""
 
 from __future__ import annotations
 
+from paddle_ir.fluid_reader import (  # noqa: F401 - Fluid's layers.* reader functions
+    create_py_reader_by_data,
+    double_buffer,
+    py_reader,
+    read_file,
+)
 from paddle_ir.framework import Variable, default_main_program
+from paddle_ir.variable import VarType
 
 
-def data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
-    """Declare a fed input, like `paddle.static.data`: the shape is taken as given.
+def _create_data_var(name: str, shape, dtype, lod_level: int, var_type,
+                     stop_gradient: bool) -> Variable:
+    var = default_main_program().global_block().create_var(
+        name=name, shape=shape, dtype=dtype, lod_level=lod_level, stop_gradient=stop_gradient)
+    if var_type is not None and var_type != VarType.LOD_TENSOR:
+        var.type = var_type
+    return var
+
+
+def data(name: str, shape, append_batch_size=True, dtype="float32", lod_level: int = 0,
+         type=None, stop_gradient: bool = True) -> Variable:  # noqa: A002 - Fluid's name
+    """Declare a fed input as Fluid 1.x's `fluid.layers.data`.
+
+    A leading -1 (the batch) is prepended to `shape` unless `append_batch_size`
+    is False or `shape` already holds a -1 or None (None becomes -1).
+    `lod_level` > 0 declares a sequence input to be fed a LoDTensor. The
+    argument order is Fluid's (append_batch_size third); a dtype given third,
+    as `data("x", [-1, 4], "int64")`, is read as the dtype.
+    """
+    if not isinstance(append_batch_size, bool):  # a dtype in Fluid's third position
+        dtype, append_batch_size = append_batch_size, True
+    dims = []
+    for d in shape:
+        if d is None or int(d) < 0:
+            append_batch_size = False
+            dims.append(-1)
+        else:
+            dims.append(int(d))
+    if append_batch_size:
+        dims.insert(0, -1)
+    return _create_data_var(name, dims, dtype, lod_level, type, stop_gradient)
+
+
+def fluid_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
+    """Declare a fed input as Fluid 1.6+'s top-level `fluid.data`: the shape as given.
 
     There is no implicit batch dimension; -1 or None marks a dim of any size.
-    `lod_level` > 0 declares a sequence input that must be fed a LoDTensor.
     """
-    shape = [-1 if d is None else int(d) for d in shape]
-    return default_main_program().global_block().create_var(
-        name=name, shape=shape, dtype=dtype, lod_level=lod_level, stop_gradient=True)
+    dims = [-1 if d is None else int(d) for d in shape]
+    return _create_data_var(name, dims, dtype, lod_level, None, True)

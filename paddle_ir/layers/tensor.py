@@ -5,6 +5,7 @@ from __future__ import annotations
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
+from paddle_ir.ops.fill import constant_attrs
 
 
 def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | None = None,
@@ -14,9 +15,9 @@ def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | 
     dtype = convert_dtype(dtype)
     if out is None:
         out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    # str_value keeps the exact value (int64 2**24+1, float64 0.1); `value` is a float32.
     helper.append_op("fill_constant", outputs={"Out": out},
-                     attrs={"shape": [int(d) for d in shape], "dtype": from_numpy_dtype(dtype),
-                            "value": float(value)})
+                     attrs=constant_attrs(shape, dtype, value))
     return out
 
 

@@ -50,7 +50,7 @@ def test_shape_mismatch_fails_at_build_time_naming_the_line():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         a = pir.layers.data("a", [-1, 3])
-        b = pir.layers.data("b", [4])
+        b = pir.layers.data("b", [4], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=r"(?s)\[ShapeInferenceError\] block 0, op #0 "
                            r"elementwise_add.*dim 1 is 3 in X and 4 in Y.*"
                            r"op created at tests/ops/test_elementwise_scale.py:\d+"):
@@ -60,8 +60,8 @@ def test_shape_mismatch_fails_at_build_time_naming_the_line():
 
 def test_dtype_mismatch_fails_at_build_time():
     with pir.program_guard(pir.Program(), pir.Program()):
-        a = pir.layers.data("a", [3])
-        b = pir.layers.data("b", [3], dtype="float64")
+        a = pir.layers.data("a", [3], append_batch_size=False)
+        b = pir.layers.data("b", [3], dtype="float64", append_batch_size=False)
         with pytest.raises(pir.ProgramError, match="(?s)same dtype.*hint: insert a cast op"):
             a * b
 
@@ -93,8 +93,8 @@ def test_scale_gradient():
 def test_variable_operators():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        a = pir.layers.data("a", [3])
-        b = pir.layers.data("b", [3])
+        a = pir.layers.data("a", [3], append_batch_size=False)
+        b = pir.layers.data("b", [3], append_batch_size=False)
         outs = [a + b, a - b, a * b, a / b, 2.0 - a, a * 3, a / 4, -a, 1 + a, 6.0 / a]
     av, bv = np.array([1, 2, 3], np.float32), np.array([4, 5, 6], np.float32)
     got = pir.Executor().run(main, feed={"a": av, "b": bv}, fetch_list=outs, scope=pir.Scope())

@@ -136,7 +136,7 @@ def test_sparse_gradient_never_allocates_the_table():
 def _build(ids_shape, **kwargs):
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
-        ids = pir.layers.data("ids", ids_shape, dtype="int64")
+        ids = pir.layers.data("ids", ids_shape, dtype="int64", append_batch_size=False)
         out = pir.layers.embedding(ids, size=[V, D], **kwargs)
     return main, startup, out
 

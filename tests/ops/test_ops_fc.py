@@ -114,7 +114,7 @@ def test_fc_of_several_inputs_sums_their_products():
 ])
 def test_fc_errors(shape, kwargs, message):
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = pir.layers.data("x", shape)
+        x = pir.layers.data("x", shape, append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=message):
             pir.layers.fc(x, 3, **kwargs)
 
@@ -122,7 +122,7 @@ def test_fc_errors(shape, kwargs, message):
 def test_fc_shape_mismatch_through_mul_names_the_line():
     with pir.program_guard(pir.Program(), pir.Program()):
         x = pir.layers.data("x", [-1, 784])
-        w = pir.layers.data("w", [100, 10])
+        w = pir.layers.data("w", [100, 10], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=r"(?s)X.shape\[1\] must equal Y.shape\[0\], "
                            r"but got X.shape=\[-1, 784\] and Y.shape=\[100, 10\].*"
                            r"op created at tests/ops/test_ops_fc.py:\d+"):

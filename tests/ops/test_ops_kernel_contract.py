@@ -19,7 +19,7 @@ def test_numpy_scalar_from_a_0d_input_is_a_0d_array():
 def _one_scale_program():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
-        x = pir.layers.data("x", [2])
+        x = pir.layers.data("x", [2], append_batch_size=False)
         out = pir.layers.scale(x, 2.0)
     return main, out
 

@@ -93,7 +93,7 @@ def test_cross_entropy_label_out_of_range_is_a_kernel_error_naming_the_op():
 def test_cross_entropy_label_checks_at_build_time(label_shape, dtype, soft, message):
     with pir.program_guard(pir.Program(), pir.Program()):
         x = pir.layers.data("x", [-1, 3])
-        label = pir.layers.data("label", label_shape, dtype=dtype)
+        label = pir.layers.data("label", label_shape, dtype=dtype, append_batch_size=False)
         with pytest.raises(pir.ProgramError, match="(?s)" + message):
             pir.layers.cross_entropy(x, label, soft_label=soft)
 

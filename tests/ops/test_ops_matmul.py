@@ -42,8 +42,8 @@ def test_mul_gradients(x_shape, y_shape, xn, yn):
 
 def test_mul_mismatch_fails_at_build_time_naming_the_line():
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = pir.layers.data("x", [32, 784])
-        w = pir.layers.data("w", [100, 10])
+        x = pir.layers.data("x", [32, 784], append_batch_size=False)
+        w = pir.layers.data("w", [100, 10], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=(
                 r"(?s)\[ShapeInferenceError\] block 0, op #0 mul .*"
                 r"X.shape\[1\] must equal Y.shape\[0\], but got X.shape=\[32, 784\] and "
@@ -54,7 +54,7 @@ def test_mul_mismatch_fails_at_build_time_naming_the_line():
 def test_mul_mismatch_names_the_flattening():
     with pir.program_guard(pir.Program(), pir.Program()):
         x = pir.layers.data("x", [-1, 4, 5])
-        w = pir.layers.data("w", [21, 3])
+        w = pir.layers.data("w", [21, 3], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=(
                 r"X.shape=\[-1, 20\] and Y.shape=\[21, 3\] \(flattened from "
                 r"X.shape=\[-1, 4, 5\] at x_num_col_dims=1")):
@@ -63,8 +63,8 @@ def test_mul_mismatch_names_the_flattening():
 
 def test_mul_num_col_dims_must_fit_the_rank():
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = pir.layers.data("x", [4, 5])
-        w = pir.layers.data("w", [5, 3])
+        x = pir.layers.data("x", [4, 5], append_batch_size=False)
+        w = pir.layers.data("w", [5, 3], append_batch_size=False)
         with pytest.raises(pir.ProgramError,
                            match=r"x_num_col_dims must be in \[1, rank of X\) = \[1, 2\), got 2"):
             pir.layers.mul(x, w, x_num_col_dims=2)
@@ -128,7 +128,7 @@ def test_matmul_gradients(x_shape, y_shape, tx, ty):
 ])
 def test_matmul_errors(x_shape, y_shape, kwargs, message):
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = pir.layers.data("x", x_shape)
-        y = pir.layers.data("y", y_shape)
+        x = pir.layers.data("x", x_shape, append_batch_size=False)
+        y = pir.layers.data("y", y_shape, append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=message):
             pir.layers.matmul(x, y, **kwargs)

@@ -67,17 +67,17 @@ def test_accuracy_op(k):
     values, indices = _top_k_ref(pred, k)
     hits = _accuracy_ref(pred, label, k)
     out = check_op("accuracy", {"Out": values, "Indices": indices, "Label": label}, {},
-                   {"Accuracy": np.array(hits / 6, np.float32),
-                    "Correct": np.array(hits, np.int32), "Total": np.array(6, np.int32)},
+                   {"Accuracy": np.array([hits / 6], np.float32),
+                    "Correct": np.array([hits], np.int32), "Total": np.array([6], np.int32)},
                    outputs={"Accuracy": 1, "Correct": 1, "Total": 1}, batch_unknown=True)
-    assert out["Accuracy"][0].shape == ()
+    assert out["Accuracy"][0].shape == (1,)  # Fluid 1.x's shape
 
 
 def test_accuracy_of_an_empty_batch_is_zero():
     empty = np.zeros((0, 1), np.float32)
     check_op("accuracy", {"Out": empty, "Indices": empty.astype(np.int64),
                           "Label": np.zeros((0, 1), np.int64)}, {},
-             {"Accuracy": np.array(0, np.float32)})
+             {"Accuracy": np.array([0], np.float32)})
 
 
 def test_accuracy_layer():
@@ -88,19 +88,19 @@ def test_accuracy_layer():
         acc1 = pir.layers.accuracy(x, label)
         acc3 = pir.layers.accuracy(x, label, k=3)
     assert [op.type for op in main.global_block().ops] == ["top_k", "accuracy"] * 2
-    assert acc1.shape == () and acc1.dtype == np.float32
+    assert acc1.shape == (1,) and acc1.dtype == np.float32
     pred = _distinct(8, 5).astype(np.float32)
     lab = rng.randint(0, 5, size=(8, 1)).astype(np.int64)
     got = pir.Executor().run(main, feed={"x": pred, "label": lab}, fetch_list=[acc1, acc3],
                              scope=pir.Scope())
-    assert got[0] == np.float32(_accuracy_ref(pred, lab, 1) / 8)
-    assert got[1] == np.float32(_accuracy_ref(pred, lab, 3) / 8)
+    assert got[0][0] == np.float32(_accuracy_ref(pred, lab, 1) / 8)
+    assert got[1][0] == np.float32(_accuracy_ref(pred, lab, 3) / 8)
 
 
 def test_accuracy_shape_errors():
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = pir.layers.data("x", [4, 5])
-        label = pir.layers.data("label", [3, 1], dtype="int64")
+        x = pir.layers.data("x", [4, 5], append_batch_size=False)
+        label = pir.layers.data("label", [3, 1], dtype="int64", append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=r"Label must be \[N, 1\] with N = "
                                                    r"Indices.shape\[0\] = 4, got \[3, 1\]"):
             pir.layers.accuracy(x, label)

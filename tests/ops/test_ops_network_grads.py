@@ -44,7 +44,7 @@ def test_parameter_gradients_match_finite_differences():
 
     def loss_value():
         (value,) = exe.run(forward_only, feed=feed, fetch_list=[loss], scope=scope)
-        return float(value)
+        return float(value[0])
 
     eps = 1e-6
     for (param, _), got in zip(params_grads, analytic, strict=True):

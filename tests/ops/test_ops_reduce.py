@@ -10,10 +10,10 @@ rng = np.random.RandomState(3)
 X = rng.randn(2, 3, 4).astype(np.float32)
 
 
-def test_mean_is_0d():
-    want = np.array(X.astype(np.float64).sum() / X.size, np.float32)
+def test_mean_has_shape_1_as_in_fluid():
+    want = np.array([X.astype(np.float64).sum() / X.size], np.float32)
     out = check_op("mean", {"X": X}, {}, {"Out": want}, batch_unknown=True)
-    assert out["Out"][0].shape == ()
+    assert out["Out"][0].shape == (1,)
 
 
 def test_mean_gradient():
@@ -32,8 +32,8 @@ def _explicit_sum(x, axes, keep_dim):
     out = x.astype(np.float64)
     for a in sorted(axes, reverse=True):
         out = np.add.reduce(out, axis=a, keepdims=True)
-    if not keep_dim:
-        out = out.reshape([d for i, d in enumerate(x.shape) if i not in axes])
+    if not keep_dim:  # a full reduction keeps one dim of 1 (Fluid 1.x)
+        out = out.reshape([d for i, d in enumerate(x.shape) if i not in axes] or [1])
     return out
 
 
@@ -58,9 +58,10 @@ def test_reduce_sum_and_mean(attrs, axes, keep_dim):
              rtol=1e-5)
 
 
-def test_reducing_everything_gives_0d():
+def test_reducing_everything_gives_shape_1():
     out = check_op("reduce_sum", {"X": X}, {"reduce_all": True}, {})
-    assert out["Out"][0].shape == ()
+    assert out["Out"][0].shape == (1,)
+    np.testing.assert_allclose(out["Out"][0].numpy(), [X.astype(np.float64).sum()], rtol=1e-5)
 
 
 @pytest.mark.parametrize("attrs, axes", CASES)
@@ -100,15 +101,16 @@ def test_layers():
         x = pir.layers.data("x", [-1, 3, 4])
         outs = [pir.layers.mean(x), pir.layers.reduce_sum(x), pir.layers.reduce_sum(x, dim=1),
                 pir.layers.reduce_mean(x, dim=[-1, 0], keep_dim=True)]
-    assert [o.shape for o in outs] == [(), (), (-1, 4), (1, 3, 1)]
+    assert [o.shape for o in outs] == [(1,), (1,), (-1, 4), (1, 3, 1)]
     got = pir.Executor().run(main, feed={"x": X}, fetch_list=outs, scope=pir.Scope())
-    want = [X.mean(), X.sum(), X.sum(axis=1), X.mean(axis=(0, 2), keepdims=True)]
+    want = [X.mean().reshape(1), X.sum().reshape(1), X.sum(axis=1),
+            X.mean(axis=(0, 2), keepdims=True)]
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5)
         assert g.shape == np.shape(w)
 
 
-def test_0d_mean_feeds_scale_and_activations():
+def test_mean_of_shape_1_feeds_scale_and_activations():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = pir.layers.data("x", [-1, 3, 4])
@@ -117,5 +119,5 @@ def test_0d_mean_feeds_scale_and_activations():
     got = pir.Executor().run(main, feed={"x": X}, fetch_list=outs, scope=pir.Scope())
     m = X.mean()
     for g, w in zip(got, [2 * m, np.exp(m), 2 * m], strict=True):
-        assert g.shape == ()
+        assert g.shape == (1,)
         np.testing.assert_allclose(g, w, rtol=1e-5)

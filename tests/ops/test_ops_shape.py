@@ -59,7 +59,7 @@ def test_reshape_of_integers():
 ])
 def test_reshape_errors(shape, message):
     with pir.program_guard(pir.Program(), pir.Program()):
-        x = pir.layers.data("x", [2, 3, 4])
+        x = pir.layers.data("x", [2, 3, 4], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=r"(?s)ShapeInferenceError.*" + message):
             pir.layers.reshape(x, shape)
 
@@ -93,7 +93,7 @@ def test_concat_build_time_unknown_dims():
     with pir.program_guard(pir.Program(), pir.Program()):
         a = pir.layers.data("a", [-1, 3])
         b = pir.layers.data("b", [-1, 5])
-        c = pir.layers.data("c", [2, 5])
+        c = pir.layers.data("c", [2, 5], append_batch_size=False)
         assert pir.layers.concat([a, b], axis=1).shape == (-1, 8)
         assert pir.layers.concat([b, c], axis=0).shape == (-1, 5)
         assert pir.layers.concat([b, c], axis=1).shape == (2, 10)
@@ -119,8 +119,8 @@ def test_concat_lod():
 ])
 def test_concat_errors(shapes, dtypes, axis, message):
     with pir.program_guard(pir.Program(), pir.Program()):
-        xs = [pir.layers.data(n, s, dtype=d) for n, s, d in zip("ab", shapes, dtypes,
-                                                                  strict=True)]
+        xs = [pir.layers.data(n, s, dtype=d, append_batch_size=False)
+              for n, s, d in zip("ab", shapes, dtypes, strict=True)]
         with pytest.raises(pir.ProgramError, match=message):
             pir.layers.concat(xs, axis=axis)
 

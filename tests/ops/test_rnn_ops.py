@@ -458,7 +458,7 @@ def test_append_backward_through_the_layers_matches_finite_differences(layer):
             for step in (1e-6, -1e-6):
                 value.flat[j] = orig + step
                 totals.append(float(exe.run(main, feed=feed, fetch_list=[loss],
-                                            scope=scope)[0]))
+                                            scope=scope)[0][0]))
             value.flat[j] = orig
             numeric.flat[j] = (totals[0] - totals[1]) / 2e-6
         np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-8, err_msg=param.name)

@@ -51,7 +51,7 @@ def test_pad_shorter_than_the_longest_sequence_fails_at_run_time():
 def test_pad_build_time_checks():
     with pir.program_guard(pir.Program(), pir.Program()):
         x = pir.layers.data("x", [-1, 3], lod_level=1)
-        bad_pad = pir.layers.data("bad_pad", [2])
+        bad_pad = pir.layers.data("bad_pad", [2], append_batch_size=False)
         with pytest.raises(pir.ProgramError, match=r"PadValue must be a \[1\] scalar or have "
                                                     r"one step's shape \[3\], got \[2\]"):
             pir.layers.sequence_pad(x, bad_pad)

@@ -1,0 +1,141 @@
+"""DataFeeder: a minibatch of samples (Python lists or arrays) -> the Executor's feed dict.
+
+    feeder = fluid.DataFeeder(feed_list=[words, label], place=fluid.CPUPlace())
+    exe.run(main, feed=feeder.feed([([3, 1, 4], [1]), ([1, 5], [0])]), fetch_list=[loss])
+
+As Fluid 1.x's: each sample holds one field per variable of `feed_list`. A
+field of a lod_level-0 variable is one instance; the batch becomes an array of
+the variable's dtype, reshaped to its declared shape (its -1 taking the
+batch) when the ranks differ. A field of a lod_level-k variable is a sequence
+nested k deep (a list of sentences, each a list of words, for k = 2); the
+leaves are stacked into rows and the nesting becomes the LoD's lengths.
+
+Unlike Fluid, values that the variable's dtype cannot hold exactly (2.5 for an
+int64 variable, text) are refused with an error naming the variable, instead
+of being truncated silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from paddle_ir.core.dtypes import convert_dtype, dtype_name
+from paddle_ir.core.errors import FeedError
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.framework import Variable, default_main_program
+
+
+class _SlotBatch:
+    """The rows and LoD lengths of one variable, gathered over a minibatch."""
+
+    def __init__(self, var: Variable):
+        self.name = var.name
+        self.dtype = convert_dtype(var.dtype)
+        self.shape = list(var.shape)
+        self.lod_level = var.lod_level
+        self.rows: list = []
+        self.lengths: list[list[int]] = [[] for _ in range(self.lod_level)]
+
+    def add(self, field, level: int = 0) -> None:
+        if level == self.lod_level:
+            self.rows.append(field)
+            return
+        if isinstance(field, (str, bytes)) or not hasattr(field, "__len__"):
+            raise FeedError(
+                f"DataFeeder: a field of {self.name!r} (lod_level={self.lod_level}) must be a "
+                f"sequence nested {self.lod_level} deep, but at depth {level} it is "
+                f"{field!r}")
+        self.lengths[level].append(len(field))
+        for item in field:
+            self.add(item, level + 1)
+
+    def tensor(self) -> LoDTensor:
+        array = self._array()
+        # Fluid reshapes to the declared shape when the ranks differ and at most one
+        # dim is unknown ([-1, 13] from 13-element rows, [-1, 1] from scalars).
+        if self.shape and array.ndim != len(self.shape) and sum(d < 0 for d in self.shape) <= 1:
+            try:
+                array = array.reshape(self.shape)
+            except ValueError:
+                raise FeedError(
+                    f"DataFeeder: {self.name!r} is declared with shape {self.shape}, but the "
+                    f"minibatch gives an array of shape {list(array.shape)}, which cannot be "
+                    f"reshaped to it") from None
+        tensor = LoDTensor(array)
+        if self.lod_level:
+            tensor.set_recursive_sequence_lengths(self.lengths)
+        return tensor
+
+    def _array(self) -> np.ndarray:
+        try:
+            raw = np.asarray(self.rows) if self.rows else np.zeros((0,), self.dtype)
+        except ValueError as exc:  # ragged rows at lod_level 0
+            raise FeedError(
+                f"DataFeeder: the fields of {self.name!r} have different shapes ({exc}); a "
+                f"variable with lod_level={self.lod_level} takes one fixed-shape instance per "
+                f"sample", hint="declare it with lod_level=1 to feed variable-length "
+                                "sequences") from None
+        if raw.dtype.kind not in "biuf":
+            raise FeedError(
+                f"DataFeeder: {self.name!r} is {dtype_name(self.dtype)}, but its fields hold "
+                f"{raw.dtype} values such as {raw.reshape(-1)[:1].tolist()}")
+        array = raw.astype(self.dtype, copy=False)
+        if raw.dtype.kind == "f" and self.dtype.kind in "iub" and not np.array_equal(array, raw):
+            bad = raw.reshape(-1)[np.flatnonzero(array.reshape(-1) != raw.reshape(-1))[0]]
+            raise FeedError(
+                f"DataFeeder: {self.name!r} is {dtype_name(self.dtype)}, but a field holds "
+                f"{bad!r}, which it cannot hold exactly",
+                hint=f"declare the variable with a float dtype, or give "
+                     f"{dtype_name(self.dtype)} values")
+        return array
+
+
+class DataFeeder:
+    """Turns minibatches (iterables of samples) into feed dicts of LoDTensors.
+
+    `feed_list` holds Variables or names of variables of `program`'s global
+    block (the default main program); `place` is accepted for Fluid's
+    signature (everything runs on the CPU).
+    """
+
+    def __init__(self, feed_list, place=None, program=None):
+        program = default_main_program() if program is None else program
+        self.place = place
+        self.feed_vars: list[Variable] = []
+        block = program.global_block()
+        for item in feed_list:
+            if isinstance(item, str):
+                if not block.has_var(item):
+                    raise FeedError(f"DataFeeder: {item!r} is not a variable of the program's "
+                                    f"global block")
+                item = block.var(item)
+            if not isinstance(item, Variable):
+                raise FeedError(f"DataFeeder: feed_list holds Variables or their names, got "
+                                f"{item!r}")
+            self.feed_vars.append(item)
+        self.feed_names = [v.name for v in self.feed_vars]
+
+    def feed(self, iterable: Iterable) -> dict[str, LoDTensor]:
+        """{name: LoDTensor} for a minibatch: an iterable of samples, one field per var."""
+        slots = [_SlotBatch(v) for v in self.feed_vars]
+        for i, sample in enumerate(iterable):
+            if isinstance(sample, np.ndarray) and sample.ndim == 0:
+                sample = [sample]
+            if len(sample) != len(slots):
+                raise FeedError(
+                    f"DataFeeder: sample #{i} has {len(sample)} fields, but feed_list names "
+                    f"{len(slots)} variables {self.feed_names}")
+            for slot, field in zip(slots, sample, strict=True):
+                slot.add(field)
+        return {slot.name: slot.tensor() for slot in slots}
+
+    def decorate_reader(self, reader, multi_devices: bool = False, num_places=None,
+                        drop_last: bool = True):
+        """A reader of feed dicts from a reader of minibatches (one device here)."""
+        def feeds():
+            for batch in reader():
+                yield self.feed(batch)
+
+        return feeds

@@ -1,0 +1,36 @@
+"""`import paddle_ir.fluid as fluid` (or `from paddle_ir import fluid`): Fluid 1.x's namespace.
+
+It is the `paddle_ir` package's namespace under Fluid's module name, so a
+Fluid 1.5-1.7 program runs with only its import line changed; `import
+paddle_ir as fluid` works the same. The submodules Fluid programs reach for
+are here: `fluid.core`, `fluid.layers`, `fluid.io`, `fluid.optimizer`,
+`fluid.initializer`, `fluid.regularizer`, `fluid.unique_name`, and the
+`fluid.compiler` / `fluid.data_feeder` modules. A name paddle-ir lacks raises
+an error naming the closest ones that exist.
+"""
+
+from __future__ import annotations
+
+import paddle_ir as _pir
+from paddle_ir import *  # noqa: F403 - the whole public namespace, as Fluid's
+from paddle_ir import (  # noqa: F401 - Fluid's submodules
+    core,
+    data_feeder,
+    initializer,
+    io,
+    layers,
+    optimizer,
+    regularizer,
+    unique_name,
+)
+from paddle_ir import fluid_parallel as compiler  # noqa: F401 - fluid.compiler.CompiledProgram
+
+__all__ = list(_pir.__all__)
+
+
+def __getattr__(name: str):
+    from paddle_ir.fluid_names import missing_attribute
+
+    raise missing_attribute("paddle_ir.fluid", name, list(__all__) + [
+        "core", "data_feeder", "initializer", "io", "layers", "optimizer", "regularizer",
+        "unique_name", "compiler"])

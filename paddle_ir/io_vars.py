@@ -1,0 +1,236 @@
+"""Fluid 1.x's variable savers: save_vars/load_vars, save_params/load_params and the
+Fluid form of save_persistables/load_persistables (re-exported by paddle_ir.io).
+
+    fluid.io.save_persistables(exe, "ckpt", main_program=main)            # one file per var
+    fluid.io.load_persistables(exe, "ckpt", main_program=infer_program)   # any subset of them
+    fluid.io.save_vars(exe, "d", main, predicate=lambda v: v.persistable, filename="all")
+    fluid.io.load_params(exe, "d", main)
+
+Two layouts, as in Fluid:
+- `filename=None`: one file per variable, named after it, holding one record
+  (a LoDTensor record, or a SelectedRows/CSR record for those variables). A
+  program declaring only some of the saved variables (an inference program
+  loading a training checkpoint) loads just those.
+- `filename` given: the project's combined layout (io.py): LoDTensor records
+  in sorted name order, sparse kinds in sibling files. It holds exactly the
+  selected variables, so it loads into a program selecting the same ones.
+
+save_persistables/load_persistables keep io.py's combined default
+(`filename='persistables'`, the project's checkpoint format) and take
+`filename=None` for Fluid's per-variable files; loading with the default from a
+directory of per-variable files (a checkpoint Fluid wrote) reads those.
+Every record is checked against its declaration (dtype and known dims) before
+any is stored, and all files of one save are staged whole before any is
+renamed into place.
+
+save_vars/load_vars also keep io.py's older signature, `(path, program, scope)`
+(told apart by the second argument being a Program), for callers of io.py.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from paddle_ir import io as _io
+from paddle_ir.core import tensor_io
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.errors import InvalidProgramError, MissingVariableError, TensorFormatError
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.framework import Parameter, Program, Variable, default_main_program
+from paddle_ir.proto import framework_pb2 as pb
+
+# io.py's own (path, program, scope) forms, captured before this module's names
+# replace them in io's namespace (io.py imports this module at its end).
+_combined_save = _io.save_vars
+_combined_load = _io.load_vars
+_combined_save_persistables = _io.save_persistables
+_combined_load_persistables = _io.load_persistables
+
+_SAVABLE = {
+    pb.VarDesc.LOD_TENSOR: (LoDTensor, tensor_io.serialize_lod_tensor,
+                            tensor_io.deserialize_lod_tensor),
+    pb.VarDesc.SELECTED_ROWS: (SelectedRows, tensor_io.serialize_selected_rows,
+                               tensor_io.deserialize_selected_rows),
+    pb.VarDesc.CSR: (CSRTensor, tensor_io.serialize_csr, tensor_io.deserialize_csr),
+}
+
+__all__ = ["is_parameter", "is_persistable", "load_params", "load_persistables", "load_vars",
+           "save_params", "save_persistables", "save_vars"]
+
+
+def is_parameter(var: Variable) -> bool:
+    """Fluid's predicate: a trainable parameter created by a layer."""
+    return isinstance(var, Parameter)
+
+
+def is_persistable(var: Variable) -> bool:
+    """Fluid's predicate: a persistable variable that holds a tensor (not a feed/fetch holder)."""
+    return bool(var.persistable) and var.type in _SAVABLE
+
+
+def _scope(scope):
+    from paddle_ir.executor.scope import global_scope  # the executor sits beside the builder
+
+    return global_scope() if scope is None else scope
+
+
+def _all_vars(program: Program) -> list[Variable]:
+    seen, found = set(), []
+    for block in program.blocks:
+        for var in block.vars.values():
+            if var.name not in seen:
+                seen.add(var.name)
+                found.append(var)
+    return found
+
+
+def _select(program: Program, vars, predicate) -> list[Variable]:  # noqa: A002 - Fluid's name
+    if vars is not None:
+        selected = []
+        for v in vars:
+            if isinstance(v, str):
+                if not program.global_block().has_var(v):
+                    raise InvalidProgramError(f"{v!r} is not a variable of the program")
+                v = program.global_block().var(v)
+            selected.append(v)
+    else:
+        predicate = predicate or is_persistable
+        selected = [v for v in _all_vars(program) if predicate(v)]
+    for v in selected:
+        if v.type not in _SAVABLE:
+            raise InvalidProgramError(
+                f"variable {v.name!r} of type {pb.VarDesc.VarType.Name(v.type)} holds no "
+                f"tensor and cannot be saved or loaded")
+    return selected
+
+
+def _subset_program(selected: list[Variable]) -> Program:
+    """A program declaring just `selected` as persistables: io.py's combined layout of them."""
+    program = Program()
+    block = program.desc.blocks[0]
+    for v in selected:
+        desc = block.vars.add()
+        desc.CopyFrom(v.desc)
+        desc.persistable = True
+    return Program.from_desc(program.desc)
+
+
+def _file_of(dirname, name: str) -> str:
+    return os.path.join(os.fspath(dirname), name)
+
+
+def _check(path: str, name: str, value, var: Variable) -> None:
+    want = to_numpy_dtype(var.dtype) if var.dtype is not None else value.dtype
+    dims, shape = list(var.shape), list(value.shape)
+    bad_shape = dims and (len(dims) != len(shape)
+                          or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True)))
+    if value.dtype != want or bad_shape:
+        raise TensorFormatError(
+            f"{path}: the record for {name!r} holds {dtype_name(value.dtype)} {shape}, but the "
+            f"program declares {dtype_name(want)} {dims}")
+
+
+def _save_separate(dirname, selected: list[Variable], scope) -> list[str]:
+    files: dict[str, Callable] = {}
+    for v in selected:
+        holder = scope.find_var(v.name)
+        value = None if holder is None else holder.value
+        if value is None:
+            raise MissingVariableError(
+                f"variable {v.name!r} has no value in the scope, so it cannot be saved",
+                hint="did you run the startup program (or load the parameters) first?")
+        value_class, serialize, _ = _SAVABLE[v.type]
+        if not isinstance(value, value_class):
+            raise InvalidProgramError(
+                f"variable {v.name!r} is declared {pb.VarDesc.VarType.Name(v.type)} but the "
+                f"scope holds a {type(value).__name__}")
+        data = serialize(value)
+        path = _file_of(dirname, v.name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        files[path] = lambda out, data=data: out.write(data)
+    tensor_io.atomic_write_many(files)  # staged whole, then renamed
+    return [v.name for v in selected]
+
+
+def _load_separate(dirname, selected: list[Variable], scope) -> list[str]:
+    values = {}
+    for v in selected:
+        path = _file_of(dirname, v.name)
+        if not os.path.isfile(path):
+            raise TensorFormatError(
+                f"{path} does not exist: {os.fspath(dirname)} holds no saved {v.name!r}",
+                hint="was it saved with filename=None (one file per variable)? a combined "
+                     "file is loaded with the same filename= it was saved with")
+        with open(path, "rb") as f:
+            data = f.read()
+        value = _SAVABLE[v.type][2](data, f"{path} ({v.name!r})")
+        _check(path, v.name, value, v)
+        values[v.name] = value
+    for name, value in values.items():  # all read and checked before any is stored
+        scope.var(name).value = value
+    return list(values)
+
+
+def save_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa: A002
+              predicate=None, filename=None, scope=None):
+    """Save the selected variables (`vars`, else those `predicate` accepts, else every
+    persistable) of `main_program` from `scope` under `dirname`. Returns their names."""
+    if isinstance(dirname, Program):  # io.py's (path, program, scope) form
+        return _combined_save(executor, dirname, main_program if scope is None else scope)
+    program = default_main_program() if main_program is None else main_program
+    selected = _select(program, vars, predicate)
+    scope = _scope(scope)
+    os.makedirs(dirname, exist_ok=True)
+    if filename is None:
+        return _save_separate(dirname, selected, scope)
+    return _combined_save(_file_of(dirname, filename), _subset_program(selected), scope)
+
+
+def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa: A002
+              predicate=None, filename=None, scope=None):
+    """Load the selected variables of `main_program` into `scope`; the counterpart of
+    save_vars with the same selection and filename. Returns their names."""
+    if isinstance(dirname, Program):  # io.py's (path, program, scope) form
+        return _combined_load(executor, dirname, main_program if scope is None else scope)
+    if not os.path.isdir(dirname):
+        raise TensorFormatError(f"{os.fspath(dirname)} is not a directory of saved variables")
+    program = default_main_program() if main_program is None else main_program
+    selected = _select(program, vars, predicate)
+    scope = _scope(scope)
+    if filename is None:
+        return _load_separate(dirname, selected, scope)
+    return _combined_load(_file_of(dirname, filename), _subset_program(selected), scope)
+
+
+def save_params(executor=None, dirname=None, main_program=None, filename=None, scope=None):
+    """Save the program's parameters (not optimizer state)."""
+    return save_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename,
+                     scope=scope)
+
+
+def load_params(executor=None, dirname=None, main_program=None, filename=None, scope=None):
+    """Load the program's parameters saved by save_params (or a checkpoint's files)."""
+    return load_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename,
+                     scope=scope)
+
+
+def save_persistables(executor=None, dirname=None, main_program=None, scope=None,
+                      filename=_io.PERSISTABLES_FILENAME):
+    """Checkpoint every persistable (optimizer state included); filename=None writes
+    Fluid's one file per variable."""
+    if filename is not None:
+        return _combined_save_persistables(executor, dirname, main_program, scope, filename)
+    return save_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
+
+
+def load_persistables(executor=None, dirname=None, main_program=None, scope=None,
+                      filename=_io.PERSISTABLES_FILENAME):
+    """Restore a checkpoint: the combined file, or (filename=None, or a directory without
+    one) Fluid's per-variable files, of which the program may declare any subset."""
+    if filename is not None and (filename != _io.PERSISTABLES_FILENAME
+                                 or os.path.exists(_file_of(dirname, filename))):
+        return _combined_load_persistables(executor, dirname, main_program, scope, filename)
+    return load_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
