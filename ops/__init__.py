@@ -44,6 +44,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     sequence_reverse,
     sequence_softmax,
     sgd,
+    shape_ops,
     sigmoid_cross_entropy_with_logits,
     slice_op,
     softmax,
