@@ -18,6 +18,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     compare,
     concat,
     conditional_block,
+    conv,
     cross_entropy,
     elementwise,
     fill,
