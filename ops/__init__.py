@@ -32,6 +32,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     matmul,
     momentum,
     mul,
+    pool,
     rank_table,
     reduce,
     reshape,
