@@ -100,7 +100,7 @@ def _is_pointwise(w_shape, geo: Geometry) -> bool:
 
 
 def _cols(x: np.ndarray, w_shape, geo: Geometry, oh: int, ow: int) -> np.ndarray:
-    """im2col: [N, G, Cg*kh*kw, OH*OW], one copy of the windows."""
+    """im2col for the gradients: [N, G, Cg*kh*kw, OH*OW], one copy of the windows."""
     n, c = x.shape[:2]
     kh, kw = w_shape[2:]
     view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
@@ -108,28 +108,66 @@ def _cols(x: np.ndarray, w_shape, geo: Geometry, oh: int, ow: int) -> np.ndarray
 
 
 def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
-    n, c = x.shape[:2]
+    """conv2d of NCHW x; computed channels-last, returned as an NCHW view of NHWC memory.
+
+    Channels-last makes each window's values for one tap contiguous runs of C,
+    so im2col is a fast copy and the product is one [N*OH*OW, kh*kw*C] @
+    [kh*kw*C, OC] GEMM. The NCHW-shaped result keeps NHWC memory, which
+    elementwise ops preserve, so the next conv reads it without a transpose.
+    """
+    n, c, h, wd = x.shape
     oc, cg, kh, kw = w.shape
     g = geo.groups
     oh, ow = _out_hw(x.shape, w.shape, geo)
+    xl = x.transpose(0, 2, 3, 1)  # NHWC view: free when x's memory is channels-last
     if cg == 1 and g == c and oc == c and not _is_pointwise(w.shape, geo):
-        return _depthwise_forward(x, w, geo, oh, ow)
+        return _depthwise_forward(xl, w, geo, oh, ow).transpose(0, 3, 1, 2)
+    m = n * oh * ow
     if _is_pointwise(w.shape, geo):
-        cols = x.reshape(n, g, cg, oh * ow)
+        cols = xl.reshape(m, c)
     else:
-        cols = _cols(x, w.shape, geo, oh, ow)
-    wm = w.reshape(g, oc // g, cg * kh * kw)
-    out = np.matmul(wm, cols)  # [N, G, OCg, OH*OW]: BLAS per (sample, group)
-    return out.reshape(n, oc, oh, ow)
+        xp = _padded_nhwc(xl, geo.pads)
+        sn, sh, sw, sc = xp.strides
+        (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
+        view = as_strided(xp, shape=(n, oh, ow, kh, kw, c),
+                          strides=(sn, sh * st_h, sw * st_w, sh * d_h, sw * d_w, sc),
+                          writeable=False)
+        cols = view.reshape(m, kh * kw * c)  # im2col: one copy
+    if g == 1:
+        out = cols @ w.transpose(2, 3, 1, 0).reshape(kh * kw * c, oc)
+    else:
+        ocg = oc // g
+        stacks = cols.reshape(m, kh * kw, g, cg).transpose(2, 0, 1, 3).reshape(g, m, -1)
+        wm = w.reshape(g, ocg, cg, kh, kw).transpose(0, 3, 4, 2, 1).reshape(g, -1, ocg)
+        out = np.matmul(stacks, wm).transpose(1, 0, 2).reshape(m, oc)  # BLAS per group
+    return out.reshape(n, oh, ow, oc).transpose(0, 3, 1, 2)
 
 
-def _depthwise_forward(x, w, geo, oh, ow):
+def _padded_nhwc(xl: np.ndarray, pads) -> np.ndarray:
+    """x (an NHWC view) zero-padded, as a C-contiguous NHWC array."""
+    (t, b), (lft, r) = pads
+    n, h, w, c = xl.shape
+    if not (t or b or lft or r):
+        return np.ascontiguousarray(xl)
+    xp = np.zeros((n, h + t + b, w + lft + r, c), dtype=xl.dtype)
+    xp[:, t:t + h, lft:lft + w] = xl
+    return xp
+
+
+def _depthwise_forward(xl, w, geo, oh, ow):
+    """One multiply-add per filter tap over [N, OH, OW, C] slices (C contiguous)."""
     kh, kw = w.shape[2:]
-    view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
-    out = np.zeros((x.shape[0], x.shape[1], oh, ow), dtype=np.result_type(x, w))
+    xp = _padded_nhwc(xl, geo.pads)
+    (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
+    out = np.zeros((xl.shape[0], oh, ow, xl.shape[3]), dtype=np.result_type(xl, w))
+    taps = w[:, 0].transpose(1, 2, 0)  # [kh, kw, C]
+    scratch = np.empty_like(out)
     for i in range(kh):
         for j in range(kw):
-            out += view[:, :, i, j] * w[:, 0, i, j][:, None, None]
+            tap = xp[:, i * d_h:i * d_h + st_h * (oh - 1) + 1:st_h,
+                     j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
+            np.multiply(tap, taps[i, j], out=scratch)
+            out += scratch
     return out
 
 

@@ -120,8 +120,13 @@ def _padding(hw, ksize, strides, pads, out):
 
 
 def _pad(x, pads, value):
+    """x padded with `value`, keeping its memory layout (conv outputs are channels-last)."""
     (t, b), (lft, r) = pads
     n, c, h, w = x.shape
+    if x.transpose(0, 2, 3, 1).flags.c_contiguous and not x.flags.c_contiguous:
+        xp = np.full((n, h + t + b, w + lft + r, c), value, dtype=x.dtype)
+        xp[:, t:t + h, lft:lft + w] = x.transpose(0, 2, 3, 1)
+        return xp.transpose(0, 3, 1, 2)
     xp = np.full((n, c, h + t + b, w + lft + r), value, dtype=x.dtype)
     xp[:, :, t:t + h, lft:lft + w] = x
     return xp
@@ -149,12 +154,12 @@ def _window_forward(x, ptype, ksize, strides, pads, out, exclusive):
     if ptype == "max":
         xp = _pad(x, pads, -np.inf)
         taps = _taps(ksize, strides, out)
-        result = xp[next(taps)].copy()
+        result = xp[next(taps)].copy(order="K")
         for tap in taps:
             np.maximum(result, xp[tap], out=result)
         return result
     xp = _pad(x, pads, 0)
-    result = np.zeros(x.shape[:2] + tuple(out), dtype=x.dtype)
+    result = np.zeros_like(xp[next(_taps(ksize, strides, out))])
     for tap in _taps(ksize, strides, out):
         result += xp[tap]
     result /= _window_sizes(x.shape[2:], ksize, strides, pads, out, exclusive, x.dtype)
