@@ -140,6 +140,43 @@ def b6_dense(cfg: SparseLR) -> tuple[np.ndarray, np.ndarray]:
     return x, labels
 
 
+# --- B7: vision inference ------------------------------------------------------------------
+# ResNet-18 and MobileNetV2 (paddle.vision.models' architectures, 1000 classes) on a batch of
+# 8 images, 3x224x224 float32. Every system builds the same network and sets its parameters,
+# in creation order, to b7_parameters(shapes).
+B7_BATCH, B7_SIZE, B7_CLASSES = 8, 224, 1000
+B7_MODELS = ("resnet18", "mobilenet_v2")
+
+
+def b7_images() -> np.ndarray:
+    return np.random.default_rng(7).standard_normal((B7_BATCH, 3, B7_SIZE, B7_SIZE),
+                                                    dtype=np.float32)
+
+
+def b7_parameters(shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """Parameter values by creation order: He-scaled filters, 1/sqrt(fan_in) matrices,
+    and per-channel vectors (batch-norm scale, bias, mean, variance; fc bias) in [0.5, 1.5)."""
+    rng = np.random.default_rng(70)
+    values = []
+    for shape in shapes:
+        shape = tuple(int(d) for d in shape)
+        if len(shape) == 4:
+            fan_in = shape[1] * shape[2] * shape[3]
+            v = rng.standard_normal(shape, dtype=np.float32) * np.float32((2 / fan_in) ** 0.5)
+        elif len(shape) == 2:
+            v = rng.standard_normal(shape, dtype=np.float32) * np.float32(shape[0] ** -0.5)
+        else:
+            v = rng.random(shape, dtype=np.float32) + np.float32(0.5)
+        values.append(v)
+    return values
+
+
+def b7_check(logits: np.ndarray) -> dict:
+    out = np.asarray(logits, dtype=np.float64)
+    return {"shape": list(out.shape), "sum": round(float(out.sum()), 2),
+            "argmax": [int(i) for i in out.argmax(axis=1)]}
+
+
 # --- fingerprints -------------------------------------------------------------------------------
 
 

@@ -34,6 +34,8 @@ CASE_TITLES = {
     "B6.sparse": "B6 sparse LR step, CSR, 100k features",
     "B6.dense": "B6 same model densified, 100k features",
     "B6.sparse_1M": "B6 sparse LR step, CSR, 1M features",
+    "B7.resnet18": "B7 ResNet-18 inference, batch 8x3x224x224",
+    "B7.mobilenet_v2": "B7 MobileNetV2 inference, batch 8x3x224x224",
 }
 
 
@@ -117,6 +119,9 @@ def targets(results) -> list[tuple[str, str, str]]:
         size = results["cases"]["B5.load"]["systems"][PIR]["info"]["bytes"]
         rows.append(("B5 load >= 1 GB/s", f"{size / load / 1e9:.2f} GB/s",
                      "met" if size / load >= 1e9 else "MISSED"))
+    for model, title in (("resnet18", "ResNet-18"), ("mobilenet_v2", "MobileNetV2")):
+        ratio_row(f"B7 {title} inference <= 2x Paddle", m(f"B7.{model}", PIR),
+                  m(f"B7.{model}", PADDLE), 2.0, "Paddle")
     return rows
 
 

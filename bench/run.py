@@ -53,6 +53,7 @@ CASES = [
     ("B1.sgd_dense", {"memory": True, "max_reps": 3}),
     ("B6.sparse", {}), ("B6.dense", {"max_reps": 5}), ("B6.sparse_1M", {}),
     ("B5.load", {"max_reps": 3}), ("B5.save", {"max_reps": 1}),
+    ("B7.resnet18", {"max_reps": 1}), ("B7.mobilenet_v2", {"max_reps": 1}),
 ]
 
 

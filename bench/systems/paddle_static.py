@@ -15,6 +15,7 @@ import numpy as np  # noqa: E402
 import paddle  # noqa: E402
 
 from bench import cases as C  # noqa: E402
+from bench.systems import paddle_vision  # noqa: E402
 from bench.systems.common import base_versions  # noqa: E402
 
 paddle.enable_static()
@@ -113,4 +114,5 @@ CASES = {
     **{f"B2.chain{n}": (lambda n=n: Chain(n)) for n in C.B2_LENGTHS},
     "B3.sum": lambda: SequencePool("sum"),
     "B3.average": lambda: SequencePool("average"),
+    **paddle_vision.CASES,
 }

@@ -11,6 +11,7 @@ import scipy
 
 import paddle_ir as pir
 from bench import cases as C
+from bench.systems import pir_vision
 from bench.systems.common import base_versions
 from paddle_ir.core import tensor_io
 from paddle_ir.layers.helper import LayerHelper
@@ -206,4 +207,5 @@ CASES = {
     "B6.sparse": lambda: SparseLogReg(C.B6, True),
     "B6.dense": lambda: SparseLogReg(C.B6, False),
     "B6.sparse_1M": lambda: SparseLogReg(C.B6_LARGE, True),
+    **pir_vision.CASES,
 }
