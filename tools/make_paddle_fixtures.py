@@ -10,8 +10,10 @@ Writes under OUT_DIR (default tests/fixtures/paddle/), per model NAME:
 
     NAME/model.pdmodel, NAME/model.pdiparams   paddle.static.save_inference_model's files
     NAME/fluid/__model__ + one file per param  the same model in fluid 1.x's layout
-    NAME/io.npz                                 the inputs (feed names; NAME.lod for LoD
-                                                feeds) and Paddle's outputs (out.K)
+    NAME/feeds.npz                              the inputs as `paddle-ir run --feeds` reads
+                                                them (NAME, and NAME.lod: a JSON string of
+                                                sequence lengths for a LoD feed)
+    NAME/outputs.npz                            Paddle's outputs, out.K for fetch target K
 
 and `train/`: a training program (main and startup .pdmodel), its persistables before
 training (init.pdiparams, sorted-name order), two batches, Paddle's two losses and
@@ -79,12 +81,12 @@ def save(name, feeds, fetches, main, feed_values, exe, lods=None):
     outs = exe.run(main, feed=feed, fetch_list=fetches)
     prefix = os.path.join(directory, "model")
     paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
-    arrays = {k: v for k, v in feed_values.items()}
+    arrays = dict(feed_values)
     for k, lengths in (lods or {}).items():
-        arrays[f"{k}.lod"] = np.asarray(lengths, dtype=np.int64)
-    for i, out in enumerate(outs):
-        arrays[f"out.{i}"] = np.asarray(out)
-    np.savez(os.path.join(directory, "io.npz"), **arrays)
+        arrays[f"{k}.lod"] = np.asarray(f"[{list(lengths)}]")
+    np.savez(os.path.join(directory, "feeds.npz"), **arrays)
+    np.savez(os.path.join(directory, "outputs.npz"),
+             **{f"out.{i}": np.asarray(out) for i, out in enumerate(outs)})
     _fluid_layout(prefix, os.path.join(directory, "fluid"), exe)
     print(name, [np.asarray(o).shape for o in outs])
 

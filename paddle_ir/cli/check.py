@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 from paddle_ir import io
-from paddle_ir.checker import Problem, check_bytes
+from paddle_ir.checker import Problem, check_bytes, check_program
+from paddle_ir.cli import paddle_input
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
 from paddle_ir.proto import framework_pb2 as pb
@@ -19,7 +20,8 @@ def add_parser(subparsers, common) -> None:
         description="Checks op types, variables, slots, attribute types, block references "
                     "and parents, then re-runs build-time inference over every op. Lists "
                     "every problem; exits 1 if there is any.")
-    p.add_argument("path", help="a .pb file, or a model or job directory")
+    p.add_argument("path", help="a .pb file, or a model or job directory, or a Paddle model")
+    paddle_input.add_format_option(p)
     p.set_defaults(handler=check_command)
 
 
@@ -39,12 +41,42 @@ def _targets(path: str) -> list[tuple[str, str | None]]:
 def _summary(data: bytes) -> str:
     desc = pb.ProgramDesc()
     desc.ParseFromString(data)
+    return _describe(desc)
+
+
+def _describe(desc: pb.ProgramDesc) -> str:
     ops = sum(len(b.ops) for b in desc.blocks)
     variables = sum(len(b.vars) for b in desc.blocks)
     return f"{len(desc.blocks)} block(s), {ops} op(s), {variables} variable(s)"
 
 
+def check_paddle(model) -> int:
+    """A Paddle model: converting it is the first check, then the same checks as ours."""
+    from paddle_ir.framework import Program
+    from paddle_ir.paddle_format import from_paddle, load_paddle_params, parse_paddle_program
+
+    with open(model.program_file, "rb") as f:
+        data = f.read()
+    try:
+        desc = from_paddle(parse_paddle_program(data, model.program_file), model.program_file)
+        problems = check_program(desc)
+        if not problems:
+            load_paddle_params(model, Program.from_desc(desc), Scope())
+    except PaddleIRError as exc:
+        problems = [Problem(exc.category, exc.message)]
+    if problems:
+        print(f"{model.program_file}: {len(problems)} problem(s)")
+        for problem in problems:
+            print(f"  {problem}")
+        return 1
+    print(f"{model.program_file} (Paddle) and its parameters: OK ({_describe(desc)})")
+    return 0
+
+
 def check_command(args) -> int:
+    paddle = paddle_input.paddle_model(args.path, args.model_format)
+    if paddle is not None:
+        return check_paddle(paddle)
     failed = False
     for program_path, params in _targets(args.path):
         with open(program_path, "rb") as f:

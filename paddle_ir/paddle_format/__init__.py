@@ -24,6 +24,7 @@ from paddle_ir.paddle_format.files import (
     load_paddle_params,
     load_paddle_program,
     locate,
+    require_model,
     save_inference_model,
     write_paddle_model,
 )
@@ -31,6 +32,6 @@ from paddle_ir.paddle_format.files import (
 __all__ = [
     "PaddleFormatError", "PaddleModel", "from_paddle", "is_paddle_model",
     "load_inference_model", "load_paddle_params", "load_paddle_program", "locate",
-    "missing_op_types", "parse_paddle_program", "save_inference_model", "to_paddle",
-    "write_paddle_model",
+    "missing_op_types", "parse_paddle_program", "require_model", "save_inference_model",
+    "to_paddle", "write_paddle_model",
 ]

@@ -94,7 +94,7 @@ def is_paddle_model(path) -> bool:
     return locate(path) is not None
 
 
-def _require(path) -> PaddleModel:
+def require_model(path) -> PaddleModel:
     model = locate(path)
     if model is None:
         raise PaddleFormatError(
@@ -165,7 +165,7 @@ def _global_scope():
 
 def load_inference_model(path, scope=None):
     """(program, feed names, fetch Variables) of a Paddle model, its parameters in `scope`."""
-    model = _require(path)
+    model = require_model(path)
     program = load_paddle_program(model.program_file)
     load_paddle_params(model, program, _global_scope() if scope is None else scope)
     block = program.global_block()
@@ -195,17 +195,19 @@ def _dense_values(program: Program, scope) -> dict[str, LoDTensor | np.ndarray]:
     return values
 
 
-def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle") -> list[str]:
-    """Write `program` and its persistables from `scope` in Paddle's files; the file names.
+def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle",
+                       params: bool = True) -> list[str]:
+    """Write `program` and its persistables from `scope` in Paddle's files; the file names
+    (the program last).
 
     layout "paddle": PATH is a prefix (PATH.pdmodel + PATH.pdiparams; a trailing
     .pdmodel is dropped). layout "fluid": PATH is a directory (__model__ plus one
-    file per persistable variable).
+    file per persistable variable). `params=False` writes the program alone.
     """
     if layout not in LAYOUTS:
         raise PaddleFormatError(f"unknown Paddle layout {layout!r}; choose one of {LAYOUTS}")
     scope = _global_scope() if scope is None else scope
-    values = _dense_values(program, scope)
+    values = _dense_values(program, scope) if params else {}
     data = to_paddle(program.desc).SerializeToString(deterministic=True)
     path = os.fspath(path)
     files = {}
@@ -217,7 +219,8 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
             for name in sorted(values):
                 tensor_io.write_lod_tensor(out, values[name])
 
-        files[prefix + PDIPARAMS] = write_params
+        if params:
+            files[prefix + PDIPARAMS] = write_params
         files[prefix + PDMODEL] = lambda out: out.write(data)  # renamed last
     else:
         os.makedirs(path, exist_ok=True)
@@ -229,6 +232,16 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
     return list(files)
 
 
-def save_inference_model(path, program: Program, scope=None, layout: str = "paddle"):
-    """Write an (already pruned) inference program in Paddle's layout; see write_paddle_model."""
-    return write_paddle_model(path, program, scope, layout)
+def save_inference_model(dirname, program: Program, scope=None, layout: str = "paddle",
+                         model_filename: str | None = None) -> list[str]:
+    """io.save_inference_model's Paddle formats, for an already pruned program.
+
+    layout "paddle": DIR/model.pdmodel + DIR/model.pdiparams (or the prefix
+    `model_filename` names, when it ends in .pdmodel); "fluid": DIR/__model__ and
+    one file per persistable.
+    """
+    if layout == "paddle":
+        stem = model_filename if model_filename and model_filename.endswith(PDMODEL) \
+            else "model"
+        return write_paddle_model(os.path.join(dirname, stem), program, scope, layout)
+    return write_paddle_model(dirname, program, scope, layout)
