@@ -42,7 +42,7 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
     scope = Scope()
     if params:
         io.load_vars(params, program, scope)
-    elif model.params_file or model.params_dir or io.persistable_names(program):
+    elif model.params_file or model.params_dir:
         load_paddle_params(model, program, scope)
     else:  # a program without parameters (e.g. a training main program): the .pb alone
         target = output if output.endswith(".pb") else os.path.join(output, io.MODEL_FILENAME)

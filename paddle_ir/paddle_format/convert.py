@@ -115,8 +115,9 @@ def from_paddle(desc: ppb.ProgramDesc, source: str = "the program") -> pb.Progra
     feeds: list[tuple[int, str]] = []
     fetches: list[tuple[int, str]] = []
     for block in desc.blocks:
-        ours = out.blocks.add(idx=block.idx, parent_idx=block.parent_idx,
-                              forward_block_idx=block.forward_block_idx)
+        ours = out.blocks.add(idx=block.idx, parent_idx=block.parent_idx)
+        if block.HasField("forward_block_idx"):
+            ours.forward_block_idx = block.forward_block_idx
         for var in block.vars:
             if var.type.type in _HOLDER_TYPES:
                 continue
@@ -165,21 +166,33 @@ def _tensor_from_paddle(tensor: ppb.VarType.TensorDesc, name: str, problems) -> 
     return pb.TensorDesc(data_type=tensor.data_type, dims=list(tensor.dims))
 
 
+# Paddle's VarDesc flag -> paddle-ir's; copied only when present, so bytes round-trip.
+_FLAGS = {"persistable": "persistable", "is_parameter": "is_parameter",
+          "stop_gradient": "stop_gradient", "need_check_feed": "paddle_need_check_feed"}
+
+
+def _copy_flags(source, target, names: dict[str, str]) -> None:
+    for theirs, ours in names.items():
+        if source.HasField(theirs):
+            setattr(target, ours, getattr(source, theirs))
+
+
 def _var_from_paddle(var: ppb.VarDesc, block_idx: int, problems: list[str]):
     kind = var.type.type
     if kind not in _TO_OURS:
         problems.append(f"block {block_idx}: variable {var.name!r} has Paddle variable type "
                         f"{_VT.Type.Name(kind)}, which paddle-ir does not have")
         return None
-    ours = pb.VarDesc(name=var.name, type=_TO_OURS[kind], persistable=var.persistable,
-                      is_parameter=var.is_parameter, stop_gradient=var.stop_gradient)
+    ours = pb.VarDesc(name=var.name, type=_TO_OURS[kind])
+    _copy_flags(var, ours, _FLAGS)
     if kind == _VT.SELECTED_ROWS:
         ours.selected_rows_desc.CopyFrom(
             _tensor_from_paddle(var.type.selected_rows, var.name, problems))
     elif kind in (_VT.LOD_TENSOR, _VT.LOD_TENSOR_ARRAY):
         source = var.type.lod_tensor if kind == _VT.LOD_TENSOR else var.type.tensor_array
         ours.lod_desc.tensor.CopyFrom(_tensor_from_paddle(source.tensor, var.name, problems))
-        ours.lod_desc.lod_level = source.lod_level
+        if source.HasField("lod_level"):  # (Paddle leaves it out for some variables)
+            ours.lod_desc.lod_level = source.lod_level
     elif kind == _VT.LOD_RANK_TABLE:
         # paddle-ir describes a rank table as an int64 [-1, 2] (index, length) tensor.
         ours.lod_desc.tensor.CopyFrom(pb.TensorDesc(data_type=pb.INT64, dims=[-1, 2]))
@@ -275,8 +288,9 @@ def to_paddle(desc: pb.ProgramDesc) -> ppb.ProgramDesc:
     if desc.HasField("paddle_op_version_map"):
         out.op_version_map.ParseFromString(desc.paddle_op_version_map)
     for block in desc.blocks:
-        theirs = out.blocks.add(idx=block.idx, parent_idx=block.parent_idx,
-                                forward_block_idx=block.forward_block_idx)
+        theirs = out.blocks.add(idx=block.idx, parent_idx=block.parent_idx)
+        if block.HasField("forward_block_idx"):
+            theirs.forward_block_idx = block.forward_block_idx
         feeds = set(desc.feed_target_names) if block.idx == 0 else set()
         for var in block.vars:
             theirs.vars.append(_var_to_paddle(var, need_check_feed=var.name in feeds))
@@ -296,20 +310,22 @@ def _var_to_paddle(var: pb.VarDesc, need_check_feed: bool) -> ppb.VarDesc:
         raise PaddleFormatError(
             f"variable {var.name!r} is a {pb.VarDesc.VarType.Name(var.type)}, which "
             f"Paddle's format cannot describe")
-    theirs = ppb.VarDesc(name=var.name, persistable=var.persistable,
-                         is_parameter=var.is_parameter, stop_gradient=var.stop_gradient)
-    if need_check_feed:
+    theirs = ppb.VarDesc(name=var.name)
+    _copy_flags(var, theirs, {b: a for a, b in _FLAGS.items()})
+    if need_check_feed and not var.HasField("paddle_need_check_feed"):
         theirs.need_check_feed = True
     kind = _TO_PADDLE[var.type]
     theirs.type.type = kind
     if kind == _VT.SELECTED_ROWS:
         theirs.type.selected_rows.CopyFrom(_tensor_to_paddle(var.selected_rows_desc))
     elif kind == _VT.LOD_TENSOR:
-        theirs.type.lod_tensor.tensor.CopyFrom(_tensor_to_paddle(var.lod_desc.tensor))
-        theirs.type.lod_tensor.lod_level = var.lod_desc.lod_level
+        described = theirs.type.lod_tensor
     elif kind == _VT.LOD_TENSOR_ARRAY:
-        theirs.type.tensor_array.tensor.CopyFrom(_tensor_to_paddle(var.lod_desc.tensor))
-        theirs.type.tensor_array.lod_level = var.lod_desc.lod_level
+        described = theirs.type.tensor_array
+    if kind in (_VT.LOD_TENSOR, _VT.LOD_TENSOR_ARRAY):
+        described.tensor.CopyFrom(_tensor_to_paddle(var.lod_desc.tensor))
+        if var.lod_desc.HasField("lod_level"):
+            described.lod_level = var.lod_desc.lod_level
     return theirs
 
 

@@ -95,7 +95,10 @@ def is_paddle_model(path) -> bool:
 
 
 def require_model(path) -> PaddleModel:
+    """The model PATH names; any existing file is taken as a Paddle program (--format paddle)."""
     model = locate(path)
+    if model is None and os.path.isfile(path):
+        return PaddleModel(os.fspath(path))
     if model is None:
         raise PaddleFormatError(
             f"{os.fspath(path)} is not a Paddle model: expected a .pdmodel file, its path "
@@ -122,10 +125,12 @@ def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]
         return _load_separate(model.params_dir, program, names, scope)
     if names:
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        program_file = model.program_file
+        expected = (f"expected {program_file[: -len(PDMODEL)] + PDIPARAMS}"
+                    if program_file.endswith(PDMODEL) else "name it with --params")
         raise MissingVariableError(
-            f"{model.program_file} declares {len(names)} persistable variable(s) ({shown}) "
-            f"but there is no parameter file beside it (expected "
-            f"{model.program_file[: -len(PDMODEL)] + PDIPARAMS})")
+            f"{program_file} declares {len(names)} persistable variable(s) ({shown}) "
+            f"but there is no parameter file beside it ({expected})")
     return []
 
 
