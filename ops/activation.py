@@ -1,5 +1,6 @@
 """Elementwise activations (+ their _grad ops): relu, sigmoid, tanh, exp, log, sqrt, square,
-abs, sign, softplus.
+abs, sign, softplus, and the ones vision and attention models use: relu6, leaky_relu,
+hard_sigmoid, hard_swish, swish, gelu (formulas in their rows and Paddle's attributes).
 
 Each is one `Activation` row: the forward formula as a function of X, the
 gradient as a function of dOut and the one tensor it needs (X or Out, as in
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import erf
 
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
 from paddle_ir.ops.storage import register_rowwise
@@ -68,6 +70,40 @@ _SOFTPLUS_ATTRS = (
     Attr("threshold", "float", 20.0, "where beta * x > threshold, Out = x (linear)"),
 )
 
+def _hard_swish(a, x):
+    return (x * np.clip(x + a["offset"], 0, a["threshold"]) / a["scale"]).astype(x.dtype)
+
+
+def _hard_swish_grad(a, x, d):
+    shifted = x + a["offset"]
+    slope = np.where(shifted < a["threshold"], (2 * x + a["offset"]) / a["scale"],
+                     a["threshold"] / a["scale"])
+    return (d * np.where(shifted > 0, slope, 0)).astype(d.dtype)
+
+
+def _swish_grad(a, x, d):
+    s = _sigmoid(x * a["beta"])
+    return (d * (s + x * a["beta"] * s * (1 - s))).astype(d.dtype)
+
+
+_GELU_C = np.sqrt(2 / np.pi)
+
+
+def _gelu(a, x):
+    if a["approximate"]:
+        return (0.5 * x * (1 + np.tanh(_GELU_C * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+    return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype)
+
+
+def _gelu_grad(a, x, d):
+    if a["approximate"]:
+        t = np.tanh(_GELU_C * (x + 0.044715 * x ** 3))
+        dt = (1 - t * t) * _GELU_C * (1 + 3 * 0.044715 * x * x)
+        return (d * 0.5 * (1 + t + x * dt)).astype(d.dtype)
+    pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+    return (d * (0.5 * (1 + erf(x / np.sqrt(2))) + x * pdf)).astype(d.dtype)
+
+
 ACTIVATIONS: tuple[Activation, ...] = (
     Activation("relu", "max(X, 0)", lambda a, x: np.maximum(x, x.dtype.type(0)),
                "dOut * (Out > 0)", lambda a, out, d: d * (out > 0), "Out", True, NUMERIC),
@@ -90,6 +126,36 @@ ACTIVATIONS: tuple[Activation, ...] = (
     Activation("softplus", "log(1 + exp(beta * X)) / beta (X where beta * X > threshold)",
                _softplus, "dOut * sigmoid(beta * X) (dOut where beta * X > threshold)",
                _softplus_grad, "X", False, FLOATS, _SOFTPLUS_ATTRS),
+    Activation("relu6", "min(max(X, 0), threshold)",
+               lambda a, x: np.clip(x, 0, a["threshold"]).astype(x.dtype),
+               "dOut where 0 < Out < threshold, else 0",
+               lambda a, out, d: d * ((out > 0) & (out < a["threshold"])), "Out", True, FLOATS,
+               (Attr("threshold", "float", 6.0, "the upper clip"),)),
+    Activation("leaky_relu", "X if X > 0 else alpha * X",
+               lambda a, x: np.where(x > 0, x, x * a["alpha"]).astype(x.dtype),
+               "dOut if X > 0 else alpha * dOut",
+               lambda a, x, d: np.where(x > 0, d, d * a["alpha"]).astype(d.dtype), "X", True,
+               FLOATS, (Attr("alpha", "float", 0.02, "the slope for X <= 0"),)),
+    Activation("hard_sigmoid", "min(max(slope * X + offset, 0), 1)",
+               lambda a, x: np.clip(x * a["slope"] + a["offset"], 0, 1).astype(x.dtype),
+               "slope * dOut where 0 < Out < 1, else 0",
+               lambda a, out, d: d * a["slope"] * ((out > 0) & (out < 1)), "Out", False, FLOATS,
+               (Attr("slope", "float", 0.2, "the slope"), Attr("offset", "float", 0.5,
+                                                                 "the offset"))),
+    Activation("hard_swish", "X * min(max(X + offset, 0), threshold) / scale", _hard_swish,
+               "dOut * (2X + offset) / scale where 0 < X + offset < threshold, "
+               "threshold / scale above, 0 below", _hard_swish_grad, "X", True, FLOATS,
+               (Attr("threshold", "float", 6.0, "the upper clip of X + offset"),
+                Attr("scale", "float", 6.0, "the divisor"),
+                Attr("offset", "float", 3.0, "added to X before clipping"))),
+    Activation("swish", "X * sigmoid(beta * X)",
+               lambda a, x: (x * _sigmoid(x * a["beta"])).astype(x.dtype),
+               "dOut * (s + beta * X * s * (1 - s)), s = sigmoid(beta * X)", _swish_grad, "X",
+               True, FLOATS, (Attr("beta", "float", 1.0, "the sigmoid's sharpness"),)),
+    Activation("gelu", "X * Phi(X) (0.5 X (1 + erf(X / sqrt 2))); approximate: "
+               "0.5 X (1 + tanh(sqrt(2 / pi) (X + 0.044715 X^3)))", _gelu,
+               "dOut * d gelu / dX", _gelu_grad, "X", True, FLOATS,
+               (Attr("approximate", "bool", False, "use the tanh approximation"),)),
 )
 ZERO_PRESERVING = tuple(a.name for a in ACTIVATIONS if a.zero_preserving)
 

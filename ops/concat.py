@@ -1,7 +1,9 @@
 """concat (+ concat_grad): Out = the inputs X[0], X[1], ... joined along `axis`.
 
 All inputs have one rank and one dtype and agree on every dim but `axis`
-(negative counts from the end). Out's `axis` dim is their sum (-1 when one is
+(negative counts from the end). An `AxisTensor` input (an int tensor of one
+element) overrides `axis`; its value is known at run time only, so with it
+every dim of Out is -1 at build time. Out's `axis` dim is their sum (-1 when one is
 unknown). Out has X[0]'s LoD when axis is not 0; joining along axis 0 adds
 rows no single input's LoD describes, so Out then has none.
 
@@ -20,7 +22,8 @@ _ATTRS = [Attr("axis", "int", 0, "the axis to join along; negative counts from t
 
 concat = register_op(
     "concat",
-    inputs=[In("X", "the tensors to join, in order", duplicable=True)],
+    inputs=[In("X", "the tensors to join, in order", duplicable=True),
+            In("AxisTensor", "an int tensor [1]; overrides axis", dispensable=True)],
     outputs=[Out("Out")],
     attrs=_ATTRS,
     doc=__doc__,
@@ -46,6 +49,9 @@ def _(ctx):
                     f"all inputs must have the same rank, but {names[0]} has shape "
                     f"{shape_str(shapes[0])} (rank {rank}) and {name} has shape "
                     f"{shape_str(shape)} (rank {len(shape)})")
+    if ctx.has_input("AxisTensor"):
+        ctx.set_output("Out", [-1] * rank, ctx.input_dtype("X"))
+        return
     axis = _axis(ctx, shapes)
     out = list(shapes[0])
     for name, shape in zip(names[1:], shapes[1:], strict=True):
@@ -68,21 +74,28 @@ def _(ctx):
 
 
 @concat.kernel(dtypes=ALL_DTYPES)
-def concat_dense(attrs, xs):
-    return np.concatenate(xs, axis=attrs["axis"])
+def concat_dense(attrs, xs, axis_tensor):
+    return np.concatenate(xs, axis=_run_axis(attrs, axis_tensor))
+
+
+def _run_axis(attrs, axis_tensor) -> int:
+    if axis_tensor is None:
+        return attrs["axis"]
+    return int(np.asarray(axis_tensor).reshape(-1)[0])
 
 
 @concat.grad_maker
 def _(g):
     return [g.grad_op("concat_grad",
-                      inputs={"X": g.input("X"), "Out@GRAD": g.output_grad("Out")},
+                      inputs={"X": g.input("X"), "AxisTensor": g.input("AxisTensor"),
+                              "Out@GRAD": g.output_grad("Out")},
                       outputs={"X@GRAD": g.input_grad("X")},
                       attrs={"axis": g.attr("axis")})]
 
 
 concat_grad = register_op(
     "concat_grad",
-    inputs=[In("X", duplicable=True), In("Out@GRAD")],
+    inputs=[In("X", duplicable=True), In("AxisTensor", dispensable=True), In("Out@GRAD")],
     outputs=[Out("X@GRAD", "one gradient per input", duplicable=True, dispensable=True)],
     attrs=_ATTRS,
     key_inputs=["Out@GRAD"],
@@ -98,7 +111,7 @@ def _(ctx):
 
 
 @concat_grad.kernel(dtypes=FLOATS)
-def concat_grad_dense(attrs, xs, dout):
-    axis = attrs["axis"] % dout.ndim
+def concat_grad_dense(attrs, xs, axis_tensor, dout):
+    axis = _run_axis(attrs, axis_tensor) % dout.ndim
     bounds = np.cumsum([x.shape[axis] for x in xs[:-1]])
     return np.split(dout, bounds, axis=axis)

@@ -77,17 +77,21 @@ matmul = register_op(
 
 @matmul.infer_shape
 def _(ctx):
+    infer_product(ctx, ctx.attr("transpose_X"), ctx.attr("transpose_Y"))
+
+
+def infer_product(ctx, tx: bool, ty: bool, names=("transpose_X", "transpose_Y")) -> None:
+    """Out's shape and dtype for op(X) @ op(Y) (shared with matmul_v2)."""
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) >= 1 and len(y) >= 1,
                 f"X and Y must have rank >= 1, got X.shape={shape_str(x)} and "
                 f"Y.shape={shape_str(y)}")
-    tx, ty = ctx.attr("transpose_X"), ctx.attr("transpose_Y")
     xm, drop_row = _operand_shape(x, tx, is_x=True)
     ym, drop_col = _operand_shape(y, ty, is_x=False)
     if not dims_match(xm[-1], ym[-2]):
         ctx.fail(f"the contracted dims must agree: op(X).shape[-1]={xm[-1]} but "
-                 f"op(Y).shape[-2]={ym[-2]} (X.shape={shape_str(x)}, transpose_X={tx}; "
-                 f"Y.shape={shape_str(y)}, transpose_Y={ty})")
+                 f"op(Y).shape[-2]={ym[-2]} (X.shape={shape_str(x)}, {names[0]}={tx}; "
+                 f"Y.shape={shape_str(y)}, {names[1]}={ty})")
     batch = _broadcast_batch(xm[:-2], ym[:-2])
     if batch is None:
         ctx.fail(f"the batch dims {shape_str(xm[:-2])} of X and {shape_str(ym[:-2])} of Y "

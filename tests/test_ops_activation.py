@@ -31,6 +31,13 @@ REFERENCE = {
     "abs": lambda x: np.where(x < 0, -x, x),
     "sign": lambda x: (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype),
     "softplus": _softplus_ref,
+    "relu6": lambda x: np.minimum(np.maximum(x, 0), 6),
+    "leaky_relu": lambda x: np.where(x > 0, x, np.float32(0.02) * x),
+    "hard_sigmoid": lambda x: np.minimum(np.maximum(np.float32(0.2) * x + 0.5, 0), 1),
+    "hard_swish": lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6,
+    "swish": lambda x: x / (1 + np.exp(-x)),
+    "gelu": lambda x: np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2)))
+                                for v in x.reshape(-1).tolist()]).reshape(x.shape),
 }
 POSITIVE_ONLY = {"log", "sqrt"}
 
@@ -46,7 +53,8 @@ def _input(name, shape=(3, 4), dtype=np.float64):
 
 def test_every_activation_has_a_reference():
     assert sorted(REFERENCE) == sorted(a.name for a in ACTIVATIONS)
-    assert sorted(ZERO_PRESERVING) == ["abs", "relu", "sign", "sqrt", "square", "tanh"]
+    assert sorted(ZERO_PRESERVING) == ["abs", "gelu", "hard_swish", "leaky_relu", "relu",
+                                       "relu6", "sign", "sqrt", "square", "swish", "tanh"]
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))
@@ -106,6 +114,29 @@ def test_layers_build_the_ops():
     for name, value in zip(sorted(REFERENCE), got, strict=True):
         np.testing.assert_allclose(value, REFERENCE[name](xv.astype(np.float64)), rtol=1e-5,
                                    err_msg=name)
+
+
+@pytest.mark.parametrize("name, attrs, ref", [
+    ("relu6", {"threshold": 1.5}, lambda x: np.clip(x, 0, 1.5)),
+    ("leaky_relu", {"alpha": 0.25}, lambda x: np.where(x > 0, x, 0.25 * x)),
+    ("hard_sigmoid", {"slope": 0.5, "offset": 0.25},
+     lambda x: np.clip(0.5 * x + 0.25, 0, 1)),
+    ("hard_swish", {"threshold": 4.0, "scale": 5.0, "offset": 1.0},
+     lambda x: x * np.clip(x + 1, 0, 4) / 5),
+    ("swish", {"beta": 2.0}, lambda x: x / (1 + np.exp(-2 * x))),
+    ("gelu", {"approximate": True},
+     lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))),
+])
+def test_activation_attributes(name, attrs, ref):
+    x = rng.uniform(-4, 4, size=(5, 6))
+    x = np.where(np.abs(x) < 0.05, 0.3, x)
+    x = np.where(np.abs(x - 1.5) < 0.05, 1.2, x)  # keep clear of relu6's upper kink
+    x = np.where(np.abs(x + 1) < 0.05, -1.2, x)  # and hard_swish's lower one
+    x = np.where(np.abs(x - 3) < 0.05, 2.8, x)  # and its upper one
+    x = np.where(np.abs(0.5 * x + 0.25 - 1) < 0.05, 0.7, x)  # and hard_sigmoid's
+    x = np.where(np.abs(0.5 * x + 0.25) < 0.05, 0.7, x)
+    check_op(name, {"X": x}, attrs, {"Out": ref(x)})
+    check_grad(name, {"X": x}, attrs)
 
 
 # --- softmax ---------------------------------------------------------------------------------

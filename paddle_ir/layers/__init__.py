@@ -61,11 +61,11 @@ from paddle_ir.layers.nn import (
     fc,
     matmul,
     mul,
-    reshape,
     softmax,
     softmax_with_cross_entropy,
     topk,
 )
+from paddle_ir.layers.resize import image_resize, resize_bilinear, resize_nearest
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
 from paddle_ir.layers.sequence import (
     lod_append,
@@ -86,6 +86,32 @@ from paddle_ir.layers.tensor import (
     cast,
     concat,
     fill_constant,
+)
+from paddle_ir.layers.tensor_ops import (
+    argmax,
+    flatten,
+    reshape,
+    slice,
+    split,
+    squeeze,
+    stack,
+    transpose,
+    unsqueeze,
+)
+from paddle_ir.layers.vision import (
+    adaptive_pool2d,
+    batch_norm,
+    conv2d,
+    conv2d_transpose,
+    dropout,
+    gelu,
+    hard_sigmoid,
+    hard_swish,
+    layer_norm,
+    leaky_relu,
+    pool2d,
+    relu6,
+    swish,
 )
 
 __all__ = [
@@ -168,4 +194,28 @@ __all__ = [
     "tanh",
     "topk",
     "While",
+    "adaptive_pool2d",
+    "argmax",
+    "batch_norm",
+    "conv2d",
+    "conv2d_transpose",
+    "dropout",
+    "flatten",
+    "gelu",
+    "hard_sigmoid",
+    "hard_swish",
+    "image_resize",
+    "layer_norm",
+    "leaky_relu",
+    "pool2d",
+    "relu6",
+    "resize_bilinear",
+    "resize_nearest",
+    "slice",
+    "split",
+    "squeeze",
+    "stack",
+    "swish",
+    "transpose",
+    "unsqueeze",
 ]

@@ -1,0 +1,188 @@
+"""The arithmetic of 2-D convolution, as pure numpy functions over NCHW arrays.
+
+A convolution is described by its `Geometry` (per spatial dim: stride, the two
+paddings, dilation; and the group count). Three functions cover conv2d, its
+gradients and conv2d_transpose (whose forward pass is conv2d's data gradient):
+
+    forward(x, w)        out[n, o, p, q] = sum_{c, i, j} xpad[n, g*Cg + c, p*s + i*d, q*s + j*d]
+                                                      * w[o, c, i, j]   (o in group g)
+    backward_data(dout)  the adjoint of forward w.r.t. x
+    backward_filter      the adjoint of forward w.r.t. w
+
+Speed: the windows are a strided view of the padded input (no copy); one
+im2col copy per call lays them out as [N, G, Cg*kh*kw, OH*OW], and a single
+batched `np.matmul` (BLAS per group and sample) does the products. A 1x1
+stride-1 unpadded convolution skips im2col. Depthwise convolutions (one input
+channel per group) use kh*kw strided multiply-adds instead of G tiny products.
+The only Python loops run over the kh*kw filter taps (scatter-adds in the
+data gradient), never over pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+
+@dataclass(frozen=True)
+class Geometry:
+    strides: tuple[int, int]
+    pads: tuple[tuple[int, int], tuple[int, int]]  # (before, after) per spatial dim
+    dilations: tuple[int, int]
+    groups: int
+
+
+def resolve_padding(in_spatial, ksize, strides, paddings, algorithm: str, dilations):
+    """Paddle's UpdatePaddingAndDilation: (pads per dim as (before, after), dilations).
+
+    paddings holds one value per spatial dim (both sides) or two (before, after).
+    SAME pads so that out = ceil(in / stride) and sets dilations to 1; VALID pads
+    nothing; EXPLICIT uses `paddings`. Returns a message string when invalid.
+    """
+    n = len(ksize)
+    paddings, dilations = list(paddings), list(dilations)
+    if algorithm == "SAME":
+        pads = []
+        for size, k, s in zip(in_spatial, ksize, strides, strict=True):
+            if size < 0:
+                pads.append((-1, -1))
+                continue
+            out = -(-size // s)
+            total = max((out - 1) * s + k - size, 0)
+            pads.append((total // 2, total - total // 2))
+        return tuple(pads), (1,) * n
+    if algorithm == "VALID":
+        return ((0, 0),) * n, tuple(dilations)
+    if len(paddings) == n:
+        return tuple((p, p) for p in paddings), tuple(dilations)
+    if len(paddings) == 2 * n:
+        return tuple((paddings[2 * i], paddings[2 * i + 1]) for i in range(n)), tuple(dilations)
+    return (f"paddings must hold {n} or {2 * n} values for a {n}-D window, got "
+            f"{paddings}")
+
+
+def out_size(size: int, k: int, s: int, pad: tuple[int, int], d: int) -> int:
+    """conv's output extent along one dim (-1 when the input's is unknown)."""
+    if size < 0 or pad[0] < 0:
+        return -1
+    return (size + pad[0] + pad[1] - (d * (k - 1) + 1)) // s + 1
+
+
+def _padded(x: np.ndarray, pads) -> np.ndarray:
+    (t, b), (lft, r) = pads
+    if not (t or b or lft or r):
+        return x
+    n, c, h, w = x.shape
+    xp = np.zeros((n, c, h + t + b, w + lft + r), dtype=x.dtype)
+    xp[:, :, t:t + h, lft:lft + w] = x
+    return xp
+
+
+def windows(xp: np.ndarray, kh: int, kw: int, oh: int, ow: int, geo: Geometry) -> np.ndarray:
+    """The read-only strided view [N, C, kh, kw, OH, OW] of the padded input's windows."""
+    sn, sc, sh, sw = xp.strides
+    (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
+    return as_strided(xp, shape=(xp.shape[0], xp.shape[1], kh, kw, oh, ow),
+                      strides=(sn, sc, sh * d_h, sw * d_w, sh * st_h, sw * st_w),
+                      writeable=False)
+
+
+def _out_hw(x_shape, w_shape, geo: Geometry) -> tuple[int, int]:
+    return tuple(out_size(x_shape[2 + i], w_shape[2 + i], geo.strides[i], geo.pads[i],
+                          geo.dilations[i]) for i in range(2))
+
+
+def _is_pointwise(w_shape, geo: Geometry) -> bool:
+    return (w_shape[2:] == (1, 1) and geo.strides == (1, 1)
+            and geo.pads == ((0, 0), (0, 0)))
+
+
+def _cols(x: np.ndarray, w_shape, geo: Geometry, oh: int, ow: int) -> np.ndarray:
+    """im2col: [N, G, Cg*kh*kw, OH*OW], one copy of the windows."""
+    n, c = x.shape[:2]
+    kh, kw = w_shape[2:]
+    view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
+    return view.reshape(n, geo.groups, (c // geo.groups) * kh * kw, oh * ow)
+
+
+def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
+    n, c = x.shape[:2]
+    oc, cg, kh, kw = w.shape
+    g = geo.groups
+    oh, ow = _out_hw(x.shape, w.shape, geo)
+    if cg == 1 and g == c and oc == c and not _is_pointwise(w.shape, geo):
+        return _depthwise_forward(x, w, geo, oh, ow)
+    if _is_pointwise(w.shape, geo):
+        cols = x.reshape(n, g, cg, oh * ow)
+    else:
+        cols = _cols(x, w.shape, geo, oh, ow)
+    wm = w.reshape(g, oc // g, cg * kh * kw)
+    out = np.matmul(wm, cols)  # [N, G, OCg, OH*OW]: BLAS per (sample, group)
+    return out.reshape(n, oc, oh, ow)
+
+
+def _depthwise_forward(x, w, geo, oh, ow):
+    kh, kw = w.shape[2:]
+    view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
+    out = np.zeros((x.shape[0], x.shape[1], oh, ow), dtype=np.result_type(x, w))
+    for i in range(kh):
+        for j in range(kw):
+            out += view[:, :, i, j] * w[:, 0, i, j][:, None, None]
+    return out
+
+
+def backward_data(dout: np.ndarray, w: np.ndarray, x_shape, geo: Geometry) -> np.ndarray:
+    """d loss / d x for forward(x, w) given d loss / d out: col2im of W^T @ dOut."""
+    n, c, h, wd = x_shape
+    oc, cg, kh, kw = w.shape
+    g = geo.groups
+    oh, ow = dout.shape[2:]
+    if _is_pointwise(w.shape, geo):
+        dcols = np.matmul(w.reshape(g, oc // g, cg).transpose(0, 2, 1),
+                          dout.reshape(n, g, oc // g, oh * ow))
+        return dcols.reshape(x_shape)
+    (t, b), (lft, r) = geo.pads
+    dxp = np.zeros((n, c, h + t + b, wd + lft + r), dtype=dout.dtype)
+    depthwise = cg == 1 and g == c and oc == c
+    if not depthwise:
+        wm = w.reshape(g, oc // g, cg * kh * kw).transpose(0, 2, 1)
+        dcols = np.matmul(wm, dout.reshape(n, g, oc // g, oh * ow))
+        dcols = dcols.reshape(n, c, kh, kw, oh, ow)
+    # The windows overlap: add tap by tap into strided slices of dxp.
+    (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
+    for i in range(kh):
+        for j in range(kw):
+            tap = dout * w[:, 0, i, j][:, None, None] if depthwise else dcols[:, :, i, j]
+            dxp[:, :, i * d_h:i * d_h + st_h * (oh - 1) + 1:st_h,
+                j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w] += tap
+    return dxp[:, :, t:t + h, lft:lft + wd]
+
+
+def backward_filter(x: np.ndarray, dout: np.ndarray, w_shape, geo: Geometry) -> np.ndarray:
+    """d loss / d w for forward(x, w) given d loss / d out."""
+    n, c = x.shape[:2]
+    oc, cg, kh, kw = w_shape
+    g = geo.groups
+    oh, ow = dout.shape[2:]
+    if cg == 1 and g == c and oc == c and not _is_pointwise(w_shape, geo):
+        view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
+        dw = np.einsum("nchw,ncijhw->cij", dout, view, optimize=True)
+        return dw.reshape(w_shape).astype(dout.dtype, copy=False)
+    if _is_pointwise(w_shape, geo):
+        cols = x.reshape(n, g, cg, oh * ow)
+    else:
+        cols = _cols(x, w_shape, geo, oh, ow)
+    d = dout.reshape(n, g, oc // g, oh * ow)
+    dw = np.matmul(d, cols.transpose(0, 1, 3, 2)).sum(axis=0)
+    return dw.reshape(w_shape)
+
+
+def transpose_out_size(size: int, k: int, s: int, pad: tuple[int, int], d: int,
+                       extra: int = 0) -> int:
+    """conv2d_transpose's output extent: (in - 1) * s - pads + d * (k - 1) + 1 + extra."""
+    if size < 0 or pad[0] < 0:
+        return -1
+    return (size - 1) * s - pad[0] - pad[1] + d * (k - 1) + 1 + extra
+

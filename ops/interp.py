@@ -1,0 +1,204 @@
+"""bilinear_interp, nearest_interp and their _v2 forms (+ _grad ops): resize H and W of a
+4-D X (NCHW, or NHWC with data_layout="NHWC"), Paddle's rules.
+
+Output size, in order of precedence: the int tensors `SizeTensor` ([1] each,
+[out_h, out_w]); the int tensor `OutSize` ([2]); the scale (the float tensor
+`Scale`, else the `scale` attribute: a float in v1, a list [scale_h, scale_w]
+or [scale] in v2) giving out = int(in * scale) when > 0; `out_h` / `out_w`.
+
+Source coordinates, per output index k along a dim of input size n and output size m
+(ratio = 0 when m == 1):
+
+    ratio = (n - 1) / (m - 1) with align_corners, else n / m
+            (v2, without align_corners: 1 / scale when a scale was given)
+    nearest:   src = int(ratio * k + 0.5) with align_corners, else int(ratio * k)
+    bilinear:  with align_mode == 0 and not align_corners ("half pixel"):
+                   i0 = max(int(ratio * (k + 0.5) - 0.5), 0),
+                   t = max(ratio * (k + 0.5) - 0.5, 0) - i0
+               otherwise i0 = int(ratio * k), t = ratio * k - i0
+               i1 = min(i0 + 1, n - 1); Out mixes rows i0, i1 with weights 1 - t, t
+
+Each dim's resize is a [m, n] matrix A, so Out = A_h @ X @ A_w^T per (n, c)
+plane (two BLAS products; nearest gathers instead), and dX = A_h^T @ dOut @ A_w.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+
+_SIZE_INPUTS = [
+    In("OutSize", "an int tensor [2]: [out_h, out_w]", dispensable=True),
+    In("SizeTensor", "int tensors [1]: out_h, out_w", duplicable=True, dispensable=True),
+    In("Scale", "a float tensor: the scale(s)", dispensable=True),
+]
+
+
+def _attrs(method: str, v2: bool):
+    scale = (Attr("scale", "floats", [], "[scale_h, scale_w] or [scale]") if v2
+             else Attr("scale", "float", 0.0, "out = int(in * scale) when > 0"))
+    return [
+        Attr("data_layout", "string", "NCHW", "NCHW or NHWC"),
+        Attr("out_d", "int", -1, "unused for 2-D resizes"),
+        Attr("out_h", "int", -1, "the output height"),
+        Attr("out_w", "int", -1, "the output width"),
+        scale,
+        Attr("interp_method", "string", method, "bilinear or nearest"),
+        Attr("align_corners", "bool", True, "map the corner pixels' centres onto each other"),
+        Attr("align_mode", "int", 1, "bilinear: 0 half-pixel centres, 1 ratio * k"),
+    ]
+
+
+def _scales(attrs, scale_t, v2: bool) -> tuple[float, float]:
+    if scale_t is not None:
+        values = [float(v) for v in np.asarray(scale_t).reshape(-1)]
+    elif v2:
+        values = [float(v) for v in attrs["scale"]]
+    else:
+        values = [float(attrs["scale"])] if attrs["scale"] > 0 else []
+    if not values:
+        return 0.0, 0.0
+    return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
+
+
+def out_size(attrs, in_hw, out_size_t, size_list, scale_t, v2: bool):
+    """((out_h, out_w), (scale_h, scale_w)) at run time."""
+    if size_list:
+        return tuple(int(np.asarray(t).reshape(-1)[0]) for t in size_list), (0.0, 0.0)
+    scales = _scales(attrs, scale_t, v2)
+    out = (attrs["out_h"], attrs["out_w"])
+    if scales[0] > 0 and scales[1] > 0:
+        out = (int(in_hw[0] * scales[0]), int(in_hw[1] * scales[1]))
+    if out_size_t is not None:
+        out = tuple(int(v) for v in np.asarray(out_size_t).reshape(-1)[:2])
+    return out, scales
+
+
+def _ratio(n: int, m: int, align_corners: bool, scale: float, v2: bool) -> np.float32:
+    if m <= 1:
+        return np.float32(0)
+    if align_corners:
+        return np.float32(n - 1) / np.float32(m - 1)
+    if v2 and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(n) / np.float32(m)
+
+
+def resize_matrix(n: int, m: int, method: str, attrs, scale: float, v2: bool, dtype):
+    """The [m, n] matrix of one dim's resize."""
+    ratio = _ratio(n, m, attrs["align_corners"], scale, v2)
+    k = np.arange(m, dtype=np.float32)
+    a = np.zeros((m, n), dtype=dtype)
+    rows = np.arange(m)
+    if method == "nearest":
+        src = (ratio * k + np.float32(0.5)) if attrs["align_corners"] else ratio * k
+        a[rows, np.minimum(src.astype(np.int64), n - 1)] = 1
+        return a
+    if attrs["align_mode"] == 0 and not attrs["align_corners"]:
+        pos = np.maximum(ratio * (k + np.float32(0.5)) - np.float32(0.5), np.float32(0))
+    else:
+        pos = ratio * k
+    i0 = np.minimum(pos.astype(np.int64), n - 1)
+    t = (pos - i0).astype(dtype)
+    i1 = np.minimum(i0 + 1, n - 1)
+    np.add.at(a, (rows, i0), 1 - t)
+    np.add.at(a, (rows, i1), t)
+    return a
+
+
+def _nchw(a, attrs):
+    return a.transpose(0, 3, 1, 2) if attrs["data_layout"] == "NHWC" else a
+
+
+def _back(a, attrs):
+    return np.ascontiguousarray(a.transpose(0, 2, 3, 1)) if attrs["data_layout"] == "NHWC" else a
+
+
+def _register(op_type: str, method: str, v2: bool) -> None:
+    attrs = _attrs(method, v2)
+    fwd = register_op(op_type, inputs=[In("X")] + _SIZE_INPUTS, outputs=[Out("Out")],
+                      attrs=attrs, doc=__doc__)
+
+    @fwd.infer_shape
+    def _(ctx):
+        x = ctx.input_shape("X")
+        ctx.enforce(len(x) == 4, f"X must be 4-D (NCHW or NHWC), got X.shape={shape_str(x)}")
+        layout = ctx.attr("data_layout")
+        ctx.enforce(layout in ("NCHW", "NHWC", "AnyLayout"),
+                    f"data_layout must be NCHW or NHWC, got {layout!r}")
+        ctx.enforce(ctx.attr("interp_method") == method,
+                    f"interp_method must be {method!r} for {op_type}, got "
+                    f"{ctx.attr('interp_method')!r}")
+        last = layout == "NHWC"
+        hw = x[1:3] if last else x[2:]
+        if any(ctx.has_input(s.name) for s in _SIZE_INPUTS):
+            out = [-1, -1]
+        else:
+            scales = _scales(ctx.attrs, None, v2)
+            if scales[0] > 0 and scales[1] > 0:
+                out = [-1 if d < 0 else int(d * s) for d, s in zip(hw, scales, strict=True)]
+            else:
+                out = [ctx.attr("out_h"), ctx.attr("out_w")]
+            ctx.enforce(all(d > 0 or d == -1 for d in out) and out != [-1, -1] or
+                        any(d < 0 for d in hw),
+                        f"the output size must be positive: give out_h and out_w, a scale, "
+                        f"OutSize or SizeTensor (got out_h={ctx.attr('out_h')}, "
+                        f"out_w={ctx.attr('out_w')}, scale={ctx.attr('scale')})")
+        shape = [x[0], *out, x[3]] if last else [x[0], x[1], *out]
+        ctx.set_output("Out", shape, ctx.input_dtype("X"))
+
+    def matrices(attrs_, x, out_size_t, size_list, scale_t):
+        hw = x.shape[2:]
+        (oh, ow), (sh, sw) = out_size(attrs_, hw, out_size_t, size_list, scale_t, v2)
+        if oh <= 0 or ow <= 0:
+            raise ValueError(f"{op_type}: the output size must be positive, got [{oh}, {ow}]")
+        return (resize_matrix(hw[0], oh, method, attrs_, sh, v2, x.dtype),
+                resize_matrix(hw[1], ow, method, attrs_, sw, v2, x.dtype))
+
+    @fwd.kernel(dtypes=FLOATS)
+    def kernel(attrs_, x, out_size_t, size_list, scale_t):
+        xc = _nchw(x, attrs_)
+        ah, aw = matrices(attrs_, xc, out_size_t, size_list, scale_t)
+        if method == "nearest":
+            out = xc[:, :, ah.argmax(axis=1)][:, :, :, aw.argmax(axis=1)]
+        else:
+            out = np.matmul(ah, np.matmul(xc, aw.T))
+        return _back(np.ascontiguousarray(out), attrs_)
+
+    kernel.__name__ = kernel.__qualname__ = f"{op_type}_dense"
+
+    @fwd.grad_maker
+    def _(g):
+        inputs = {"X": g.input("X"), "Out@GRAD": g.output_grad("Out")}
+        for s in _SIZE_INPUTS:
+            if g.input(s.name):
+                inputs[s.name] = g.input(s.name)
+        return [g.grad_op(op_type + "_grad", inputs=inputs,
+                          outputs={"X@GRAD": g.input_grad("X")},
+                          attrs={a.name: g.attr(a.name) for a in attrs})]
+
+    bwd = register_op(op_type + "_grad",
+                      inputs=[In("X", no_need_buffer=True)] + _SIZE_INPUTS + [In("Out@GRAD")],
+                      outputs=[Out("X@GRAD", dispensable=True)], attrs=attrs,
+                      key_inputs=["Out@GRAD"], doc="dX = A_h^T @ dOut @ A_w per plane.")
+
+    @bwd.infer_shape
+    def _(ctx):
+        ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    @bwd.kernel(dtypes=FLOATS)
+    def grad_kernel(attrs_, x, out_size_t, size_list, scale_t, dout):
+        xc = _nchw(x, attrs_)
+        ah, aw = matrices(attrs_, xc, out_size_t, size_list, scale_t)
+        dx = np.matmul(ah.T.astype(dout.dtype), np.matmul(_nchw(dout, attrs_), aw.astype(
+            dout.dtype)))
+        return _back(np.ascontiguousarray(dx), attrs_)
+
+    grad_kernel.__name__ = grad_kernel.__qualname__ = f"{op_type}_grad_dense"
+
+
+for _method in ("bilinear", "nearest"):
+    _register(f"{_method}_interp", _method, v2=False)
+    _register(f"{_method}_interp_v2", _method, v2=True)
