@@ -138,3 +138,14 @@ def test_view_without_netron_says_how_to_get_it(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "netron", None)  # makes `import netron` fail
     code, _, err = _run(capsys, "view", MLP / "model.pdmodel")
     assert code == 1 and "pip install 'paddle-ir[view]'" in err
+
+
+@pytest.mark.parametrize("path", ["mlp/fluid", "text/model.pdmodel", "conv/model",
+                                  "mobilenet_v1/fluid", "encoder/model.pdmodel",
+                                  "train/main.pdmodel", "train/startup.pdmodel"])
+def test_check_passes_every_fixture(capsys, path):
+    code, out, _ = _run(capsys, "check", FIXTURES / path)
+    assert code == 0, out
+    assert "(Paddle)" in out and ": OK (" in out
+    # Paddle declares some unread auxiliary outputs loosely; they are notes, not problems.
+    assert all(line.startswith("note:") or "(Paddle)" in line for line in out.splitlines())

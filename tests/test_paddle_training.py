@@ -1,6 +1,7 @@
 """A training program Paddle saved (its own *_grad and adam ops) trains here as in Paddle."""
 
 import numpy as np
+import pytest
 
 from paddle_ir import io, paddle_format
 from paddle_ir.executor import Executor, Scope
@@ -82,3 +83,27 @@ def test_elementwise_grad_out_is_dropped_for_paddle():
     div = ppb.OpDesc(type="elementwise_div_grad")
     div.inputs.add(parameter="Out", arguments=["out"])
     assert [v.parameter for v in to_paddle_slots(div).inputs] == ["Out"]  # div reads Out
+
+
+def test_paddles_startup_program_initializes_every_persistable():
+    startup = paddle_format.load_paddle_program(TRAIN / "startup.pdmodel")
+    main = paddle_format.load_paddle_program(TRAIN / "main.pdmodel")
+    scope = Scope()
+    Executor().run(startup, scope=scope)
+    with np.load(TRAIN / "after.npz", allow_pickle=False) as after:
+        for name in io.persistable_names(main):
+            value = np.asarray(scope.find_var(name).value)
+            assert value.shape == after[name].shape and value.dtype == after[name].dtype
+
+
+def test_fill_constant_str_value_must_repeat_value():
+    from paddle_ir.paddle_format.convert import PaddleFormatError
+
+    desc = paddle_format.parse_paddle_program((TRAIN / "startup.pdmodel").read_bytes(), "s")
+    fill = next(op for op in desc.blocks[0].ops if op.type == "fill_constant")
+    assert next(a.s for a in fill.attrs if a.name == "str_value") == "0.0"
+    paddle_format.from_paddle(desc)  # '0.0' repeats value 0.0: accepted
+    next(a for a in fill.attrs if a.name == "str_value").s = "0.5"
+    with pytest.raises(PaddleFormatError, match=r"fill_constant: attribute str_value = '0.5' "
+                                                r"would change the result"):
+        paddle_format.from_paddle(desc)

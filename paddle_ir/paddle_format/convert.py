@@ -217,17 +217,18 @@ def _op_from_paddle(op: ppb.OpDesc, where: str, problems: list[str]) -> pb.OpDes
                 problems.append(f"{where}: {kind} slot {v.parameter} = {list(v.arguments)} "
                                 f"is not implemented by paddle-ir (its {kind}s are "
                                 f"{sorted(known)})")
+    siblings = {a.name: _paddle_value(a) for a in op.attrs}
     for attr in op.attrs:
-        _attr_from_paddle(op.type, opdef, attr, ours, where, problems)
+        _attr_from_paddle(op.type, opdef, attr, ours, where, problems, siblings)
     return ours
 
 
 def _attr_from_paddle(op_type, opdef, attr: ppb.OpDesc.Attr, ours: pb.OpDesc, where,
-                      problems) -> None:
+                      problems, siblings: dict) -> None:
     spec = opdef.attr_spec(attr.name)
     if spec is None:
         value = _paddle_value(attr)
-        if policy.keeps_verbatim(op_type, attr.name, value):
+        if policy.keeps_verbatim(op_type, attr.name, value, siblings):
             ours.paddle_attrs.append(attr.SerializeToString(deterministic=True))
             return
         noop = policy.noop_value(op_type, attr.name)
