@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto, to_attr_proto
 from paddle_ir.core.errors import ProgramFormatError
+from paddle_ir.framework import undecodable_strings
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format import policy
 from paddle_ir.paddle_format.grad_slots import from_paddle_slots, to_paddle_slots
@@ -72,6 +73,10 @@ def parse_paddle_program(data: bytes, source: str) -> ppb.ProgramDesc:
     except Exception as exc:  # DecodeError, or RuntimeWarning/ValueError from the runtime
         raise PaddleFormatError(
             f"{source} is not a PaddlePaddle ProgramDesc ({len(data)} bytes): {exc}") from None
+    garbled = undecodable_strings(desc)  # proto2 hands non-UTF-8 strings back as bytes
+    if garbled:
+        raise PaddleFormatError(f"{source}: the ProgramDesc holds text that is not UTF-8: "
+                                f"{', '.join(garbled[:5])}")
     missing = desc.FindInitializationErrors()
     if missing or not desc.blocks:
         raise PaddleFormatError(
