@@ -14,6 +14,7 @@ PY     := $(VENV)/bin/python
 DEPS   := $(VENV)/.deps-stamp
 STAMP  := $(VENV)/.install-stamp
 PB2    := paddle_ir/proto/framework_pb2.py
+PADDLE_PB2 := paddle_ir/proto/paddle_framework_pb2.py
 PEERS    := .venv-peers
 PEERS_PY := $(PEERS)/bin/python
 TORCH_VERSION  := 2.13.0
@@ -35,11 +36,15 @@ $(DEPS): pyproject.toml
 	touch $@
 
 # The bindings are generated from the schema, never written by hand.
-proto: $(PB2)
+proto: $(PB2) $(PADDLE_PB2)
 $(PB2): proto/framework.proto $(DEPS)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=paddle_ir/proto proto/framework.proto
 
-$(STAMP): $(DEPS) $(PB2) pyproject.toml proto/build_hook.py
+# Paddle's own schema, for reading and writing .pdmodel / __model__ files.
+$(PADDLE_PB2): proto/paddle_framework.proto $(DEPS)
+	$(PY) -m grpc_tools.protoc -Iproto --python_out=paddle_ir/proto proto/paddle_framework.proto
+
+$(STAMP): $(DEPS) $(PB2) $(PADDLE_PB2) pyproject.toml proto/build_hook.py
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
 	touch $@
 
@@ -115,5 +120,5 @@ peers:
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out fuzz-crashes
-	rm -f $(PB2)
+	rm -f $(PB2) $(PADDLE_PB2)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -118,7 +118,9 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
         # add and sub read only X's and Y's shapes; only div reads Out's data.
         inputs=[In("X", no_need_buffer=_op_type in _SHAPE_ONLY_OPERANDS),
                 In("Y", no_need_buffer=_op_type in _SHAPE_ONLY_OPERANDS),
-                In("Out", no_need_buffer=_op_type != "elementwise_div"), In("Out@GRAD")],
+                In("Out", no_need_buffer=_op_type != "elementwise_div",
+                   # Paddle writes add/sub/mul grads without Out (they never read it).
+                   dispensable=_op_type != "elementwise_div"), In("Out@GRAD")],
         outputs=[Out("X@GRAD", dispensable=True), Out("Y@GRAD", dispensable=True)],
         attrs=[Attr("axis", "int", -1)],
         key_inputs=["X", "Y", "Out@GRAD"],

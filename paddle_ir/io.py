@@ -321,7 +321,8 @@ def read_saved(dirname, read_files):
 def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
                          main_program: Program | None = None, scope=None,
                          model_filename: str = MODEL_FILENAME,
-                         params_filename: str = PARAMS_FILENAME) -> Program:
+                         params_filename: str = PARAMS_FILENAME,
+                         format: str = "paddle-ir") -> Program:  # noqa: A002 - the user's word
     """Save the feed -> fetch subgraph of `main_program` and the parameters it reads.
 
     The saved program is a test-mode clone (backward and optimizer ops
@@ -330,6 +331,9 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     Returns that program. `executor` is accepted for Paddle's signature; the
     values come from `scope` (the global scope by default). The program and
     its parameters replace the previous ones in `dirname` as one whole.
+    `format="paddle"` writes Paddle's DIR/model.pdmodel + DIR/model.pdiparams
+    instead, and `format="fluid"` fluid 1.x's DIR/__model__ + one file per
+    parameter (paddle_ir.paddle_format).
     """
     program = default_main_program() if main_program is None else main_program
     feeds = _names(feeded_var_names, "feeded_var_names")
@@ -338,6 +342,11 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
         raise InvalidProgramError("save_inference_model needs at least one target variable")
     pruned = prune(program, feeds, targets)
     scope = _global_scope() if scope is None else scope
+    if format != "paddle-ir":
+        from paddle_ir import paddle_format
+
+        paddle_format.save_inference_model(dirname, pruned, scope, format, model_filename)
+        return pruned
     files, every, _ = _vars_writers(params_filename, pruned, scope)
     data = pruned.serialize()
     files[model_filename] = lambda out: out.write(data)
@@ -348,7 +357,16 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
 def load_inference_model(dirname, executor=None, scope=None,
                          model_filename: str = MODEL_FILENAME,
                          params_filename: str = PARAMS_FILENAME):
-    """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`."""
+    """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`.
+
+    `dirname` may also name a Paddle model (a .pdmodel, its path prefix, or a fluid
+    1.x __model__ directory), read through paddle_ir.paddle_format.
+    """
+    if not os.path.exists(os.path.join(dirname, model_filename)):
+        from paddle_ir import paddle_format
+
+        if paddle_format.is_paddle_model(dirname):
+            return paddle_format.load_inference_model(dirname, scope)
     if not os.path.isdir(dirname):
         raise ProgramFormatError(f"{os.fspath(dirname)} is not a directory: there is no "
                                  f"inference model to load",

@@ -28,6 +28,7 @@ import sys
 from google.protobuf import json_format, text_format
 
 from paddle_ir import io
+from paddle_ir.cli import paddle_input
 from paddle_ir.cli.feeds import UsageError
 from paddle_ir.core import tensor_io
 from paddle_ir.core.atomic import check_output_path, open_regular, temporary_name
@@ -55,6 +56,7 @@ def add_parser(subparsers, common) -> None:
                         "instead of stdout (dot: .svg/.png/.pdf render)")
     p.add_argument("--program", metavar="FILE.pb",
                    help="the program whose persistables name a parameter file's records")
+    paddle_input.add_format_option(p, "--input-format")
     p.set_defaults(handler=dump_command)
 
 
@@ -77,8 +79,18 @@ def load_program_at(path: str):
     return io.load_program(path)
 
 
+def _load_any(path: str, model_format: str = "auto"):
+    """A paddle-ir program file, or a Paddle model (converted)."""
+    paddle = paddle_input.paddle_model(path, model_format)
+    if paddle is not None:
+        from paddle_ir.paddle_format import load_paddle_program
+
+        return load_paddle_program(paddle.program_file)
+    return load_program_at(path)
+
+
 def _is_parameter_file(path: str) -> bool:
-    if path.endswith(".pb") or os.path.isdir(path):
+    if path.endswith((".pb", ".pdmodel")) or not os.path.isfile(path):
         return False
     if any(path.endswith(s) for s in _SPARSE_SUFFIXES):
         return True
@@ -149,12 +161,15 @@ def _names_for(path: str, var_type: int, program_path: str | None, count: int):
     """(names or None, a note saying where names came from or why there are none)."""
     if program_path is None:
         directory = os.path.dirname(path)
-        program_path = next((os.path.join(directory, n) for n in (io.MODEL_FILENAME,
-                                                                   io.MAIN_FILENAME)
-                             if os.path.exists(os.path.join(directory, n))), None)
+        beside = [os.path.join(directory, n) for n in (io.MODEL_FILENAME, io.MAIN_FILENAME)]
+        if path.endswith(".pdiparams"):  # Paddle's PREFIX.pdiparams beside PREFIX.pdmodel
+            beside.insert(0, path[: -len(".pdiparams")] + ".pdmodel")
+        elif os.path.basename(path) == "__params__":  # fluid 1.x's combined file
+            beside.insert(0, os.path.join(directory, "__model__"))
+        program_path = next((p for p in beside if os.path.exists(p)), None)
     if program_path is None:
         return None, "names unknown: no model.pb or main.pb beside it (use --program FILE.pb)"
-    names = io.persistable_names(io.load_program(program_path), var_type)
+    names = io.persistable_names(_load_any(program_path), var_type)
     if len(names) != count:
         return None, (f"names unknown: {program_path} declares {len(names)} such persistables "
                       f"but the file holds {count} records; it does not belong to that program")
@@ -208,7 +223,7 @@ def dump_command(args) -> int:
                                 indent=2) + "\n")
         _emit(text, args.output)
         return 0
-    program = load_program_at(args.path)
+    program = _load_any(args.path, args.model_format)
     text = render_program(program.desc, args.format, args.block)
     suffix = os.path.splitext(args.output or "")[1].lower()
     if args.format == "dot" and suffix in _RENDERED:

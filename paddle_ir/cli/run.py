@@ -7,6 +7,8 @@ What PATH names decides the job:
     FILE.pb               that program; --params FILE loads parameters, --startup
                           FILE.pb runs an initializer first (a main.pb with a
                           startup.pb beside it is a training job)
+    a Paddle model        FILE.pdmodel (+ FILE.pdiparams beside it), its prefix, or a
+                          fluid 1.x DIR with __model__ (see --format)
 
 Every job runs `--steps` times (default 1) in a fresh scope, cycling through
 the batches of the feeds (`--batch-size` cuts them; without it every step gets
@@ -30,6 +32,7 @@ import numpy as np
 
 from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
+from paddle_ir.cli import paddle_input
 from paddle_ir.cli.values import describe_value, summarize_value
 from paddle_ir.core import tensor_io
 from paddle_ir.core.errors import (
@@ -50,6 +53,7 @@ class Job:
     startup: Program | None = None
     params: str | None = None  # a parameter file to load
     loaded: Scope | None = None  # parameters read with the program from a saved directory
+    paddle: object | None = None  # a paddle_format.PaddleModel whose parameters to load
 
 
 def _positive(text: str) -> int:
@@ -86,6 +90,7 @@ def add_parser(subparsers, common) -> None:
     p.add_argument("--fetch", action="append", default=[], metavar="NAME",
                    help="fetch NAME (repeatable; default: the program's fetch targets)")
     p.add_argument("--params", metavar="FILE", help="parameter file for a bare .pb")
+    paddle_input.add_format_option(p)
     p.add_argument("--startup", metavar="FILE.pb", help="startup program to run first")
     p.add_argument("--out", metavar="FILE.npz",
                    help="save the fetched values under their names (a regular file; - writes "
@@ -133,9 +138,16 @@ def _saved_job(directory: str, path: str, params: str | None) -> Job:
         f"{io.MAIN_FILENAME} (a training job)")
 
 
-def resolve_job(path: str, params: str | None, startup: str | None) -> Job:
+def resolve_job(path: str, params: str | None, startup: str | None,
+                model_format: str = "auto") -> Job:
     """What PATH names (see the module docstring): the one place a path becomes a job."""
-    if os.path.isdir(path):
+    paddle = paddle_input.paddle_model(path, model_format)
+    if paddle is not None:
+        from paddle_ir.paddle_format import load_paddle_program
+
+        job = Job(load_paddle_program(paddle.program_file), paddle.program_file, params=params,
+                  paddle=None if params else paddle)
+    elif os.path.isdir(path):
         job = io.read_saved(path, lambda directory: _saved_job(directory, path, params))
     else:
         job = Job(io.load_program(path), path, params=params)
@@ -251,13 +263,14 @@ def _deadline(seconds: float | None):
 
 def run_command(args) -> int:
     files, lods = feed_files.parse_feed_options(args.feed, args.lod)
-    job = resolve_job(args.path, args.params, args.startup)
+    job = resolve_job(args.path, args.params, args.startup, args.model_format)
     feeds = feed_files.collect_feeds(files, args.feeds, lods)
     fetch_names = args.fetch or job.program.fetch_target_names
     _check_names(job.program, feeds, fetch_names, args.allow_any_feed)
     batches = feed_files.make_batches(feeds, args.batch_size)
 
-    if job.params is None and job.loaded is None and job.startup is None and not args.load:
+    if (job.params is None and job.loaded is None and job.paddle is None and job.startup is None
+            and not args.load):
         persistables = io.persistable_names(job.program)
         if persistables:
             shown = ", ".join(persistables[:5]) + (", ..." if len(persistables) > 5 else "")
@@ -273,6 +286,10 @@ def run_command(args) -> int:
     if job.loaded is not None:
         for name in job.loaded.local_var_names():
             scope.var(name).value = job.loaded.find_var(name).value
+    elif job.paddle is not None:
+        from paddle_ir.paddle_format import load_paddle_params
+
+        load_paddle_params(job.paddle, job.program, scope)
     if args.load:
         io.load_persistables(exe, args.load, job.program, scope)
     if args.profile:

@@ -1,0 +1,81 @@
+"""`paddle-ir convert IN OUT`: a Paddle model to paddle-ir's files, or back.
+
+    paddle-ir convert DIR/model.pdmodel OUT_DIR     Paddle -> OUT_DIR/model.pb + params
+    paddle-ir convert fluid_dir OUT_DIR             fluid 1.x __model__ dir -> the same
+    paddle-ir convert MODEL_DIR OUT/model           paddle-ir -> OUT/model.pdmodel +
+                                                    OUT/model.pdiparams (Paddle 2.x/3.x)
+    paddle-ir convert MODEL_DIR OUT --layout fluid  paddle-ir -> OUT/__model__ + a file
+                                                    per parameter (fluid 1.x)
+
+Which way is told by IN (see --format). A bare program file converts alone
+(OUT.pb, or OUT.pdmodel) unless --params names its parameter file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from paddle_ir import io
+from paddle_ir.cli import paddle_input
+from paddle_ir.executor.scope import Scope
+
+
+def add_parser(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "convert", parents=[common], help="convert a Paddle model to paddle-ir's files or back",
+        description=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", help="a Paddle model, or a paddle-ir model directory or .pb")
+    p.add_argument("output", help="where to write (a directory, a prefix, or a .pb)")
+    p.add_argument("--layout", choices=("paddle", "fluid"), default="paddle",
+                   help="Paddle files to write: PREFIX.pdmodel + .pdiparams (default) or a "
+                        "fluid 1.x directory")
+    p.add_argument("--params", metavar="FILE", help="parameter file for a bare program file")
+    paddle_input.add_format_option(p)
+    p.set_defaults(handler=convert_command)
+
+
+def _from_paddle(model, output: str, params: str | None) -> list[str]:
+    from paddle_ir.paddle_format import load_paddle_params, load_paddle_program
+
+    program = load_paddle_program(model.program_file)
+    scope = Scope()
+    if params:
+        io.load_vars(params, program, scope)
+    elif model.params_file or model.params_dir:
+        load_paddle_params(model, program, scope)
+    else:  # a program without parameters (e.g. a training main program): the .pb alone
+        target = output if output.endswith(".pb") else os.path.join(output, io.MODEL_FILENAME)
+        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+        io.save_program(target, program)
+        return [target]
+    os.makedirs(output, exist_ok=True)
+    params_file = os.path.join(output, io.PARAMS_FILENAME)
+    io.save_vars(params_file, program, scope)
+    model_file = os.path.join(output, io.MODEL_FILENAME)
+    io.save_program(model_file, program)
+    return [model_file, params_file]
+
+
+def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[str]:
+    from paddle_ir.paddle_format import write_paddle_model
+
+    scope = Scope()
+    if os.path.isdir(path):
+        program, _, _ = io.load_inference_model(path, scope=scope)
+    else:
+        program = io.load_program(path)
+        if params:
+            io.load_vars(params, program, scope)
+    return write_paddle_model(output, program, scope, layout)
+
+
+def convert_command(args) -> int:
+    paddle = paddle_input.paddle_model(args.input, args.model_format)
+    if paddle is not None:
+        written = _from_paddle(paddle, args.output, args.params)
+    else:
+        written = _to_paddle(args.input, args.output, args.layout, args.params)
+    for path in written:
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,36 @@
+"""How the CLI tells a Paddle model from a paddle-ir one (`--format`, else by its files).
+
+A path is read as Paddle's when `--format paddle` says so, or, by default, when it
+holds no paddle-ir program (model.pb / main.pb) and names a Paddle model: a .pdmodel
+file, its path prefix, a directory with one .pdmodel, or a fluid 1.x __model__ dir.
+"""
+
+from __future__ import annotations
+
+import os
+
+from paddle_ir import io
+from paddle_ir.paddle_format import PaddleModel, locate, require_model
+
+FORMATS = ("auto", "paddle-ir", "paddle")
+
+
+def add_format_option(parser, flag: str = "--format") -> None:
+    parser.add_argument(flag, dest="model_format", choices=FORMATS, default="auto",
+                        help="the model's file format (default: told by its files)")
+
+
+def _ours(path: str) -> bool:
+    if os.path.isdir(path):
+        return any(os.path.exists(os.path.join(path, n))
+                   for n in (io.MODEL_FILENAME, io.MAIN_FILENAME))
+    return path.endswith(".pb")
+
+
+def paddle_model(path: str, model_format: str = "auto") -> PaddleModel | None:
+    """The Paddle model `path` names, or None when it is to be read as paddle-ir's."""
+    if model_format == "paddle-ir":
+        return None
+    if model_format == "paddle":
+        return require_model(path)
+    return None if _ours(path) else locate(path)

@@ -1,0 +1,73 @@
+"""`paddle-ir view MODEL`: open a program in Netron, through a Paddle-format copy.
+
+Netron reads Paddle's .pdmodel (and the .pdiparams beside it for the weights),
+so a paddle-ir program is written as one first, into a temporary directory that
+lives while Netron serves it; a Paddle model is shown as it is. Netron is an
+optional extra: `pip install 'paddle-ir[view]'`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+
+from paddle_ir import io
+from paddle_ir.cli import paddle_input
+from paddle_ir.core.errors import PaddleIRError
+from paddle_ir.executor.scope import Scope
+
+
+def add_parser(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "view", parents=[common], help="open a program in Netron (pip install netron)",
+        description=__doc__.split("\n", 2)[2])
+    p.add_argument("path", help="a paddle-ir model directory or .pb, or a Paddle model")
+    paddle_input.add_format_option(p)
+    p.set_defaults(handler=view_command)
+
+
+def netron_launcher(path: str) -> None:
+    """Serve `path` with Netron and open the browser; returns when Netron stops."""
+    try:
+        import netron
+    except ImportError:
+        raise PaddleIRError(
+            "`paddle-ir view` needs Netron, which is not installed: pip install "
+            "'paddle-ir[view]' (or pip install netron); `paddle-ir dump --format dot -o "
+            "x.svg` draws the graph without it") from None
+    netron.start(path)
+    netron.wait()
+
+
+def paddle_copy(path: str, directory: str, model_format: str = "auto") -> str:
+    """The .pdmodel to show for `path`: the model itself if it is Paddle's, else a copy
+    written into `directory` (with its parameters when `path` has them)."""
+    paddle = paddle_input.paddle_model(path, model_format)
+    if paddle is not None:
+        return paddle.program_file
+    from paddle_ir.paddle_format import write_paddle_model
+
+    scope = Scope()
+    with_params = os.path.isdir(path) and os.path.exists(os.path.join(path, io.MODEL_FILENAME))
+    if with_params:
+        program, _, _ = io.load_inference_model(path, scope=scope)
+    else:  # a bare program, or a training job's main program: shown without weights
+        program = io.load_program(os.path.join(path, io.MAIN_FILENAME)
+                                  if os.path.isdir(path) else path)
+    stem = os.path.splitext(os.path.basename(os.path.normpath(path)))[0] or "model"
+    return write_paddle_model(os.path.join(directory, stem), program, scope,
+                              params=with_params)[-1]
+
+
+def view_model(path: str, launcher: Callable[[str], None] | None = None,
+               model_format: str = "auto") -> None:
+    """Write the Paddle-format copy and hand it to `launcher` (Netron by default)."""
+    launch = netron_launcher if launcher is None else launcher
+    with tempfile.TemporaryDirectory(prefix="paddle-ir-view-") as directory:
+        launch(paddle_copy(path, directory, model_format))
+
+
+def view_command(args) -> int:
+    view_model(args.path, model_format=args.model_format)
+    return 0

@@ -1,0 +1,64 @@
+"""Shared by the tests of Paddle's model files: the fixtures PaddlePaddle 3.3.1 wrote
+(tools/make_paddle_fixtures.py), their feeds and Paddle's outputs, and a runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from paddle_ir import paddle_format
+from paddle_ir.cli.feeds import collect_feeds
+from paddle_ir.executor import Executor, Scope
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
+# Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
+SMALL = ("mlp", "text", "conv", "encoder")
+DEEP = ("mobilenet_v1",)
+MODELS = SMALL + DEEP
+# The op types each fixture's program uses (besides feed and fetch), as Paddle saved them.
+OP_TYPES = {
+    "mlp": {"mul", "elementwise_add", "relu", "softmax"},
+    "text": {"lookup_table_v2", "sequence_pool", "mul", "elementwise_add", "softmax"},
+    "conv": {"conv2d", "elementwise_add", "batch_norm", "relu", "pool2d", "reshape2", "mul"},
+    "mobilenet_v1": {"conv2d", "depthwise_conv2d", "batch_norm", "relu", "pool2d",
+                     "flatten_contiguous_range", "matmul_v2", "elementwise_add"},
+    "encoder": {"layer_norm", "matmul_v2", "elementwise_add", "reshape2", "transpose2", "scale",
+                "softmax", "dropout", "gelu"},
+}
+
+
+def feeds(name: str) -> dict:
+    return collect_feeds({}, str(FIXTURES / name / "feeds.npz"), {})
+
+
+def paddle_outputs(name: str) -> list[np.ndarray]:
+    with np.load(FIXTURES / name / "outputs.npz", allow_pickle=False) as data:
+        return [data[f"out.{i}"] for i in range(len(data.files))]
+
+
+def run_model(path, feed: dict) -> list[np.ndarray]:
+    """Load a Paddle model through paddle_ir.io's entry point and run it once."""
+    from paddle_ir import io
+
+    scope = Scope()
+    program, feed_names, fetches = io.load_inference_model(str(path), scope=scope)
+    assert sorted(feed_names) == sorted(feed)
+    return [np.asarray(v) for v in Executor().run(program, feed=feed, fetch_list=fetches,
+                                                  scope=scope)]
+
+
+def assert_matches_paddle(name: str, outputs: list[np.ndarray]) -> None:
+    expected = paddle_outputs(name)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected, strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        if name in DEEP:
+            scale = np.abs(want).max()
+            assert np.abs(got - want).max() <= 1e-4 * scale, (name, np.abs(got - want).max())
+        else:
+            assert np.abs(got - want).max() <= 1e-5, (name, np.abs(got - want).max())
+
+
+def paddle_desc(path):
+    return paddle_format.parse_paddle_program(Path(path).read_bytes(), str(path))

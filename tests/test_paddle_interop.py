@@ -1,0 +1,89 @@
+"""Paddle itself loads what paddle-ir writes (optional: needs paddlepaddle).
+
+Runs when `paddle` is importable here, or when PADDLE_IR_PADDLE_PYTHON names a Python
+that has it (e.g. the venv tools/make_paddle_fixtures.py runs in). Paddle runs in a
+subprocess with FLAGS_enable_pir_api=0, the old IR that reads .pdmodel files.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import io, layers
+from paddle_ir.executor import Executor, Scope
+from tests.paddle_helpers import FIXTURES, paddle_outputs
+
+RUN_IN_PADDLE = """
+import json, os, sys
+os.environ["FLAGS_enable_pir_api"] = "0"
+import numpy as np, paddle
+paddle.enable_static()
+exe = paddle.static.Executor(paddle.CPUPlace())
+program, feed_names, fetches = paddle.static.load_inference_model(sys.argv[1], exe)
+data = np.load(sys.argv[2])
+feed = {}
+for name in feed_names:
+    if name + ".lod" in data.files:
+        lod = json.loads(str(data[name + ".lod"]))
+        feed[name] = paddle.base.create_lod_tensor(data[name], lod, paddle.CPUPlace())
+    else:
+        feed[name] = data[name]
+outs = exe.run(program, feed=feed, fetch_list=fetches)
+np.savez(sys.argv[3], **{f"out.{i}": np.asarray(o) for i, o in enumerate(outs)})
+"""
+
+
+def _paddle_python() -> str:
+    named = os.environ.get("PADDLE_IR_PADDLE_PYTHON")
+    if named:
+        return named
+    pytest.importorskip("paddle")
+    return sys.executable
+
+
+def _run_in_paddle(python: str, prefix, feeds_file, tmp_path) -> list[np.ndarray]:
+    out = tmp_path / "paddle_out.npz"
+    done = subprocess.run([python, "-c", RUN_IN_PADDLE, str(prefix), str(feeds_file), str(out)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with np.load(out) as data:
+        return [data[f"out.{i}"] for i in range(len(data.files))]
+
+
+@pytest.mark.parametrize("name", ["mlp", "text"])
+def test_paddle_runs_a_round_tripped_model(name, tmp_path):
+    python = _paddle_python()
+    scope = Scope()
+    program, names, fetches = io.load_inference_model(str(FIXTURES / name / "model"),
+                                                      scope=scope)
+    io.save_inference_model(str(tmp_path), names, fetches, main_program=program, scope=scope,
+                            format="paddle")
+    got = _run_in_paddle(python, tmp_path / "model", FIXTURES / name / "feeds.npz", tmp_path)
+    for a, b in zip(got, paddle_outputs(name), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_paddle_runs_a_model_paddle_ir_built(tmp_path):
+    python = _paddle_python()
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [-1, 8])
+        ids = layers.data("ids", [-1, 1], dtype="int64", lod_level=1)
+        pooled = layers.sequence_pool(layers.embedding(ids, size=[20, 4]), "sum")
+        out = layers.softmax(layers.fc([layers.fc(x, 6, act="tanh"), pooled], 3))
+    scope, exe = Scope(), Executor()
+    exe.run(startup, scope=scope)
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((3, 8)).astype("float32")
+    idv = rng.integers(0, 20, size=(6, 1)).astype("int64")
+    feed = {"x": xv, "ids": pir.create_lod_tensor(idv, [[2, 1, 3]])}
+    (ours,) = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    io.save_inference_model(str(tmp_path), ["x", "ids"], [out], main_program=main,
+                            scope=scope, format="paddle")
+    np.savez(tmp_path / "feeds.npz", x=xv, ids=idv, **{"ids.lod": np.asarray("[[2, 1, 3]]")})
+    (theirs,) = _run_in_paddle(python, tmp_path / "model", tmp_path / "feeds.npz", tmp_path)
+    assert np.abs(theirs - np.asarray(ours)).max() <= 1e-6

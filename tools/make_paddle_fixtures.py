@@ -1,0 +1,302 @@
+"""Build small models with PaddlePaddle and save them as fixtures for paddle-ir's tests.
+
+Run by hand in a separate environment (Paddle is a 1 GB install and no test needs it):
+
+    python3 -m venv /tmp/paddle-venv
+    /tmp/paddle-venv/bin/pip install paddlepaddle==3.3.1 numpy
+    /tmp/paddle-venv/bin/python tools/make_paddle_fixtures.py [OUT_DIR]
+
+Writes under OUT_DIR (default tests/fixtures/paddle/), per model NAME:
+
+    NAME/model.pdmodel, NAME/model.pdiparams   paddle.static.save_inference_model's files
+    NAME/fluid/__model__ + one file per param  the same model in fluid 1.x's layout
+    NAME/feeds.npz                              the inputs as `paddle-ir run --feeds` reads
+                                                them (NAME, and NAME.lod: a JSON string of
+                                                sequence lengths for a LoD feed)
+    NAME/outputs.npz                            Paddle's outputs, out.K for fetch target K
+
+and `train/`: a training program (main and startup .pdmodel), its persistables before
+training (init.pdiparams, sorted-name order), two batches, Paddle's two losses and
+every persistable after the two steps (after.npz).
+
+Old-IR mode (FLAGS_enable_pir_api=0) is set before Paddle is imported: 3.x writes
+.json programs otherwise. Some functional APIs take PIR-only paths in that mode, so a
+few ops are appended with LayerHelper directly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+os.environ["FLAGS_enable_pir_api"] = "0"
+
+import numpy as np  # noqa: E402
+import paddle  # noqa: E402
+from paddle.base.layer_helper import LayerHelper  # noqa: E402
+
+paddle.enable_static()
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "fixtures", "paddle")
+PLACE = paddle.CPUPlace()
+
+
+def _op(op_type, inputs, attrs, dtype="float32", outputs=("Out",), lod_level=0):
+    """Append one op with LayerHelper; returns its first output variable (others hidden)."""
+    helper = LayerHelper(op_type)
+    made = {slot: helper.create_variable_for_type_inference(dtype) for slot in outputs}
+    for var in made.values():
+        if lod_level:
+            var.desc.set_lod_level(lod_level)
+    helper.append_op(type=op_type, inputs=inputs,
+                     outputs={k: [v] for k, v in made.items()}, attrs=attrs)
+    return made[outputs[0]]
+
+
+def _param(name, shape, rng, scale=0.3):
+    value = (rng.standard_normal(shape) * scale).astype("float32")
+    return paddle.static.create_parameter(
+        shape, "float32", name=name,
+        default_initializer=paddle.nn.initializer.Assign(value))
+
+
+def matmul(x, y, trans_y=False):
+    return _op("matmul_v2", {"X": [x], "Y": [y]}, {"trans_x": False, "trans_y": trans_y})
+
+
+def save(name, feeds, fetches, main, feed_values, exe, lods=None):
+    """Run once, save both layouts and io.npz."""
+    directory = os.path.join(OUT, name)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    feed = {}
+    for var in feeds:
+        value = feed_values[var.name]
+        if lods and var.name in lods:
+            tensor = paddle.base.create_lod_tensor(value, [lods[var.name]], PLACE)
+            feed[var.name] = tensor
+        else:
+            feed[var.name] = value
+    outs = exe.run(main, feed=feed, fetch_list=fetches)
+    prefix = os.path.join(directory, "model")
+    paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
+    arrays = dict(feed_values)
+    for k, lengths in (lods or {}).items():
+        arrays[f"{k}.lod"] = np.asarray(f"[{list(lengths)}]")
+    np.savez(os.path.join(directory, "feeds.npz"), **arrays)
+    np.savez(os.path.join(directory, "outputs.npz"),
+             **{f"out.{i}": np.asarray(out) for i, out in enumerate(outs)})
+    _fluid_layout(prefix, os.path.join(directory, "fluid"), exe)
+    print(name, [np.asarray(o).shape for o in outs])
+
+
+def _fluid_layout(prefix, directory, exe):
+    """fluid 1.x: __model__ plus one LoDTensor file per persistable, named after it."""
+    os.makedirs(directory)
+    shutil.copy(prefix + ".pdmodel", os.path.join(directory, "__model__"))
+    program, _, _ = paddle.static.load_inference_model(prefix, exe)
+    persistables = [v for v in program.list_vars()
+                    if v.persistable and v.name not in ("feed", "fetch")]
+    paddle.static.io.save_vars(exe, directory, program, vars=persistables)
+
+
+def mlp(rng):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 8], "float32")
+        h = paddle.static.nn.fc(x, 16, activation="relu")
+        h = paddle.static.nn.fc(h, 4)
+        out = paddle.nn.functional.softmax(h)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    save("mlp", [x], [out], main, {"x": rng.standard_normal((5, 8)).astype("float32")}, exe)
+
+
+def text_classifier(rng):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        ids = paddle.static.data("ids", [-1], "int64", lod_level=1)
+        table = _param("emb.w", [20, 6], rng)
+        emb = _op("lookup_table_v2", {"Ids": [ids], "W": [table]},
+                  {"padding_idx": -1, "is_sparse": False}, lod_level=1)
+        pooled = paddle.static.nn.sequence_pool(emb, "sum")
+        logits = paddle.static.nn.fc(pooled, 3)
+        out = paddle.nn.functional.softmax(logits)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    lengths = [3, 1, 4]
+    save("text", [ids], [out], main,
+         {"ids": rng.integers(0, 20, size=sum(lengths)).astype("int64")}, exe,
+         lods={"ids": lengths})
+
+
+def conv_net(rng):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        image = paddle.static.data("image", [-1, 3, 12, 12], "float32")
+        h = paddle.static.nn.conv2d(image, 8, 3, padding=1)
+        h = paddle.static.nn.batch_norm(h, act="relu", is_test=True)
+        h = paddle.static.nn.conv2d(h, 8, 3, padding=1, groups=8)  # depthwise
+        h = _op("pool2d", {"X": [h]}, {"pooling_type": "max", "ksize": [2, 2],
+                                       "strides": [2, 2], "paddings": [0, 0]})
+        h = paddle.static.nn.conv2d(h, 4, 3, stride=2, padding=1, act="relu")
+        h = _op("pool2d", {"X": [h]}, {"pooling_type": "avg", "ksize": [1, 1],
+                                       "global_pooling": True})
+        h = paddle.reshape(h, [-1, 4])
+        out = paddle.static.nn.fc(h, 5)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    _randomize_bn(main, rng)
+    save("conv", [image], [out], main,
+         {"image": rng.standard_normal((2, 3, 12, 12)).astype("float32")}, exe)
+
+
+def _randomize_bn(program, rng):
+    """Batch-norm statistics other than 0/1, so that a wrong formula shows."""
+    scope = paddle.static.global_scope()
+    for var in program.list_vars():
+        if var.persistable and ("mean" in var.name or "variance" in var.name):
+            tensor = scope.find_var(var.name).get_tensor()
+            shape = np.array(tensor).shape
+            value = rng.uniform(0.5, 1.5, shape) if "variance" in var.name \
+                else rng.standard_normal(shape) * 0.1
+            tensor.set(value.astype("float32"), PLACE)
+
+
+def _calibrate_bn(program, feed, exe, rng):
+    """Set each batch_norm's running statistics near its input's real ones, in order, so
+    that activations keep their scale through a deep net (fresh statistics, mean 0 and
+    variance 1, shrink them towards zero layer by layer). A batch of its own, so that the
+    1x1 maps at the end see more than two values per channel."""
+    scope = paddle.static.global_scope()
+    for op in program.global_block().ops:
+        if op.type != "batch_norm":
+            continue
+        (x,) = exe.run(program, feed=feed, fetch_list=[op.input("X")[0]])
+        mean = x.mean(axis=(0, 2, 3)) * rng.uniform(0.9, 1.1, x.shape[1])
+        var = x.var(axis=(0, 2, 3)) * rng.uniform(0.9, 1.1, x.shape[1])
+        var = np.maximum(var, 0.1 * var.mean())  # no channel amplified by rounding noise
+        for slot, value in (("Mean", mean), ("Variance", var)):
+            tensor = scope.find_var(op.input(slot)[0]).get_tensor()
+            tensor.set(value.astype("float32"), PLACE)
+
+
+def vision_model(rng):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        image = paddle.static.data("image", [-1, 3, 32, 32], "float32")
+        model = paddle.vision.models.MobileNetV1(scale=0.25, num_classes=10)
+        model.eval()
+        out = model(image)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    test_program = main.clone(for_test=True)
+    calibration = {"image": rng.standard_normal((16, 3, 32, 32)).astype("float32")}
+    _calibrate_bn(test_program, calibration, exe, rng)
+    feed = {"image": rng.standard_normal((2, 3, 32, 32)).astype("float32")}
+    save("mobilenet_v1", [image], [out], test_program, feed, exe)
+
+
+def encoder(rng):
+    seq, dim, heads = 6, 16, 2
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, seq, dim], "float32")
+        ln = _layer_norm(x, "ln1", dim, rng)
+        q, k, v = (paddle.add(matmul(ln, _param(f"w{n}", [dim, dim], rng)),
+                              _param(f"b{n}", [dim], rng)) for n in "qkv")
+
+        def heads_of(t):
+            t = _op("reshape2", {"X": [t]}, {"shape": [0, seq, heads, dim // heads]},
+                    outputs=("Out", "XShape"))
+            return _op("transpose2", {"X": [t]}, {"axis": [0, 2, 1, 3]},
+                       outputs=("Out", "XShape"))
+
+        q, k, v = heads_of(q), heads_of(k), heads_of(v)
+        scores = _op("scale", {"X": [matmul(q, k, trans_y=True)]},
+                     {"scale": float((dim // heads) ** -0.5), "bias": 0.0,
+                      "bias_after_scale": True})
+        weights = _op("softmax", {"X": [scores]}, {"axis": -1})
+        weights = _op("dropout", {"X": [weights]},
+                      {"dropout_prob": 0.1, "is_test": True,
+                       "dropout_implementation": "upscale_in_train"},
+                      outputs=("Out", "Mask"))
+        ctx = _op("transpose2", {"X": [matmul(weights, v)]}, {"axis": [0, 2, 1, 3]},
+                  outputs=("Out", "XShape"))
+        ctx = _op("reshape2", {"X": [ctx]}, {"shape": [0, seq, dim]}, outputs=("Out", "XShape"))
+        h = paddle.add(x, matmul(ctx, _param("wo", [dim, dim], rng)))
+        h = _op("gelu", {"X": [_layer_norm(h, "ln2", dim, rng)]}, {"approximate": False})
+        out = _layer_norm(h, "ln3", dim, rng)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    save("encoder", [x], [out], main,
+         {"x": rng.standard_normal((3, seq, dim)).astype("float32")}, exe)
+
+
+def _layer_norm(x, name, dim, rng):
+    helper = LayerHelper("layer_norm")
+    scale = _param(f"{name}.scale", [dim], rng)
+    bias = _param(f"{name}.bias", [dim], rng)
+    out = helper.create_variable_for_type_inference("float32")
+    mean = helper.create_variable_for_type_inference("float32", stop_gradient=True)
+    var = helper.create_variable_for_type_inference("float32", stop_gradient=True)
+    helper.append_op(type="layer_norm", inputs={"X": [x], "Scale": [scale], "Bias": [bias]},
+                     outputs={"Y": [out], "Mean": [mean], "Variance": [var]},
+                     attrs={"epsilon": 1e-5, "begin_norm_axis": 2})
+    return out
+
+
+def training(rng):
+    """A small classifier's main program with Paddle's grad and adam ops, run two steps."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    main.random_seed = startup.random_seed = 7
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 8], "float32")
+        label = paddle.static.data("label", [-1, 1], "int64")
+        h = paddle.static.nn.fc(x, 16, activation="tanh")
+        gate = paddle.static.nn.fc(x, 16, activation="sigmoid")
+        h = _op("elementwise_mul", {"X": [h], "Y": [gate]}, {"axis": -1})
+        logits = paddle.static.nn.fc(h, 3)
+        loss = paddle.mean(_op("softmax_with_cross_entropy",
+                               {"Logits": [logits], "Label": [label]},
+                               {"soft_label": False, "ignore_index": -100, "axis": -1},
+                               outputs=("Loss", "Softmax")))
+        paddle.optimizer.Adam(learning_rate=0.05).minimize(loss)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    directory = os.path.join(OUT, "train")
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    for name, program in (("main", main), ("startup", startup)):
+        with open(os.path.join(directory, f"{name}.pdmodel"), "wb") as f:
+            f.write(program.desc.serialize_to_string())
+    persistables = sorted((v for v in main.list_vars() if v.persistable
+                           and v.name not in ("feed", "fetch")), key=lambda v: v.name)
+    paddle.static.io.save_vars(exe, directory, main, vars=persistables,
+                               filename="init.pdiparams")
+    arrays = {}
+    for step in range(2):
+        xs = rng.standard_normal((6, 8)).astype("float32")
+        labels = rng.integers(0, 3, size=(6, 1)).astype("int64")
+        (value,) = exe.run(main, feed={"x": xs, "label": labels}, fetch_list=[loss])
+        arrays[f"x.{step}"], arrays[f"label.{step}"] = xs, labels
+        arrays[f"loss.{step}"] = np.asarray(value)
+    np.savez(os.path.join(directory, "io.npz"), loss_name=np.asarray(loss.name), **arrays)
+    scope = paddle.static.global_scope()
+    np.savez(os.path.join(directory, "after.npz"),
+             **{v.name: np.array(scope.find_var(v.name).get_tensor()) for v in persistables})
+    print("train", [float(np.asarray(arrays[f"loss.{s}"]).reshape(-1)[0]) for s in range(2)])
+
+
+def main():
+    builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
+                "mobilenet_v1": vision_model, "encoder": encoder, "train": training}
+    chosen = sys.argv[2:] or list(builders)
+    for name in chosen:
+        paddle.seed(0)
+        builders[name](np.random.default_rng(0))
+
+
+if __name__ == "__main__":
+    main()
