@@ -37,6 +37,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     retain,
     scale,
     sequence_concat,
+    sequence_conv,
     sequence_expand,
     sequence_mask,
     sequence_pad,

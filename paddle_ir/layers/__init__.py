@@ -81,6 +81,7 @@ from paddle_ir.layers.sequence import (
     sequence_softmax,
     sequence_unpad,
 )
+from paddle_ir.layers.sequence_conv import sequence_conv
 from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
 from paddle_ir.layers.tensor import (
     cast,
@@ -145,6 +146,7 @@ __all__ = [
     "retain",
     "scale",
     "sequence_concat",
+    "sequence_conv",
     "sequence_expand",
     "sequence_first_step",
     "sequence_last_step",
