@@ -39,7 +39,7 @@ def test_windows_stay_inside_each_sequence(start, length):
 
 
 def test_paddle_doc_example_rows():
-    # Fluid's docs: lod [[0, 3, 4]], start -1, length 3 -> windows [0 a b], [a b c], [b c 0], [0 d 0]
+    # Fluid docs: lod [[0, 3, 4]], start -1, length 3: windows [0 a b], [a b c], [b c 0], [0 d 0]
     x = np.array([[1, 1], [2, 2], [3, 3], [4, 4]], dtype=np.float64)
     w = np.eye(6)
     got = check_op("sequence_conv", {"X": pir.create_lod_tensor(x, [[3, 1]]), "Filter": w},
