@@ -23,6 +23,7 @@ from paddle_ir.layers.control_flow import (
     logical_xor,
     not_equal,
 )
+from paddle_ir.layers.crf import chunk_eval, crf_decoding, linear_chain_crf
 from paddle_ir.layers.dynamic_rnn import (
     DynamicRNN,
     array_to_lod_tensor,
@@ -99,10 +100,12 @@ __all__ = [
     "assign",
     "cast",
     "cast_storage",
+    "chunk_eval",
     "concat",
     "cond",
     "ConditionalBlock",
     "create_array",
+    "crf_decoding",
     "cross_entropy",
     "csr_data",
     "data",
@@ -124,6 +127,7 @@ __all__ = [
     "increment",
     "less_equal",
     "less_than",
+    "linear_chain_crf",
     "lod_append",
     "lod_rank_table",
     "lod_reset",
