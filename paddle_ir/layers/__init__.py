@@ -1,5 +1,6 @@
 """Layers: Paddle Fluid's functions that append ops to the current program."""
 
+from paddle_ir.layers.beam import beam_search, beam_search_decode, is_empty
 from paddle_ir.layers.control_flow import (
     ConditionalBlock,
     Switch,
@@ -89,6 +90,7 @@ from paddle_ir.layers.tensor import (
     concat,
     fill_constant,
 )
+from paddle_ir.layers.tensor_more import expand, ones, sums, unstack, zeros, zeros_like
 
 __all__ = [
     "abs",
@@ -98,6 +100,8 @@ __all__ = [
     "array_to_lod_tensor",
     "array_write",
     "assign",
+    "beam_search",
+    "beam_search_decode",
     "cast",
     "cast_storage",
     "chunk_eval",
@@ -119,12 +123,14 @@ __all__ = [
     "embedding",
     "equal",
     "exp",
+    "expand",
     "fc",
     "fill_constant",
     "fill_constant_batch_size_like",
     "greater_equal",
     "greater_than",
     "increment",
+    "is_empty",
     "less_equal",
     "less_than",
     "linear_chain_crf",
@@ -142,6 +148,7 @@ __all__ = [
     "mean",
     "mul",
     "not_equal",
+    "ones",
     "reduce_mean",
     "reduce_sum",
     "relu",
@@ -170,8 +177,12 @@ __all__ = [
     "sparse_dot",
     "sqrt",
     "square",
+    "sums",
     "Switch",
     "tanh",
     "topk",
+    "unstack",
     "While",
+    "zeros",
+    "zeros_like",
 ]
