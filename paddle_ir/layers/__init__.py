@@ -69,6 +69,7 @@ from paddle_ir.layers.nn import (
     topk,
 )
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
+from paddle_ir.layers.rnn_cells import gru_unit, lstm_unit
 from paddle_ir.layers.sequence import (
     lod_append,
     lod_reset,
@@ -84,6 +85,7 @@ from paddle_ir.layers.sequence import (
     sequence_unpad,
 )
 from paddle_ir.layers.sequence_conv import sequence_conv
+from paddle_ir.layers.similarity import cos_sim, square_error_cost
 from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
 from paddle_ir.layers.tensor import (
     cast,
@@ -108,6 +110,7 @@ __all__ = [
     "concat",
     "cond",
     "ConditionalBlock",
+    "cos_sim",
     "create_array",
     "crf_decoding",
     "cross_entropy",
@@ -129,6 +132,7 @@ __all__ = [
     "fill_constant_batch_size_like",
     "greater_equal",
     "greater_than",
+    "gru_unit",
     "increment",
     "is_empty",
     "less_equal",
@@ -143,6 +147,7 @@ __all__ = [
     "logical_not",
     "logical_or",
     "logical_xor",
+    "lstm_unit",
     "matmul",
     "max_sequence_len",
     "mean",
@@ -177,6 +182,7 @@ __all__ = [
     "sparse_dot",
     "sqrt",
     "square",
+    "square_error_cost",
     "sums",
     "Switch",
     "tanh",
