@@ -8,8 +8,6 @@
   chunk_eval, learning an IOB chunking rule that depends on the previous word.
 """
 
-import time
-
 import numpy as np
 
 import paddle_ir as pir
@@ -36,7 +34,6 @@ def as_lod(sentences):
 
 
 def test_cnn_text_classifier_learns_word_order():
-    start = time.perf_counter()
     main, startup = pir.Program(), pir.Program()
     main.random_seed = startup.random_seed = 7
     with pir.program_guard(main, startup):
@@ -61,7 +58,6 @@ def test_cnn_text_classifier_learns_word_order():
     (acc,) = exe.run(test_program, feed={"words": as_lod(sentences), "label": labels},
                      fetch_list=[accuracy], scope=scope)
     assert float(np.asarray(acc).reshape(-1)[0]) >= 0.95     # chance is 0.5
-    assert time.perf_counter() - start < 20
 
 
 # IOB tags of one chunk type: B 0, I 1, O 2. Determiners (1, 2) begin a chunk; nouns
@@ -89,7 +85,6 @@ def tagged_sentences(rng, n, vocab=20):
 
 
 def test_stacked_lstm_crf_tagger_learns_chunks():
-    start = time.perf_counter()
     hidden, depth = 16, 2
     main, startup = pir.Program(), pir.Program()
     main.random_seed = startup.random_seed = 3
@@ -131,4 +126,3 @@ def test_stacked_lstm_crf_tagger_learns_chunks():
     assert f1 >= 0.95 and precision >= 0.95 and recall >= 0.95
     assert int(np.asarray(got[6]).reshape(-1)[0]) > 100          # correct chunks counted
     assert np.mean(losses[-10:]) < 0.2 * np.mean(losses[:10])
-    assert time.perf_counter() - start < 20
