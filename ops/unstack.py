@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.core.errors import KernelError
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
@@ -44,10 +43,7 @@ def _(ctx):
 
 @unstack.kernel(dtypes=ALL_DTYPES)
 def unstack_kernel(attrs, x):
-    axis = attrs["axis"] % x.ndim
-    if x.shape[axis] != attrs["num"]:
-        raise KernelError(f"unstack: X.shape[{axis}] = {x.shape[axis]} at run time, but num is "
-                          f"{attrs['num']}")
+    axis = attrs["axis"] % x.ndim   # InferShape checked num == X.shape[axis] on the value
     return [np.ascontiguousarray(np.take(x, k, axis=axis)) for k in range(attrs["num"])]
 
 
