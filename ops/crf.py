@@ -358,6 +358,9 @@ def viterbi(x: np.ndarray, trans: np.ndarray, batch: Batch) -> np.ndarray:
     return path
 
 
+crf_decoding.grad_maker(lambda g: [])  # a decoded path has no gradient
+
+
 @crf_decoding.kernel(dtypes=FLOATS, lod=True)
 def crf_decoding_kernel(attrs, emission, transition, label, length):
     x_flat, labels, offsets, flat_rows = flat_layout(emission, label, length, "crf_decoding",

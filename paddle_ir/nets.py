@@ -4,9 +4,10 @@
     pooled = nets.sequence_conv_pool(emb, num_filters=64, filter_size=3, act="tanh",
                                      pool_type="sqrt")
 
-`simple_img_conv_pool` and `img_conv_group` are not here: paddle-ir has no
-conv2d / pool2d / batch_norm yet. `glu` and the multi-head path of
-`scaled_dot_product_attention` call `layers.split` and `layers.transpose`.
+`glu`, the multi-head path of `scaled_dot_product_attention`,
+`simple_img_conv_pool` and `img_conv_group` call layers.split, transpose,
+dropout, conv2d, pool2d and batch_norm (Fluid's signatures), which come from
+the vision and tensor layers.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 from paddle_ir import layers
 from paddle_ir.framework import Variable
 
-__all__ = ["glu", "scaled_dot_product_attention", "sequence_conv_pool"]
+__all__ = ["glu", "img_conv_group", "scaled_dot_product_attention", "sequence_conv_pool",
+           "simple_img_conv_pool"]
 
 
 def sequence_conv_pool(input: Variable, num_filters: int, filter_size: int,  # noqa: A002
@@ -83,3 +85,55 @@ def _split_heads(x: Variable, num_heads: int) -> Variable:
     """[N, L, d] -> [N, heads, L, d / heads]."""
     shape = [0, 0, num_heads, x.shape[-1] // num_heads]
     return layers.transpose(layers.reshape(x, shape), perm=[0, 2, 1, 3])
+
+
+def simple_img_conv_pool(input: Variable, num_filters: int, filter_size, pool_size,  # noqa: A002
+                         pool_stride, pool_padding=0, pool_type: str = "max",
+                         global_pooling: bool = False, conv_stride=1, conv_padding=0,
+                         conv_dilation=1, conv_groups=1, param_attr=None, bias_attr=None,
+                         act: str | None = None, use_cudnn: bool = True) -> Variable:
+    """pool2d(conv2d(input)) on NCHW images, with Fluid's arguments."""
+    conv = layers.conv2d(input=input, num_filters=num_filters, filter_size=filter_size,
+                         stride=conv_stride, padding=conv_padding, dilation=conv_dilation,
+                         groups=conv_groups, param_attr=param_attr, bias_attr=bias_attr,
+                         act=act, use_cudnn=use_cudnn)
+    return layers.pool2d(input=conv, pool_size=pool_size, pool_type=pool_type,
+                         pool_stride=pool_stride, pool_padding=pool_padding,
+                         global_pooling=global_pooling, use_cudnn=use_cudnn)
+
+
+def img_conv_group(input: Variable, conv_num_filter, pool_size, conv_padding=1,  # noqa: A002
+                   conv_filter_size=3, conv_act: str | None = None, param_attr=None,
+                   conv_with_batchnorm=False, conv_batchnorm_drop_rate=0.0, pool_stride=1,
+                   pool_type: str = "max", use_cudnn: bool = True) -> Variable:
+    """A VGG block: conv2d (+ batch_norm + dropout) per entry of conv_num_filter, then pool2d.
+
+    conv_padding, conv_filter_size, param_attr, conv_with_batchnorm and
+    conv_batchnorm_drop_rate are one value for every conv or a list with one each.
+    """
+    count = len(conv_num_filter)
+
+    def per_conv(value, what):
+        if isinstance(value, (list, tuple)):
+            if len(value) != count:
+                raise ValueError(f"img_conv_group: {what} has {len(value)} entries for "
+                                 f"{count} convolutions")
+            return list(value)
+        return [value] * count
+
+    paddings = per_conv(conv_padding, "conv_padding")
+    sizes = per_conv(conv_filter_size, "conv_filter_size")
+    attrs = per_conv(param_attr, "param_attr")
+    with_bn = per_conv(conv_with_batchnorm, "conv_with_batchnorm")
+    drops = per_conv(conv_batchnorm_drop_rate, "conv_batchnorm_drop_rate")
+    x = input
+    for k in range(count):
+        x = layers.conv2d(input=x, num_filters=conv_num_filter[k], filter_size=sizes[k],
+                          padding=paddings[k], param_attr=attrs[k],
+                          act=None if with_bn[k] else conv_act, use_cudnn=use_cudnn)
+        if with_bn[k]:
+            x = layers.batch_norm(input=x, act=conv_act)
+            if abs(drops[k]) > 1e-5:
+                x = layers.dropout(x, dropout_prob=drops[k])
+    return layers.pool2d(input=x, pool_size=pool_size, pool_type=pool_type,
+                         pool_stride=pool_stride, use_cudnn=use_cudnn)
