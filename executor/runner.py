@@ -121,6 +121,11 @@ class ProgramRunner:
     def _write_back(plan: Plan, env, lods, scope: Scope, block_idx: int,
                     keep_locals: bool) -> None:
         for i, name in plan.escaping_outputs:
+            if env[i] is None:
+                # Only a nested block wrote it (a conditional_block in a loop body), and that
+                # write went straight to where the variable lives: nothing to copy, and
+                # copying the empty slot would erase it.
+                continue
             holder = scope.find_var(name)
             if holder is None:  # first write of an ancestor's variable: it lives above us
                 holder = (scope.parent or scope).var(name) if block_idx else scope.var(name)

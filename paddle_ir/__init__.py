@@ -24,6 +24,7 @@ from paddle_ir import (  # noqa: E402
     initializer,
     io,  # noqa: E402
     layers,
+    nets,
     ops,  # noqa: E402,F401  (registers every operator)
     optimizer,
     regularizer,
@@ -95,7 +96,8 @@ __all__ = [
     "ProgramError", "Scope", "SelectedRows", "StorageFallbackWarning", "VarType", "Variable",
     "append_backward", "create_lod_tensor", "default_main_program", "default_startup_program",
     "framework_pb2", "global_scope", "grad_var_name", "initializer", "io", "layers",
-    "load_inference_model", "load_persistables", "optimizer", "program_guard", "regularizer",
+    "load_inference_model", "load_persistables", "nets", "optimizer", "program_guard",
+    "regularizer",
     "save_inference_model", "save_persistables", "save_train_program", "scope_guard",
     "storage_type", "tostype", "unique_name",
 ]

@@ -54,6 +54,34 @@ class SumFloor:
         return {"sum": float(self.out.sum(dtype=np.float64))}
 
 
+class PaddedSequenceConv:
+    """sequence_conv the padded way: rows laid out [512, 200, 128] with zeros (once, untimed),
+    then per step the shifted windows of every padded sequence, one matmul, and the
+    valid rows gathered back out."""
+
+    def __init__(self):
+        x, lengths, self.w = C.b3_data(), C.b3_lengths(), C.b7_filter()
+        n, width = lengths.size, x.shape[1]
+        before = max(0, -C.B7_START)
+        after = max(0, C.B7_START + C.B7_FILTER_SIZE - 1)
+        self.steps = int(lengths.max())
+        self.padded = np.zeros((n, before + self.steps + after, width), dtype=x.dtype)
+        valid = np.arange(self.steps)[None, :] < lengths[:, None]
+        self.padded[:, before:before + self.steps][valid] = x
+        self.valid = valid
+        self.fingerprint = C.fingerprint(x, lengths, self.w)
+        self.out = None
+
+    def step(self):
+        windows = np.concatenate([self.padded[:, k:k + self.steps]
+                                  for k in range(C.B7_FILTER_SIZE)], axis=2)
+        flat = windows.reshape(-1, windows.shape[2]) @ self.w    # one 2-D matmul
+        self.out = flat.reshape(windows.shape[0], self.steps, -1)[self.valid]
+
+    def check(self):
+        return C.b7_check(self.out)
+
+
 class FileFloor:
     """Raw bytes of the same size to and from a file: tofile + fsync, fromfile."""
 
@@ -91,6 +119,7 @@ class FileFloor:
 CASES = {
     **{f"B2.chain{n}": (lambda n=n: ChainFloor(n)) for n in C.B2_LENGTHS},
     "B3.floor": SumFloor,
+    "B7.seqconv": PaddedSequenceConv,
     "B5.save": lambda: FileFloor("save"),
     "B5.load": lambda: FileFloor("load"),
 }

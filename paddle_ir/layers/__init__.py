@@ -1,5 +1,6 @@
 """Layers: Paddle Fluid's functions that append ops to the current program."""
 
+from paddle_ir.layers.beam import beam_search, beam_search_decode, is_empty
 from paddle_ir.layers.control_flow import (
     ConditionalBlock,
     Switch,
@@ -23,6 +24,7 @@ from paddle_ir.layers.control_flow import (
     logical_xor,
     not_equal,
 )
+from paddle_ir.layers.crf import chunk_eval, crf_decoding, linear_chain_crf
 from paddle_ir.layers.dynamic_rnn import (
     DynamicRNN,
     array_to_lod_tensor,
@@ -74,6 +76,7 @@ from paddle_ir.layers.nn import (
 from paddle_ir.layers.one_hot import one_hot
 from paddle_ir.layers.resize import image_resize, resize_bilinear, resize_nearest
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
+from paddle_ir.layers.rnn_cells import gru_unit, lstm_unit
 from paddle_ir.layers.sequence import (
     lod_append,
     lod_reset,
@@ -88,12 +91,15 @@ from paddle_ir.layers.sequence import (
     sequence_softmax,
     sequence_unpad,
 )
+from paddle_ir.layers.sequence_conv import sequence_conv
+from paddle_ir.layers.similarity import cos_sim, square_error_cost
 from paddle_ir.layers.sparse import cast_storage, csr_data, retain, sparse_dot
 from paddle_ir.layers.tensor import (
     cast,
     concat,
     fill_constant,
 )
+from paddle_ir.layers.tensor_more import expand, ones, sums, unstack, zeros, zeros_like
 from paddle_ir.layers.tensor_ops import (
     argmax,
     flatten,
@@ -129,12 +135,17 @@ __all__ = [
     "array_to_lod_tensor",
     "array_write",
     "assign",
+    "beam_search",
+    "beam_search_decode",
     "cast",
     "cast_storage",
+    "chunk_eval",
     "concat",
     "cond",
     "ConditionalBlock",
+    "cos_sim",
     "create_array",
+    "crf_decoding",
     "cross_entropy",
     "csr_data",
     "data",
@@ -148,14 +159,18 @@ __all__ = [
     "embedding",
     "equal",
     "exp",
+    "expand",
     "fc",
     "fill_constant",
     "fill_constant_batch_size_like",
     "greater_equal",
     "greater_than",
+    "gru_unit",
     "increment",
+    "is_empty",
     "less_equal",
     "less_than",
+    "linear_chain_crf",
     "lod_append",
     "lod_rank_table",
     "lod_reset",
@@ -165,11 +180,13 @@ __all__ = [
     "logical_not",
     "logical_or",
     "logical_xor",
+    "lstm_unit",
     "matmul",
     "max_sequence_len",
     "mean",
     "mul",
     "not_equal",
+    "ones",
     "reduce_mean",
     "reduce_sum",
     "relu",
@@ -178,6 +195,7 @@ __all__ = [
     "retain",
     "scale",
     "sequence_concat",
+    "sequence_conv",
     "sequence_expand",
     "sequence_first_step",
     "sequence_last_step",
@@ -197,9 +215,12 @@ __all__ = [
     "sparse_dot",
     "sqrt",
     "square",
+    "square_error_cost",
+    "sums",
     "Switch",
     "tanh",
     "topk",
+    "unstack",
     "While",
     "adaptive_pool2d",
     "argmax",
@@ -225,6 +246,8 @@ __all__ = [
     "swish",
     "transpose",
     "unsqueeze",
+    "zeros",
+    "zeros_like",
 ]
 
 # --- Fluid 1.x compatibility: names for a missing attribute (paddle_ir/fluid_names.py) ---

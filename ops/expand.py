@@ -1,0 +1,81 @@
+"""expand (+ _grad): tile X expand_times[i] times along each dim i (Paddle's expand op).
+
+    Out = np.tile(X, expand_times),   Out.shape[i] = X.shape[i] * expand_times[i]
+    dX = dOut summed over the copies: dOut viewed as [t_0, x_0, t_1, x_1, ...], summed
+         over the t axes
+
+Out keeps X's LoD when its first dim is unchanged (expand_times[0] == 1), as in Paddle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.registry import NUMERIC, Attr, In, Out, register_op
+
+expand = register_op(
+    "expand",
+    inputs=[In("X", "a tensor of rank 1 to 6")],
+    outputs=[Out("Out", "X tiled")],
+    attrs=[Attr("expand_times", "ints", [], "copies along each dim, one entry per dim of X")],
+    doc=__doc__,
+)
+
+
+def _times(ctx) -> list[int]:
+    x, times = ctx.input_shape("X"), list(ctx.attr("expand_times"))
+    ctx.enforce(len(times) == len(x),
+                f"expand_times must have one entry per dim of X {shape_str(x)}, got {times}")
+    ctx.enforce(all(t >= 1 for t in times), f"expand_times must be >= 1, got {times}")
+    return times
+
+
+@expand.infer_shape
+def _(ctx):
+    times = _times(ctx)
+    x = ctx.input_shape("X")
+    ctx.set_output("Out", [d * t if d >= 0 else -1 for d, t in zip(x, times, strict=True)],
+                   ctx.input_dtype("X"))
+    if times and times[0] == 1:
+        ctx.share_lod("X", "Out")
+
+
+@expand.kernel(dtypes=NUMERIC, lod=True)
+def expand_kernel(attrs, x: LoDTensor):
+    times = attrs["expand_times"]
+    out = np.tile(x.numpy(), times)
+    return LoDTensor._make(out, x.offsets if times and times[0] == 1 else ())
+
+
+@expand.grad_maker
+def _(g):
+    return [g.grad_op("expand_grad", inputs={"X": g.input("X"), "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")},
+                      attrs={"expand_times": g.attr("expand_times")})]
+
+
+expand_grad = register_op(
+    "expand_grad",
+    inputs=[In("X", no_need_buffer=True), In("Out@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=[Attr("expand_times", "ints", [])],
+    key_inputs=["Out@GRAD"],
+    doc="dX = dOut summed over the tiles.",
+)
+
+
+@expand_grad.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("X"))
+    ctx.share_lod("X", "X@GRAD")
+
+
+@expand_grad.kernel(dtypes=NUMERIC, lod=True)
+def expand_grad_kernel(attrs, x: LoDTensor, dout: LoDTensor):
+    times = attrs["expand_times"]
+    shape = x.shape
+    split = [v for t, d in zip(times, shape, strict=True) for v in (t, d)]
+    dx = dout.numpy().reshape(split).sum(axis=tuple(range(0, 2 * len(shape), 2)))
+    return LoDTensor._make(dx.astype(dout.dtype, copy=False), x.offsets)
