@@ -18,6 +18,7 @@ in that order.
 __version__ = "0.1.0"
 
 from paddle_ir import (  # noqa: E402
+    clip,
     initializer,
     io,  # noqa: E402
     layers,
@@ -67,7 +68,7 @@ from paddle_ir.variable import VarType  # noqa: E402
 CPUPlace = "cpu"
 
 __all__ = [
-    "Block", "CPUPlace", "CSRTensor", "DataType", "Executor", "LoDRankTable", "LoDTensor",
+    "Block", "CPUPlace", "CSRTensor", "clip", "DataType", "Executor", "LoDRankTable", "LoDTensor",
     "LoDTensorArray", "Operator", "PaddleIRError", "ParamAttr", "Parameter", "Program",
     "ProgramError", "Scope", "SelectedRows", "StorageFallbackWarning", "VarType", "Variable",
     "append_backward", "create_lod_tensor", "default_main_program", "default_startup_program",

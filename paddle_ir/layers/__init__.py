@@ -169,3 +169,11 @@ __all__ = [
     "topk",
     "While",
 ]
+
+# Fluid 1.7's remaining layers, one module per area; each module's __all__ joins ours.
+from paddle_ir.layers import extra_math as _extra_math  # noqa: E402
+from paddle_ir.layers import learning_rate_scheduler as _lr  # noqa: E402
+from paddle_ir.layers.extra_math import *  # noqa: E402, F403
+from paddle_ir.layers.learning_rate_scheduler import *  # noqa: E402, F403
+
+__all__ += _extra_math.__all__ + _lr.__all__
