@@ -13,6 +13,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     adagrad,
     adam,
     assign,
+    auc,
     cast,
     cast_storage,
     clip,

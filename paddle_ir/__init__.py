@@ -22,6 +22,7 @@ from paddle_ir import (  # noqa: E402
     initializer,
     io,  # noqa: E402
     layers,
+    metrics,
     ops,  # noqa: E402,F401  (registers every operator)
     optimizer,
     regularizer,
@@ -68,7 +69,7 @@ from paddle_ir.variable import VarType  # noqa: E402
 CPUPlace = "cpu"
 
 __all__ = [
-    "Block", "CPUPlace", "CSRTensor", "clip", "DataType", "Executor", "LoDRankTable", "LoDTensor",
+    "Block", "CPUPlace", "CSRTensor", "DataType", "Executor", "LoDRankTable", "LoDTensor",
     "LoDTensorArray", "Operator", "PaddleIRError", "ParamAttr", "Parameter", "Program",
     "ProgramError", "Scope", "SelectedRows", "StorageFallbackWarning", "VarType", "Variable",
     "append_backward", "create_lod_tensor", "default_main_program", "default_startup_program",
@@ -76,4 +77,5 @@ __all__ = [
     "load_inference_model", "load_persistables", "optimizer", "program_guard", "regularizer",
     "save_inference_model", "save_persistables", "save_train_program", "scope_guard",
     "storage_type", "tostype", "unique_name",
+    "clip", "metrics",
 ]

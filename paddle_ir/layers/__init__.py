@@ -177,3 +177,7 @@ from paddle_ir.layers.extra_math import *  # noqa: E402, F403
 from paddle_ir.layers.learning_rate_scheduler import *  # noqa: E402, F403
 
 __all__ += _extra_math.__all__ + _lr.__all__
+from paddle_ir.layers import metric_op as _metric_op  # noqa: E402
+from paddle_ir.layers.metric_op import *  # noqa: E402, F403
+
+__all__ += _metric_op.__all__
