@@ -31,6 +31,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     lod_array,
     lod_reset,
     lookup_table,
+    losses,
     lstm,
     matmul,
     momentum,
