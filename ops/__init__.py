@@ -56,6 +56,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     sparse_dot,
     sum,
     tensor_array,
+    tensor_more,
     top_k,
     unary_math,
     weight_decay,

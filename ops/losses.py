@@ -19,57 +19,17 @@ the differentiable inputs (labels get none).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from scipy import special
 
-from paddle_ir.ops.registry import FLOATS, INTS, Attr, In, Out, register_op
+from paddle_ir.ops.registry import INTS, Attr, In, Out
+from paddle_ir.ops.simple_op import register_simple, same_shape
 
 
-def _register(op_type: str, inputs: list, outputs: list, attrs: list, infer: Callable,
-              forward: Callable, backward: Callable, wrt: list[str], out_slot: str,
-              keep: list[str] | None = None, doc: str = "") -> None:
-    """One loss: forward(attrs, *inputs) -> outputs; backward(attrs, *ins, *kept, dOut) ->
-    gradients of `wrt` in order. `keep` lists forward outputs the gradient reads."""
-    keep = keep or []
-    in_names = [s.name for s in inputs]
-    fwd = register_op(op_type, inputs=inputs, outputs=outputs, attrs=attrs,
-                      doc=doc or __doc__, key_inputs=[in_names[0]])
-    fwd.infer_shape(infer)
-    fwd.kernel(dtypes=FLOATS)(forward)
-    attr_names = [a.name for a in attrs]
-
-    def maker(g):
-        grad_inputs = {n: g.input(n) for n in in_names}
-        grad_inputs.update({n: g.output(n) for n in keep})
-        grad_inputs[out_slot + "@GRAD"] = g.output_grad(out_slot)
-        return [g.grad_op(op_type + "_grad", inputs=grad_inputs,
-                          outputs={w + "@GRAD": g.input_grad(w) for w in wrt},
-                          attrs={a: g.attr(a) for a in attr_names})]
-
-    fwd.grad_maker(maker)
-    bwd = register_op(
-        op_type + "_grad",
-        inputs=[In(n, dispensable=s.dispensable) for n, s in zip(in_names, inputs, strict=True)]
-        + [In(n) for n in keep] + [In(out_slot + "@GRAD")],
-        outputs=[Out(w + "@GRAD", dispensable=True) for w in wrt],
-        attrs=attrs, key_inputs=[out_slot + "@GRAD"],
-        doc=f"Gradients of {op_type} w.r.t. {', '.join(wrt)}.")
-
-    def infer_grad(ctx):
-        for w in wrt:
-            ctx.set_output(w + "@GRAD", ctx.input_shape(w), ctx.input_dtype(w))
-
-    bwd.infer_shape(infer_grad)
-    bwd.kernel(dtypes=FLOATS)(backward)
-
-
-def _same_shape(ctx, a: str, b: str) -> None:
-    sa, sb = ctx.input_shape(a), ctx.input_shape(b)
-    ctx.enforce(len(sa) == len(sb) and all(x < 0 or y < 0 or x == y
-                                           for x, y in zip(sa, sb, strict=True)),
-                f"{a} and {b} must have the same shape, got {list(sa)} and {list(sb)}")
+def _register(op_type, inputs, outputs, attrs, infer, forward, backward, wrt, out_slot,
+              keep=None, doc=""):
+    register_simple(op_type, inputs, outputs, attrs, infer, forward, backward=backward,
+                    wrt=wrt, out_slot=out_slot, keep=keep or (), doc=doc or __doc__)
 
 
 def _rows_one(ctx, slot: str):
@@ -79,7 +39,7 @@ def _rows_one(ctx, slot: str):
 # -- huber_loss ------------------------------------------------------------------------------
 
 def _infer_huber(ctx):
-    _same_shape(ctx, "X", "Y")
+    same_shape(ctx, "X", "Y")
     ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
     ctx.set_output("Residual", ctx.input_shape("X"), ctx.input_dtype("X"))
 
@@ -105,7 +65,7 @@ _register("huber_loss", [In("X", "predictions"), In("Y", "targets, X's shape")],
 # -- log_loss --------------------------------------------------------------------------------
 
 def _infer_log_loss(ctx):
-    _same_shape(ctx, "Predicted", "Labels")
+    same_shape(ctx, "Predicted", "Labels")
     ctx.set_output("Loss", ctx.input_shape("Predicted"), ctx.input_dtype("Predicted"))
 
 
@@ -127,10 +87,10 @@ _register("log_loss", [In("Predicted", "probabilities [N, 1]"), In("Labels", "0/
 # -- smooth_l1_loss --------------------------------------------------------------------------
 
 def _infer_smooth_l1(ctx):
-    _same_shape(ctx, "X", "Y")
+    same_shape(ctx, "X", "Y")
     for w in ("InsideWeight", "OutsideWeight"):
         if ctx.has_input(w):
-            _same_shape(ctx, "X", w)
+            same_shape(ctx, "X", w)
     ctx.set_output("Diff", ctx.input_shape("X"), ctx.input_dtype("X"))
     ctx.set_output("Out", _rows_one(ctx, "X"), ctx.input_dtype("X"))
 
@@ -174,7 +134,7 @@ def _infer_kldiv(ctx):
     reduction = ctx.attr("reduction")
     ctx.enforce(reduction in _REDUCTIONS,
                 f"reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
-    _same_shape(ctx, "X", "Target")
+    same_shape(ctx, "X", "Target")
     shape = ctx.input_shape("X") if reduction == "none" else (1,)
     ctx.set_output("Loss", shape, ctx.input_dtype("X"))
 
@@ -219,8 +179,8 @@ _register("kldiv_loss", [In("X", "log-probabilities"), In("Target", "probabiliti
 
 def _infer_pairwise(a: str, b: str, outs: tuple[str, ...]):
     def infer(ctx):
-        _same_shape(ctx, a, b)
-        _same_shape(ctx, a, "Label")
+        same_shape(ctx, a, b)
+        same_shape(ctx, a, "Label")
         for o in outs:
             ctx.set_output(o, ctx.input_shape(a), ctx.input_dtype(a))
 
@@ -256,8 +216,8 @@ def _rank_grad(attrs, label, left, right, dout):
 
 
 def _infer_rank(ctx):
-    _same_shape(ctx, "Left", "Right")
-    _same_shape(ctx, "Left", "Label")
+    same_shape(ctx, "Left", "Right")
+    same_shape(ctx, "Left", "Label")
     ctx.set_output("Out", ctx.input_shape("Left"), ctx.input_dtype("Left"))
 
 
@@ -309,7 +269,7 @@ _register("bpr_loss", [In("X", "[N, C] scores"), In("Label", "[N, 1] int, the po
 # -- teacher_student_sigmoid_loss ------------------------------------------------------------
 
 def _infer_tss(ctx):
-    _same_shape(ctx, "X", "Label")
+    same_shape(ctx, "X", "Label")
     ctx.set_output("Y", ctx.input_shape("X"), ctx.input_dtype("X"))
 
 
