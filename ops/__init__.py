@@ -51,6 +51,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     sequence_reverse,
     sequence_softmax,
     sgd,
+    shape_more,
     sigmoid_cross_entropy_with_logits,
     softmax,
     sparse_dot,
