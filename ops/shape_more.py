@@ -342,3 +342,24 @@ register_simple(
     lambda attrs, x, t: np.tile(x, [b // a for a, b in zip(x.shape, t.shape, strict=True)]),
     backward=_expand_as_grad, wrt=["X"], dtypes=FLOATS, doc=__doc__)
 
+
+
+# -- reverse ---------------------------------------------------------------------------------
+
+def _infer_reverse(ctx):
+    rank = len(ctx.input_shape("X"))
+    axes = ctx.attr("axis")
+    ctx.enforce(len(axes) > 0 and all(-rank <= a < rank for a in axes),
+                f"axis must list axes in [-{rank}, {rank}), got {list(axes)}")
+    ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+
+def _reverse(attrs, x):
+    return np.flip(x, tuple(attrs["axis"])).copy()
+
+
+register_simple(
+    "reverse", [In("X")], [Out("Out", "X flipped along axis")],
+    [Attr("axis", "ints", [], "the axes to flip")], _infer_reverse, _reverse,
+    backward=lambda attrs, x, dout: _reverse(attrs, dout), wrt=["X"], dtypes=ALL_DTYPES,
+    doc="Out = X with the order of its elements reversed along each of `axis`.")

@@ -264,3 +264,37 @@ register_simple(
     _infer_label_smooth, _label_smooth,
     backward=lambda attrs, x, prior, dout: ((1 - attrs["epsilon"]) * dout).astype(dout.dtype),
     wrt=["X"], doc=__doc__)
+
+
+# -- assign_value ----------------------------------------------------------------------------
+
+_VALUE_ATTRS = {np.dtype(np.float32): "fp32_values", np.dtype(np.int32): "int32_values",
+                np.dtype(np.int64): "int64_values", np.dtype(np.bool_): "bool_values"}
+
+
+def _infer_assign_value(ctx):
+    dtype = to_numpy_dtype(ctx.attr("dtype"))
+    ctx.enforce(dtype in _VALUE_ATTRS, f"dtype must be float32, int32, int64 or bool, got "
+                f"{dtype}")
+    shape = list(ctx.attr("shape"))
+    values = ctx.attr(_VALUE_ATTRS[dtype])
+    ctx.enforce(len(values) == int(np.prod(shape)),
+                f"{_VALUE_ATTRS[dtype]} holds {len(values)} values for shape {shape}")
+    ctx.set_output("Out", shape, dtype)
+
+
+def _assign_value(attrs):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    return np.asarray(attrs[_VALUE_ATTRS[dtype]], dtype=dtype).reshape(attrs["shape"])
+
+
+_assign_value_op = register_simple(
+    "assign_value", [], [Out("Out", "the constant")],
+    [Attr("shape", "ints", [], "the shape"), _DTYPE_ATTR,
+     Attr("fp32_values", "floats", [], "float32 values, row-major"),
+     Attr("int32_values", "ints", [], "int32 values"),
+     Attr("int64_values", "longs", [], "int64 values"),
+     Attr("bool_values", "bools", [], "bool values")],
+    _infer_assign_value, _assign_value, dtypes=(np.dtype(np.bool_),) + NUMERIC,
+    doc="Out = the constant given by shape, dtype and the values attribute of that dtype.")
+_assign_value_op.dtype_from = "attr:dtype"

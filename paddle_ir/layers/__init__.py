@@ -181,3 +181,11 @@ from paddle_ir.layers import metric_op as _metric_op  # noqa: E402
 from paddle_ir.layers.metric_op import *  # noqa: E402, F403
 
 __all__ += _metric_op.__all__
+from paddle_ir.layers import extra_nn as _extra_nn  # noqa: E402
+from paddle_ir.layers import loss as _loss  # noqa: E402
+from paddle_ir.layers import tensor_more as _tensor_more  # noqa: E402
+from paddle_ir.layers.extra_nn import *  # noqa: E402, F403
+from paddle_ir.layers.loss import *  # noqa: E402, F403
+from paddle_ir.layers.tensor_more import *  # noqa: E402, F403
+
+__all__ += _extra_nn.__all__ + _loss.__all__ + _tensor_more.__all__
