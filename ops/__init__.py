@@ -46,6 +46,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     sequence_concat,
     sequence_expand,
     sequence_mask,
+    sequence_more,
     sequence_pad,
     sequence_pool,
     sequence_reverse,

@@ -139,8 +139,10 @@ def check_op(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
 def _to_float64(value):
     if isinstance(value, SelectedRows):
         return SelectedRows(value.rows, value.value.astype(np.float64), value.height)
-    if isinstance(value, LoDTensor):
-        return LoDTensor._make(value.numpy().astype(np.float64), value.offsets)
+    if isinstance(value, LoDTensor):  # integer ids with a LoD stay integers
+        arr = value.numpy()
+        return LoDTensor._make(arr.astype(np.float64) if arr.dtype.kind == "f" else arr,
+                               value.offsets)
     arr = np.asarray(value)
     return arr.astype(np.float64) if arr.dtype.kind == "f" else arr
 

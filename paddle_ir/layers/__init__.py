@@ -189,3 +189,7 @@ from paddle_ir.layers.loss import *  # noqa: E402, F403
 from paddle_ir.layers.tensor_more import *  # noqa: E402, F403
 
 __all__ += _extra_nn.__all__ + _loss.__all__ + _tensor_more.__all__
+from paddle_ir.layers import sequence_more as _sequence_more  # noqa: E402
+from paddle_ir.layers.sequence_more import *  # noqa: E402, F403
+
+__all__ += _sequence_more.__all__
