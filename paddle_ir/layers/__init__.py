@@ -193,3 +193,7 @@ from paddle_ir.layers import sequence_more as _sequence_more  # noqa: E402
 from paddle_ir.layers.sequence_more import *  # noqa: E402, F403
 
 __all__ += _sequence_more.__all__
+from paddle_ir.layers import control_flow_more as _control_flow_more  # noqa: E402
+from paddle_ir.layers.control_flow_more import *  # noqa: E402, F403
+
+__all__ += _control_flow_more.__all__
