@@ -36,6 +36,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     matmul,
     momentum,
     mul,
+    nn_more,
     print_op,
     rank_table,
     reduce,
