@@ -7,7 +7,7 @@
 #   make mutation     sampled mutation testing of the core modules (docs/testing.md); not in test or CI
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers
-#   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B7)
+#   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B10)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -99,7 +99,7 @@ mutation-report: $(MUTATION_STAMP)
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)
 
-# B7: cold-process start-up of `import paddle_ir` and `paddle-ir run` (bench/startup.py)
+# B10: cold-process start-up of `import paddle_ir` and `paddle-ir run` (bench/startup.py)
 bench-startup: $(STAMP)
 	$(PY) -m bench.startup
 

@@ -89,17 +89,17 @@ def b3_check(out: np.ndarray) -> dict:
     return {"shape": list(out.shape), "sum": float(out.sum()), "row0": float(out[0].sum())}
 
 
-# --- B7: sequence_conv on B3's sequences ---------------------------------------------------------
-B7_FILTER_SIZE, B7_START, B7_FILTERS = 3, -1, 128
+# --- B9: sequence_conv on B3's sequences ---------------------------------------------------------
+B9_FILTER_SIZE, B9_START, B9_FILTERS = 3, -1, 128
 
 
-def b7_filter() -> np.ndarray:
+def b9_filter() -> np.ndarray:
     """[3 * 128, 128] float32 filter (a window of 3 rows of B3's 128 features)."""
     rng = np.random.default_rng(7)
-    return (rng.random((B7_FILTER_SIZE * B3_FEATURES, B7_FILTERS), dtype=np.float32) - 0.5) / 8
+    return (rng.random((B9_FILTER_SIZE * B3_FEATURES, B9_FILTERS), dtype=np.float32) - 0.5) / 8
 
 
-def b7_check(out: np.ndarray) -> dict:
+def b9_check(out: np.ndarray) -> dict:
     out = np.asarray(out, dtype=np.float64)
     return {"shape": list(out.shape), "sum": float(out.sum()), "row0": float(out[0].sum()),
             "last": float(out[-1].sum())}

@@ -48,7 +48,7 @@ SYSTEMS = {
 # The cases in run order. `memory`: also measure one step's peak extra memory (B4).
 CASES = [
     ("B2.chain1", {}), ("B2.chain50", {}), ("B2.chain200", {}),
-    ("B3.sum", {}), ("B3.average", {}), ("B3.floor", {}), ("B7.seqconv", {}),
+    ("B3.sum", {}), ("B3.average", {}), ("B3.floor", {}), ("B9.seqconv", {}),
     ("B1.sgd", {"memory": True}), ("B1.adam", {"memory": True}),
     ("B1.sgd_dense", {"memory": True, "max_reps": 3}),
     ("B6.sparse", {}), ("B6.dense", {"max_reps": 5}), ("B6.sparse_1M", {}),

@@ -1,4 +1,4 @@
-"""B7: start-up, the wall time of a cold process (make bench-startup).
+"""B10: start-up, the wall time of a cold process (make bench-startup).
 
     python -m bench.startup [--runs 15] [--name startup]
 

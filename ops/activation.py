@@ -239,3 +239,7 @@ def _register(act: Activation) -> None:
 
 for _act in ACTIVATIONS:
     _register(_act)
+
+
+# Other op families (ops/unary_math.py) register their rows through the same machinery.
+register_activation = _register

@@ -2,7 +2,8 @@
 
     X             Y             add, sub                 mul              div
     SELECTED_ROWS SELECTED_ROWS SELECTED_ROWS (merged)   SELECTED_ROWS    dense (fallback)
-    SELECTED_ROWS dense         dense (rows added in)    dense (fallback) dense (fallback)
+    SELECTED_ROWS dense         dense (rows added in)    SR if Y has one  dense (fallback)
+                                                         element, else dense
     dense         SELECTED_ROWS dense (rows added in)    dense (fallback) dense (fallback)
 
 Zero rows stay zero under +, - and * of two row-sparse operands, so those
@@ -42,11 +43,19 @@ def storage_rule(op_type: str):
         x_sr = ctx.input_var_type("X") == SELECTED_ROWS
         y_sr = ctx.input_var_type("Y") == SELECTED_ROWS
         both = x_sr and y_sr and op_type in SPARSE_PAIR_OPS
+        if op_type == "elementwise_mul" and x_sr and not y_sr and _one_element(ctx, "Y"):
+            ctx.set_output_type("Out", SELECTED_ROWS)  # rows times a scalar: still row-sparse
+            return
         if both or ((x_sr or y_sr) and op_type in MIXED_OPS):
             _check_not_broadcast(ctx, [s for s, sr in (("X", x_sr), ("Y", y_sr)) if sr])
         ctx.set_output_type("Out", SELECTED_ROWS if both else LOD_TENSOR)
 
     return infer_var_type
+
+
+def _one_element(ctx, slot: str) -> bool:
+    shape = ctx.input_shape(slot)
+    return all(d == 1 for d in shape)
 
 
 def _check_not_broadcast(ctx, slots) -> None:
@@ -92,6 +101,14 @@ def mul_sr_sr(attrs, x: SelectedRows, y: SelectedRows) -> SelectedRows:
                               x.height)
 
 
+def mul_sr_dense(attrs, x: SelectedRows, y: np.ndarray):
+    """A SelectedRows times a one-element tensor stays row-sparse (gradient clipping scales
+    sparse gradients so); any other dense Y gives the dense product."""
+    if y.size == 1:
+        return SelectedRows._make(x.rows, x.value * y.reshape(()), x.height)
+    return x.to_dense() * _aligned(y, len(x.shape), attrs["axis"])
+
+
 def _mixed(name: str, sign_sparse: int, sparse_is_x: bool, negate_dense: bool) -> Callable:
     """(+/-) dense (+/-) stored rows, for one SelectedRows operand and one dense operand."""
 
@@ -124,5 +141,5 @@ def sparse_kernels(op_type: str) -> dict[tuple[str, str], Callable]:
                 (sr, dense): _mixed("sub_sr_dense", +1, True, True),
                 (dense, sr): _mixed("sub_dense_sr", -1, False, False)}
     if op_type == "elementwise_mul":
-        return {(sr, sr): mul_sr_sr}
+        return {(sr, sr): mul_sr_sr, (sr, dense): mul_sr_dense}
     return {}

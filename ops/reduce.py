@@ -192,3 +192,10 @@ for _op_type, _fn, _formula, _dtypes in (
     )
     _bwd.infer_shape(_infer_reduce_grad)
     _bwd.kernel(dtypes=FLOATS)(_reduce_grad_kernel(_formula == "mean", f"{_op_type}_grad_dense"))
+
+
+# Shared with the other reductions (ops/reduce_more.py).
+REDUCE_ATTRS = _REDUCE_ATTRS
+infer_reduce = _infer_reduce
+infer_reduce_grad = _infer_reduce_grad
+kernel_axes = _kernel_axes

@@ -18,12 +18,14 @@ in that order.
 __version__ = "0.1.0"
 
 from paddle_ir import (  # noqa: E402
+    clip,
     core,  # Fluid's fluid.core (and paddle-ir's core layer)
     data_feeder,  # noqa: F401 - fluid.data_feeder
     fluid_parallel,  # noqa: F401 - fluid.compiler's classes
     initializer,
     io,  # noqa: E402
     layers,
+    metrics,
     nets,
     ops,  # noqa: E402,F401  (registers every operator)
     optimizer,
@@ -100,6 +102,7 @@ __all__ = [
     "regularizer",
     "save_inference_model", "save_persistables", "save_train_program", "scope_guard",
     "storage_type", "tostype", "unique_name",
+    "clip", "metrics",
 ]
 __all__ += [
     "BuildStrategy", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "CompiledProgram", "DataFeeder",

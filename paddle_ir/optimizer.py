@@ -5,7 +5,9 @@
     exe.run(startup)                 # parameters, learning_rate_0 and the accumulators
     exe.run(main, feed=..., fetch_list=[avg_loss])
 
-The learning rate lives in a persistable one-element variable `learning_rate_0`;
+The learning rate lives in a persistable one-element variable `learning_rate_0`, or
+is a Variable the caller built (a schedule from layers/learning_rate_scheduler.py);
+`grad_clip` (paddle_ir/clip.py) clips the gradients before regularization;
 each optimizer state is a persistable accumulator named `{param}_{kind}_0`
 (`fc_0.w_0_velocity_0`, `..._moment1_0`, `..._beta1_pow_acc_0`), created in the
 main program and initialized by a `fill_constant` in the startup program, as in
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from paddle_ir import unique_name
 from paddle_ir.backward import append_backward
+from paddle_ir.clip import append_error_clip_ops, append_gradient_clip_ops
 from paddle_ir.framework import Parameter, Variable, default_startup_program
 from paddle_ir.ops.fill import constant_attrs
 from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE
@@ -29,11 +32,17 @@ class Optimizer:
 
     op_type = ""
 
-    def __init__(self, learning_rate: float, regularization=None, name: str | None = None):
-        if not isinstance(learning_rate, (int, float)) or learning_rate < 0:
-            raise ValueError(f"learning_rate must be a non-negative number, got {learning_rate!r}")
-        self._learning_rate = float(learning_rate)
+    def __init__(self, learning_rate: float | Variable, regularization=None,
+                 name: str | None = None, grad_clip=None):
+        if isinstance(learning_rate, Variable):
+            self._learning_rate = learning_rate  # a schedule (layers.exponential_decay, ...)
+        elif not isinstance(learning_rate, (int, float)) or learning_rate < 0:
+            raise ValueError(f"learning_rate must be a non-negative number or a Variable, got "
+                             f"{learning_rate!r}")
+        else:
+            self._learning_rate = float(learning_rate)
         self.regularization = regularization
+        self._grad_clip = grad_clip
         self._name = name
         self._lr_vars: dict[int, Variable] = {}
         self._state: dict[tuple[str, str], Variable] = {}
@@ -54,11 +63,18 @@ class Optimizer:
         `params_grads` are the gradients append_backward made (before weight decay).
         """
         params_grads = append_backward(loss, parameter_list, no_grad_set)
+        append_error_clip_ops(loss.block)
         startup = startup_program or default_startup_program()
         optimize_ops = self.apply_gradients(params_grads, loss.block, startup, loss.dtype)
         return optimize_ops, params_grads
 
     def apply_gradients(self, params_grads, block, startup, dtype="float32") -> list:
+        # Clipping comes before regularization, as in Fluid; grad_clip wins over
+        # set_gradient_clip.
+        if self._grad_clip is not None:
+            params_grads = self._grad_clip(params_grads)
+        else:
+            params_grads = append_gradient_clip_ops(params_grads)
         regularized = append_regularization_ops(params_grads, self.regularization)
         if not regularized:
             return []
@@ -69,6 +85,11 @@ class Optimizer:
     # -- plumbing ---------------------------------------------------------------------------
     def _global_learning_rate(self, block, startup, dtype) -> Variable:
         program = block.program
+        if isinstance(self._learning_rate, Variable):
+            if self._learning_rate.block.program is not program:
+                raise ValueError(f"learning_rate {self._learning_rate.name} belongs to another "
+                                 f"program than the loss")
+            return self._learning_rate
         var = self._lr_vars.get(id(program))
         if var is None:
             name = unique_name.generate("learning_rate")
@@ -135,8 +156,8 @@ class Momentum(Optimizer):
     op_type = "momentum"
 
     def __init__(self, learning_rate: float, momentum: float, use_nesterov: bool = False,
-                 regularization=None, name=None, lazy_mode: bool = False):
-        super().__init__(learning_rate, regularization, name)
+                 regularization=None, name=None, lazy_mode: bool = False, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
         self._momentum = float(momentum)
         self._use_nesterov = bool(use_nesterov)
         self._lazy_mode = bool(lazy_mode)
@@ -160,8 +181,8 @@ class Adagrad(Optimizer):
     op_type = "adagrad"
 
     def __init__(self, learning_rate: float, epsilon: float = 1e-6, regularization=None,
-                 name=None):
-        super().__init__(learning_rate, regularization, name)
+                 name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
         self._epsilon = float(epsilon)
 
     def _accumulators(self, param):
@@ -183,8 +204,8 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, regularization=None, name=None,
-                 lazy_mode: bool = False):
-        super().__init__(learning_rate, regularization, name)
+                 lazy_mode: bool = False, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
         self._beta1, self._beta2 = float(beta1), float(beta2)
         self._epsilon = float(epsilon)
         self._lazy_mode = bool(lazy_mode)

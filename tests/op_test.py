@@ -172,8 +172,10 @@ def _check_cached_path(op_type, program, feed, fetch, checked_values):
 def _to_float64(value):
     if isinstance(value, SelectedRows):
         return SelectedRows(value.rows, value.value.astype(np.float64), value.height)
-    if isinstance(value, LoDTensor):
-        return LoDTensor.unchecked(value.numpy().astype(np.float64), value.offsets)
+    if isinstance(value, LoDTensor):  # integer ids with a LoD stay integers
+        arr = value.numpy()
+        return LoDTensor.unchecked(arr.astype(np.float64) if arr.dtype.kind == "f" else arr,
+                                   value.offsets)
     arr = np.asarray(value)
     return arr.astype(np.float64) if arr.dtype.kind == "f" else arr
 

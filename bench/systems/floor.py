@@ -60,10 +60,10 @@ class PaddedSequenceConv:
     valid rows gathered back out."""
 
     def __init__(self):
-        x, lengths, self.w = C.b3_data(), C.b3_lengths(), C.b7_filter()
+        x, lengths, self.w = C.b3_data(), C.b3_lengths(), C.b9_filter()
         n, width = lengths.size, x.shape[1]
-        before = max(0, -C.B7_START)
-        after = max(0, C.B7_START + C.B7_FILTER_SIZE - 1)
+        before = max(0, -C.B9_START)
+        after = max(0, C.B9_START + C.B9_FILTER_SIZE - 1)
         self.steps = int(lengths.max())
         self.padded = np.zeros((n, before + self.steps + after, width), dtype=x.dtype)
         valid = np.arange(self.steps)[None, :] < lengths[:, None]
@@ -74,12 +74,12 @@ class PaddedSequenceConv:
 
     def step(self):
         windows = np.concatenate([self.padded[:, k:k + self.steps]
-                                  for k in range(C.B7_FILTER_SIZE)], axis=2)
+                                  for k in range(C.B9_FILTER_SIZE)], axis=2)
         flat = windows.reshape(-1, windows.shape[2]) @ self.w    # one 2-D matmul
         self.out = flat.reshape(windows.shape[0], self.steps, -1)[self.valid]
 
     def check(self):
-        return C.b7_check(self.out)
+        return C.b9_check(self.out)
 
 
 class FileFloor:
@@ -119,7 +119,7 @@ class FileFloor:
 CASES = {
     **{f"B2.chain{n}": (lambda n=n: ChainFloor(n)) for n in C.B2_LENGTHS},
     "B3.floor": SumFloor,
-    "B7.seqconv": PaddedSequenceConv,
+    "B9.seqconv": PaddedSequenceConv,
     "B5.save": lambda: FileFloor("save"),
     "B5.load": lambda: FileFloor("load"),
 }

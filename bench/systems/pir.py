@@ -128,17 +128,17 @@ class SequenceConv(_Program):
         main, startup = pir.Program(), pir.Program()
         with pir.program_guard(main, startup):
             x = pir.layers.data("x", [-1, C.B3_FEATURES], lod_level=1)
-            out = pir.layers.sequence_conv(x, C.B7_FILTERS, filter_size=C.B7_FILTER_SIZE,
-                                           padding_start=C.B7_START, bias_attr=False,
+            out = pir.layers.sequence_conv(x, C.B9_FILTERS, filter_size=C.B9_FILTER_SIZE,
+                                           padding_start=C.B9_START, bias_attr=False,
                                            param_attr=pir.ParamAttr(name="filter"))
         super().__init__(main, startup, [out])
-        data, lengths, w = C.b3_data(), C.b3_lengths(), C.b7_filter()
+        data, lengths, w = C.b3_data(), C.b3_lengths(), C.b9_filter()
         self.scope.find_var("filter").get_tensor().set(w)
         self.feed = {"x": pir.create_lod_tensor(data, [lengths.tolist()])}
         self.fingerprint = C.fingerprint(data, lengths, w)
 
     def check(self):
-        return C.b7_check(self.result[0])
+        return C.b9_check(self.result[0])
 
 
 # --- B5 -----------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ CASES = {
     **{f"B2.chain{n}": (lambda n=n: Chain(n)) for n in C.B2_LENGTHS},
     "B3.sum": lambda: SequencePool("sum"),
     "B3.average": lambda: SequencePool("average"),
-    "B7.seqconv": SequenceConv,
+    "B9.seqconv": SequenceConv,
     "B5.save": lambda: ParamFile("save"),
     "B5.load": lambda: ParamFile("load"),
     "B6.sparse": lambda: SparseLogReg(C.B6, True),

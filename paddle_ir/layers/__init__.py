@@ -99,7 +99,7 @@ from paddle_ir.layers.tensor import (
     concat,
     fill_constant,
 )
-from paddle_ir.layers.tensor_more import expand, ones, sums, unstack, zeros, zeros_like
+from paddle_ir.layers.tensor_fill import expand, ones, sums, unstack, zeros, zeros_like
 from paddle_ir.layers.tensor_ops import (
     argmax,
     flatten,
@@ -249,6 +249,34 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# Fluid 1.7's remaining layers, one module per area; each module's __all__ joins ours.
+from paddle_ir.layers import extra_math as _extra_math  # noqa: E402
+from paddle_ir.layers import learning_rate_scheduler as _lr  # noqa: E402
+from paddle_ir.layers.extra_math import *  # noqa: E402, F403
+from paddle_ir.layers.learning_rate_scheduler import *  # noqa: E402, F403
+
+__all__ += _extra_math.__all__ + _lr.__all__
+from paddle_ir.layers import metric_op as _metric_op  # noqa: E402
+from paddle_ir.layers.metric_op import *  # noqa: E402, F403
+
+__all__ += _metric_op.__all__
+from paddle_ir.layers import extra_nn as _extra_nn  # noqa: E402
+from paddle_ir.layers import loss as _loss  # noqa: E402
+from paddle_ir.layers import tensor_more as _tensor_more  # noqa: E402
+from paddle_ir.layers.extra_nn import *  # noqa: E402, F403
+from paddle_ir.layers.loss import *  # noqa: E402, F403
+from paddle_ir.layers.tensor_more import *  # noqa: E402, F403
+
+__all__ += _extra_nn.__all__ + _loss.__all__ + _tensor_more.__all__
+from paddle_ir.layers import sequence_more as _sequence_more  # noqa: E402
+from paddle_ir.layers.sequence_more import *  # noqa: E402, F403
+
+__all__ += _sequence_more.__all__
+from paddle_ir.layers import control_flow_more as _control_flow_more  # noqa: E402
+from paddle_ir.layers.control_flow_more import *  # noqa: E402, F403
+
+__all__ += _control_flow_more.__all__
 
 # --- Fluid 1.x compatibility: names for a missing attribute (paddle_ir/fluid_names.py) ---
 __all__ += ["create_py_reader_by_data", "double_buffer", "one_hot", "py_reader", "read_file"]
