@@ -19,6 +19,8 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     concat,
     conditional_block,
     cross_entropy,
+    dist_comm,
+    dist_split,
     elementwise,
     fill,
     fill_any_like,

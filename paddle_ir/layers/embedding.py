@@ -9,7 +9,7 @@ from paddle_ir.param_attr import ParamAttr
 
 
 def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Paddle's name
-              padding_idx: int | None = None, param_attr=None, dtype="float32",
+              is_distributed: bool = False, padding_idx: int | None = None, param_attr=None, dtype="float32",
               name=None) -> Variable:
     """Rows of a [vocab, dim] table (`embedding_N.w_0`) for int64 ids: Out = W[input].
 
@@ -18,7 +18,9 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Pa
     `is_sparse=True` makes the table's gradient a SelectedRows of the looked-up
     rows, which sparse optimizer kernels update row by row. `padding_idx` (a
     negative value counts from the end, as in Paddle) looks up zeros and gets
-    no gradient.
+    no gradient. `is_distributed=True` marks a table that the distribute
+    transpiler shards over parameter servers and never places whole on a
+    trainer (paddle_ir.transpiler); on one machine it changes nothing.
     """
     vocab, dim = (int(d) for d in size)
     helper = LayerHelper("embedding", name)
@@ -32,5 +34,6 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Pa
         else "lookup_table_v2"
     out = helper.create_variable_for_type_inference(w.dtype)
     helper.append_op(op_type, inputs={"W": w, "Ids": input}, outputs={"Out": out},
-                     attrs={"is_sparse": bool(is_sparse), "padding_idx": padding})
+                     attrs={"is_sparse": bool(is_sparse), "padding_idx": padding,
+                            "is_distributed": bool(is_distributed)})
     return out
