@@ -5,6 +5,7 @@ A transport moves calls to named servers and has four methods:
     push(endpoint, trainer_id, step, grads)  -> a handle (the push may still be in flight)
     wait(handles)                             raise what any push raised
     pull(endpoint, names, min_version, timeout) -> arrays, once the server ran that many rounds
+    version(endpoint)                         -> the rounds the server has run
     prefetch(endpoint, table, ids)            -> the rows of `ids`
 
 local.py runs servers in this process (threads); ray.py runs them as Ray
@@ -24,7 +25,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from paddle_ir.distributed.server import encode
+from paddle_ir.distributed.server import DistributedError, encode
 
 
 def _nbytes(value) -> int:
@@ -44,6 +45,14 @@ class TrainerCommunicator:
         self._sent = False
         self.bytes_sent: dict[str, int] = defaultdict(int)   # variable name -> bytes, all steps
         self.bytes_received: dict[str, int] = defaultdict(int)
+
+    def join(self, endpoints) -> None:
+        """Start at the servers' step (a job resumed from their checkpoints is past step 0)."""
+        steps = {self.transport.version(e) for e in endpoints}
+        if len(steps) != 1:
+            raise DistributedError(f"the servers are at different steps {sorted(steps)}: "
+                                   "their checkpoints come from different moments")
+        self.step = steps.pop()
 
     # -- the ops' calls ---------------------------------------------------------------------------
     def send(self, names, values, endpoints) -> None:

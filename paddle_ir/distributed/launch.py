@@ -98,8 +98,9 @@ class _LocalRuntime:
         self.servers = {e: ParameterServer(e, p, s, shapes, checkpoint(e))
                         for e, (p, s) in servers.items()}
         for e, values in initial.items():
-            for name, value in (values or {}).items():
-                self.servers[e].scope.find_var(name).get_tensor().set(value)
+            if self.servers[e].version == 0:  # not when it resumed from its checkpoint
+                for name, value in (values or {}).items():
+                    self.servers[e].scope.find_var(name).get_tensor().set(np.array(value))
         self.transport = LocalTransport(self.servers)
         self.t, self.sync_mode, self.timeout = t, sync_mode, timeout
         self.checkpoint, self.save_every = checkpoint, save_every

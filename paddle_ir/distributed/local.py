@@ -47,6 +47,10 @@ class LocalTransport:
                     "(did a trainer die?)")
             return server.pull(names)
 
+    def version(self, endpoint) -> int:
+        with self._cond[endpoint]:
+            return self._server(endpoint).version
+
     def prefetch(self, endpoint, table, ids):
         server = self._server(endpoint)
         with self._cond[endpoint]:

@@ -130,6 +130,9 @@ class RayTransport:
         ref = self.actors[endpoint].pull.remote(names, min_version, timeout)
         return self._call(endpoint, ref, timeout + 30)
 
+    def version(self, endpoint) -> int:
+        return self._call(endpoint, self.actors[endpoint].version.remote())
+
     def prefetch(self, endpoint, table, ids):
         return self._call(endpoint, self.actors[endpoint].prefetch.remote(table, ids))
 

@@ -16,6 +16,8 @@ class Trainer:
         self.scope, self.exe, self.main = Scope(), Executor(), main
         self.comm = TrainerCommunicator(trainer_id, transport, sync_mode, timeout)
         self.scope.var(COMMUNICATOR).value = self.comm
+        if sync_mode:
+            self.comm.join(transport_endpoints(startup, main))
         self.exe.run(startup, scope=self.scope)
 
     def run_step(self, feed: dict, fetch_names: list[str]) -> list:
@@ -27,3 +29,14 @@ class Trainer:
     def traffic(self) -> dict:
         return {"sent": dict(self.comm.bytes_sent), "received": dict(self.comm.bytes_received),
                 "steps": self.comm.step}
+
+
+def transport_endpoints(*programs: Program) -> list[str]:
+    """Every server the programs' communication ops name."""
+    found = []
+    for program in programs:
+        for op in program.global_block().ops:
+            for attr in ("epmap", "endpoints"):
+                if op.has_attr(attr):
+                    found += [e for e in op.attr(attr) if e not in found]
+    return found
