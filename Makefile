@@ -32,7 +32,7 @@ $(PB2): proto/framework.proto $(DEPS)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=paddle_ir/proto proto/framework.proto
 
 $(STAMP): $(DEPS) $(PB2) pyproject.toml proto/build_hook.py
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test,distributed]'
 	touch $@
 
 lint: $(STAMP)

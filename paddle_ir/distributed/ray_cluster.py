@@ -19,6 +19,7 @@ an existing cluster with an address trusts whoever can reach it
 from __future__ import annotations
 
 import asyncio
+import os
 
 import numpy as np
 import ray
@@ -35,11 +36,20 @@ def actor_name(endpoint: str) -> str:
 
 
 def start_local_cluster(num_cpus: int | None = None) -> None:
-    """A private Ray on this machine: 127.0.0.1 only, no dashboard, no job API."""
+    """A private Ray on this machine: no dashboard (so no job-submission API), and Ray's
+    token authentication, which a local cluster refuses to run without.
+
+    Ray's own gRPC servers listen on every interface of the machine (Ray offers no
+    setting to keep them on the loopback); the token is what keeps other machines out.
+    """
     if ray.is_initialized():
         return
-    ray.init(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
-             namespace=NAMESPACE, log_to_driver=False, configure_logging=False)
+    if os.environ.get("RAY_AUTH_MODE", "").lower() == "disabled":
+        raise DistributedError("RAY_AUTH_MODE=disabled: paddle-ir will not start a Ray cluster "
+                               "without authentication, since anyone who reaches its ports "
+                               "could run code on this machine", hint="unset RAY_AUTH_MODE")
+    ray.init(num_cpus=num_cpus, include_dashboard=False, namespace=NAMESPACE,
+             log_to_driver=False, configure_logging=False)
 
 
 @ray.remote(max_restarts=3, max_task_retries=0)
