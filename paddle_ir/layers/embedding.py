@@ -9,8 +9,8 @@ from paddle_ir.param_attr import ParamAttr
 
 
 def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Paddle's name
-              is_distributed: bool = False, padding_idx: int | None = None, param_attr=None, dtype="float32",
-              name=None) -> Variable:
+              is_distributed: bool = False, padding_idx: int | None = None, param_attr=None,
+              dtype="float32", name=None) -> Variable:
     """Rows of a [vocab, dim] table (`embedding_N.w_0`) for int64 ids: Out = W[input].
 
     `input` is [N, 1] (the `lookup_table` op; Out [N, dim]) or ids of any other
