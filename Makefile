@@ -4,6 +4,7 @@
 #   make fuzz   fuzz the file readers for FUZZ_SECONDS (default 600) and count the inputs
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers (~1 GB)
+#   make bench-distributed  B8: parameter-server training on Ray (bench/distributed.py)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -17,7 +18,7 @@ PADDLE_VERSION := 3.3.1
 BENCH_ARGS ?=
 FUZZ_SECONDS ?= 600
 
-.PHONY: all demo test lint proto clean bench bench-peers peers fuzz
+.PHONY: all demo test lint proto clean bench bench-peers bench-distributed peers fuzz
 
 all: test
 
@@ -56,6 +57,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)
+
+# B8: parameter-server training on local Ray clusters (bench/distributed.py, ~2 minutes).
+bench-distributed: $(STAMP)
+	$(PY) -m bench.distributed
 
 bench-peers: $(STAMP) peers
 	$(PY) -m bench.run --peers $(BENCH_ARGS)

@@ -100,7 +100,9 @@ merge_ids = register_op(
             In("Rows", "the ids each shard answered for (split_ids' Out)", duplicable=True),
             In("X", "the rows each shard answered, [n_k, D]", duplicable=True)],
     outputs=[Out("Out", "[N, D] per Ids: the row of each id", duplicable=True)],
-    attrs=[Attr("padding_idx", "long", -1, "an id whose row is zeros; -1: none")],
+    attrs=[Attr("padding_idx", "long", -1, "an id whose row is zeros; -1: none"),
+           Attr("trailing_one", "bool", True, "Ids end in a dim of 1 that Out replaces by D "
+                "(lookup_table); False: Out = Ids.shape + [D] (lookup_table_v2)")],
     key_inputs=["X"],
     doc=__doc__,
 )
@@ -111,7 +113,8 @@ def _(ctx):
     width = ctx.input_shape("X")[1:]
     for i in range(ctx.input_count("Ids")):
         ids = ctx.input_shape("Ids", i)
-        ctx.set_output("Out", tuple(ids[:-1]) + tuple(width), ctx.input_dtype("X"), i=i)
+        lead = ids[:-1] if ctx.attr("trailing_one") else ids
+        ctx.set_output("Out", tuple(lead) + tuple(width), ctx.input_dtype("X"), i=i)
         ctx.share_lod("Ids", "Out", i, i)
 
 
@@ -136,7 +139,8 @@ def merge_ids_kernel(attrs, ids, rows, xs):
         out = values.take(order[at_clipped], axis=0)
         if attrs["padding_idx"] >= 0:
             out[flat == attrs["padding_idx"]] = 0
-        outs.append(out.reshape(wanted.shape[:-1] + values.shape[1:]))
+        lead = wanted.shape[:-1] if attrs["trailing_one"] else wanted.shape
+        outs.append(out.reshape(lead + values.shape[1:]))
     return outs
 
 

@@ -175,7 +175,7 @@ class DistributeTranspiler:
                               "dtype": table["dtype"]})
                 self._insert(block, idx + 2, "merge_ids",
                              {"Ids": [ids], "Rows": shards, "X": rows}, {"Out": [out]},
-                             {"padding_idx": padding})
+                             {"padding_idx": padding, "trailing_one": op.type == "lookup_table"})
             elif op.type in tuple(t + "_grad" for t in _LOOKUPS):
                 dout, dw = op.input("Out@GRAD")[0], op.output("W@GRAD")[0]
                 block._remove_op(idx)

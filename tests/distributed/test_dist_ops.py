@@ -34,14 +34,21 @@ def test_merge_ids_inverts_split_and_prefetch():
     ids = rng.randint(0, 20, (11, 1)).astype(np.int64)
     shards = ops.split_ids_dense({"num_shards": 3}, [ids])
     rows = [table[s.reshape(-1)] for s in shards]
-    (out,) = ops.merge_ids_kernel({"padding_idx": -1}, [ids], list(shards), rows)
+    plain = {"padding_idx": -1, "trailing_one": True}
+    (out,) = ops.merge_ids_kernel(plain, [ids], list(shards), rows)
     np.testing.assert_array_equal(out, table[ids.reshape(-1)])
-    (padded,) = ops.merge_ids_kernel({"padding_idx": int(ids[0, 0])}, [ids], list(shards), rows)
+    padding = {"padding_idx": int(ids[0, 0]), "trailing_one": True}
+    (padded,) = ops.merge_ids_kernel(padding, [ids], list(shards), rows)
     expected = table[ids.reshape(-1)]
     expected[ids.reshape(-1) == ids[0, 0]] = 0
     np.testing.assert_array_equal(padded, expected)
     with pytest.raises(KernelError, match="no shard answered id 99"):
-        ops.merge_ids_kernel({"padding_idx": -1}, [np.array([[99]])], list(shards), rows)
+        ops.merge_ids_kernel(plain, [np.array([[99]])], list(shards), rows)
+    # lookup_table_v2's ids of any shape: Out = Ids.shape + [D]
+    grid = ids.reshape(-1)[:10].reshape(2, 5)
+    (out_v2,) = ops.merge_ids_kernel({"padding_idx": -1, "trailing_one": False}, [grid],
+                                     list(shards), rows)
+    np.testing.assert_array_equal(out_v2, table[grid])
 
 
 def test_interleave_rows_rebuilds_a_mod_sharded_table():

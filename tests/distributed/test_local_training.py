@@ -186,3 +186,14 @@ def test_resuming_from_sharded_checkpoints_continues_exactly(tmp_path):
         np.testing.assert_allclose(resumed.params[name], value, rtol=0, atol=1e-6,
                                    err_msg=name)
     assert resumed.traffic[0]["steps"] == 20
+
+
+def test_several_slots_per_sample_lookup_table_v2_train_the_same():
+    main, startup, loss, _ = ctr_model(True, OPTIMIZERS["lazy_adam"], slots=3)
+    assert any(op.type == "lookup_table_v2" for op in main.global_block().ops)
+    global_batches = batches(10, 8, slots=3)
+    initial, trained, _ = initial_and_trained(main, startup, loss, global_batches)
+    result = train(main, startup, split_batches(global_batches, 2), pservers=2,
+                   init_from=initial, local=True, config=SMALL_BLOCKS)
+    for name, value in trained.items():
+        np.testing.assert_allclose(result.params[name], value, rtol=0, atol=1e-6, err_msg=name)
