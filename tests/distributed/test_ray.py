@@ -81,3 +81,34 @@ def test_a_killed_server_restarts_from_its_checkpoint(cluster, tmp_path):
                                                r"\(the server restarted from its checkpoint\)"):
         transport.wait([transport.push("ps0", 0, 3, grad)])  # ... and the trainer is told
     ray.kill(actor, no_restart=True)
+
+
+def test_a_silent_trainer_fails_the_others_after_the_timeout_on_ray(cluster):
+    main, startup, _, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.1))
+    _, servers = transpile(main, startup, ["ps0"], 2, True, SMALL_BLOCKS)
+    program, server_startup = servers["ps0"]
+    shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values()}
+    actor = ray_cluster.ServerActor.options(name="pserver:timeout-test", num_cpus=0).remote(
+        "ps0", program.serialize(), server_startup.serialize(), shapes)
+    transport = ray_cluster.RayTransport.__new__(ray_cluster.RayTransport)
+    transport.actors = {"ps0": actor}
+    transport.wait([transport.push("ps0", 0, 0, {})])  # trainer 0 pushed; trainer 1 never does
+    with pytest.raises(DistributedError, match=r"did not finish step 0 within 1 s: "
+                                               r"trainer\(s\) \[1\] never pushed it"):
+        transport.pull("ps0", [next(iter(ray.get(actor.values.remote())))], 1, 1.0)
+    ray.kill(actor, no_restart=True)
+
+
+def test_paddle_ir_train_on_a_local_ray_cluster(tmp_path):
+    import subprocess
+    import sys
+
+    main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.Adam(0.05, lazy_mode=True))
+    pir.io.save_train_program(tmp_path / "job", main, startup, ["ids", "y"], [loss])
+    np.savez(tmp_path / "data.npz", **batches(1, 64)[0])
+    done = subprocess.run([sys.executable, "-m", "paddle_ir", "train", str(tmp_path / "job"),
+                           "--trainers", "2", "--pservers", "2", "--feeds",
+                           str(tmp_path / "data.npz"), "--batch-size", "8", "--steps", "4",
+                           "--min-block-size", "16"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "2 trainer(s) x 2 server(s), 4 step(s)" in done.stdout
