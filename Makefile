@@ -8,6 +8,7 @@
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers
 #   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B10)
+#   make bench-distributed  B8: parameter-server training on Ray (bench/distributed.py)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -25,8 +26,8 @@ FUZZ_SECONDS ?= 600
 #   make bench-peers TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 TORCH_INDEX_URL ?=
 
-.PHONY: all demo test lint proto clean bench bench-peers bench-startup peers fuzz stress
-.PHONY: all demo test lint proto clean bench bench-peers peers fuzz mutation mutation-report
+.PHONY: all demo test lint proto clean bench bench-peers bench-startup bench-distributed peers
+.PHONY: fuzz stress mutation mutation-report
 
 all: test
 
@@ -45,7 +46,7 @@ $(PADDLE_PB2): proto/paddle_framework.proto $(DEPS)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=paddle_ir/proto proto/paddle_framework.proto
 
 $(STAMP): $(DEPS) $(PB2) $(PADDLE_PB2) pyproject.toml proto/build_hook.py
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation -e '.[test,distributed]'
 	touch $@
 
 # import-linter reads a package from disk, and ops/ and executor/ live beside paddle_ir/
@@ -102,6 +103,10 @@ bench: $(STAMP)
 # B10: cold-process start-up of `import paddle_ir` and `paddle-ir run` (bench/startup.py)
 bench-startup: $(STAMP)
 	$(PY) -m bench.startup
+
+# B8: parameter-server training on local Ray clusters (bench/distributed.py, ~2 minutes).
+bench-distributed: $(STAMP)
+	$(PY) -m bench.distributed
 
 bench-peers: $(STAMP) peers
 	$(PY) -m bench.run --peers $(BENCH_ARGS)

@@ -28,6 +28,8 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     cos_sim,
     crf,
     cross_entropy,
+    dist_comm,
+    dist_split,
     dropout,
     elementwise,
     elementwise_more,

@@ -31,6 +31,8 @@ from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 _ATTRS = [
     Attr("is_sparse", "bool", False, "make W@GRAD a SelectedRows of the looked-up rows"),
     Attr("padding_idx", "long", -1, "an id that looks up zeros and gets no gradient; -1: none"),
+    Attr("is_distributed", "bool", False, "the table is sharded over parameter servers "
+         "(paddle_ir.transpiler); no effect on one machine"),
 ]
 
 

@@ -14,7 +14,7 @@ import sys
 import traceback
 
 import paddle_ir
-from paddle_ir.cli import check, convert, dump, opinfo, run, view
+from paddle_ir.cli import check, convert, dump, opinfo, run, train, view
 from paddle_ir.cli.feeds import UsageError
 from paddle_ir.core.errors import PaddleIRError
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the traceback of an error")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for module in (run, dump, check, opinfo, convert, view):
+    for module in (run, dump, check, opinfo, convert, view, train):
         module.add_parser(subparsers, common)
     return parser
 

@@ -18,8 +18,9 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Pa
     `is_sparse=True` makes the table's gradient a SelectedRows of the looked-up
     rows, which sparse optimizer kernels update row by row. `padding_idx` (a
     negative value counts from the end, as in Paddle) looks up zeros and gets
-    no gradient. `is_distributed` (Fluid's flag for a table sharded over
-    parameter servers) is accepted and changes nothing on one machine.
+    no gradient. `is_distributed=True` marks a table that the distribute
+    transpiler shards over parameter servers and never places whole on a
+    trainer (paddle_ir.transpiler); on one machine it changes nothing.
     `ids_any_shape=True` always uses lookup_table_v2 (Fluid 1.7's top-level
     `fluid.embedding`: [N, 1] ids give [N, 1, dim]).
     """
@@ -35,5 +36,6 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Pa
                                  and input.shape[-1] == 1) else "lookup_table_v2"
     out = helper.create_variable_for_type_inference(w.dtype)
     helper.append_op(op_type, inputs={"W": w, "Ids": input}, outputs={"Out": out},
-                     attrs={"is_sparse": bool(is_sparse), "padding_idx": padding})
+                     attrs={"is_sparse": bool(is_sparse), "padding_idx": padding,
+                            "is_distributed": bool(is_distributed)})
     return out

@@ -1,0 +1,157 @@
+"""Parameter servers and trainers as Ray actors, and the transport between them.
+
+A server is an async Ray actor around a ParameterServer: its methods run one
+at a time on the actor's event loop, so a round never interleaves with a
+pull, and a sync-mode pull awaits the round it needs instead of blocking the
+actor. A server started with a checkpoint directory saves itself there every
+`save_every` rounds (a staged, atomic save) and, when Ray restarts it after a
+crash, restores the last save in its constructor; a trainer that then pushes
+a step the server has not reached gets an error saying so.
+
+Trust: only paddle-ir's own actors talk here, and only numpy arrays and
+SelectedRows parts cross between them; every push is checked by the server
+(server.py) before it touches a scope. `start_local_cluster` binds Ray to
+127.0.0.1 with the dashboard (and with it the job-submission API) off; joining
+an existing cluster with an address trusts whoever can reach it
+(docs/distributed.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import numpy as np
+import ray
+
+from paddle_ir.distributed.server import DistributedError, ParameterServer
+from paddle_ir.distributed.trainer import Trainer
+from paddle_ir.framework import Program
+
+NAMESPACE = "paddle-ir"
+
+
+def actor_name(endpoint: str) -> str:
+    return f"pserver:{endpoint}"
+
+
+def start_local_cluster(num_cpus: int | None = None) -> None:
+    """A private Ray on this machine: no dashboard (so no job-submission API), and Ray's
+    token authentication, which a local cluster refuses to run without.
+
+    Ray's own gRPC servers listen on every interface of the machine (Ray offers no
+    setting to keep them on the loopback); the token is what keeps other machines out.
+    """
+    if ray.is_initialized():
+        return
+    if os.environ.get("RAY_AUTH_MODE", "").lower() == "disabled":
+        raise DistributedError("RAY_AUTH_MODE=disabled: paddle-ir will not start a Ray cluster "
+                               "without authentication, since anyone who reaches its ports "
+                               "could run code on this machine", hint="unset RAY_AUTH_MODE")
+    ray.init(num_cpus=num_cpus, include_dashboard=False, namespace=NAMESPACE,
+             log_to_driver=False, configure_logging=False)
+
+
+@ray.remote(max_restarts=3, max_task_retries=0)
+class ServerActor:
+    def __init__(self, endpoint: str, program: bytes, startup: bytes, origin_shapes: dict,
+                 checkpoint_dir: str | None = None, save_every: int = 0,
+                 initial: dict | None = None):
+        self.server = ParameterServer(endpoint, Program.parse(program), Program.parse(startup),
+                                      origin_shapes, checkpoint_dir)
+        if initial and self.server.version == 0:
+            for name, value in initial.items():
+                # a copy: arrays from Ray's object store are read-only, and updates are in place
+                self.server.scope.find_var(name).get_tensor().set(np.array(value))
+        self.save_every = save_every
+        self._changed: asyncio.Condition | None = None
+
+    def _cond(self) -> asyncio.Condition:
+        if self._changed is None:  # made on the actor's event loop, on first use
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def push(self, trainer_id, step, grads) -> bool:
+        ran = self.server.push(trainer_id, step, grads)
+        if ran:
+            if self.save_every and self.server.checkpoint_dir \
+                    and self.server.version % self.save_every == 0:
+                self.server.save(self.server.checkpoint_dir)
+            async with self._cond():
+                self._cond().notify_all()
+        return ran
+
+    async def pull(self, names, min_version: int, timeout: float):
+        async with self._cond():
+            try:
+                await asyncio.wait_for(
+                    self._cond().wait_for(lambda: self.server.version >= min_version), timeout)
+            except TimeoutError:
+                raise DistributedError(
+                    f"server {self.server.endpoint!r} did not finish step {min_version - 1} "
+                    f"within {timeout:g} s: trainer(s) {self.server.waiting_for()} never "
+                    "pushed it (did a trainer die?)") from None
+        return self.server.pull(names)
+
+    async def prefetch(self, table, ids):
+        return self.server.prefetch(table, ids)
+
+    async def save(self, dirname: str | None = None) -> int:
+        self.server.save(dirname or self.server.checkpoint_dir)
+        return self.server.version
+
+    async def version(self) -> int:
+        return self.server.version
+
+    async def values(self) -> dict:
+        return {name: self.server.scope.find_var(name).get_tensor().numpy()
+                for name in self.server.pieces}
+
+
+class RayTransport:
+    """The communicator's transport over ServerActor handles found by name."""
+
+    def __init__(self, endpoints: list[str]):
+        self.actors = {e: ray.get_actor(actor_name(e), namespace=NAMESPACE) for e in endpoints}
+
+    def _call(self, endpoint: str, ref, timeout: float | None = None):
+        try:
+            return ray.get(ref, timeout=timeout)
+        except ray.exceptions.GetTimeoutError:
+            raise DistributedError(f"server {endpoint!r} did not answer within "
+                                   f"{timeout:g} s") from None
+        except ray.exceptions.RayActorError as e:
+            raise DistributedError(f"server {endpoint!r} died ({type(e).__name__}); Ray "
+                                   "restarts it from its last checkpoint: restart the "
+                                   "trainers from that checkpoint") from None
+        except ray.exceptions.RayTaskError as e:
+            if isinstance(e.cause, DistributedError):  # the server's own words, not Ray's wrapper
+                raise e.cause from None
+            raise
+
+    def push(self, endpoint, trainer_id, step, grads):
+        return endpoint, self.actors[endpoint].push.remote(trainer_id, step, grads)
+
+    def wait(self, handles) -> None:
+        for endpoint, ref in handles:
+            self._call(endpoint, ref)
+
+    def pull(self, endpoint, names, min_version, timeout):
+        ref = self.actors[endpoint].pull.remote(names, min_version, timeout)
+        return self._call(endpoint, ref, timeout + 30)
+
+    def version(self, endpoint) -> int:
+        return self._call(endpoint, self.actors[endpoint].version.remote())
+
+    def prefetch(self, endpoint, table, ids):
+        return self._call(endpoint, self.actors[endpoint].prefetch.remote(table, ids))
+
+
+@ray.remote
+class TrainerActor(Trainer):
+    """A Trainer in its own process, talking to the ServerActors by name."""
+
+    def __init__(self, trainer_id: int, main: bytes, startup: bytes, endpoints: list[str],
+                 sync_mode: bool, timeout: float):
+        super().__init__(trainer_id, Program.parse(main), Program.parse(startup),
+                         RayTransport(endpoints), sync_mode, timeout)

@@ -1,0 +1,114 @@
+"""The same training on Ray actors: parity, a server that dies and comes back, the cluster."""
+
+import socket
+import time
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.distributed import DistributedError, train
+from paddle_ir.distributed.launch import transpile
+from paddle_ir.transpiler import DistributeTranspilerConfig
+from tests.distributed.models import DIM, batches, ctr_model, initial_and_trained, split_batches
+
+ray = pytest.importorskip("ray")  # the optional extra paddle-ir[distributed]; CI installs it
+from paddle_ir.distributed import ray_cluster  # noqa: E402
+
+SMALL_BLOCKS = DistributeTranspilerConfig(min_block_size=16, rpc_timeout=20)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray_cluster.start_local_cluster(num_cpus=2)
+    yield
+    ray.shutdown()
+
+
+def test_the_local_cluster_has_no_dashboard_and_requires_a_token(cluster):
+    node = ray._private.worker._global_node
+    assert not node.webui_url  # no dashboard, hence no job-submission API
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", 8265)) != 0  # nothing on the dashboard's port
+    assert ray._private.authentication.authentication_utils.is_token_auth_enabled()
+
+
+@pytest.mark.parametrize("opt", ["sgd", "lazy_adam"])
+def test_ray_sync_training_equals_one_machine(cluster, opt):
+    make = {"sgd": lambda: pir.optimizer.SGD(0.2),
+            "lazy_adam": lambda: pir.optimizer.Adam(0.02, lazy_mode=True)}[opt]
+    main, startup, loss, _ = ctr_model(True, make)
+    global_batches = batches(20, 8)
+    initial, trained, _ = initial_and_trained(main, startup, loss, global_batches)
+    result = train(main, startup, split_batches(global_batches, 2), pservers=2,
+                   fetch_list=[loss], init_from=initial, config=SMALL_BLOCKS)
+    for name, value in trained.items():
+        np.testing.assert_allclose(result.params[name], value, rtol=0, atol=1e-6, err_msg=name)
+    assert all("table" not in names for names in result.trainer_scopes)
+
+
+def test_a_killed_server_restarts_from_its_checkpoint(cluster, tmp_path):
+    main, startup, _, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.1))
+    _, servers = transpile(main, startup, ["ps0"], 1, True, SMALL_BLOCKS)
+    program, server_startup = servers["ps0"]
+    shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values()}
+    actor = ray_cluster.ServerActor.options(name="pserver:kill-test", num_cpus=0).remote(
+        "ps0", program.serialize(), server_startup.serialize(), shapes,
+        str(tmp_path / "ckpt"), 2)
+    table = next(n for n in ray.get(actor.values.remote()) if n.startswith("table"))
+    grad = {table.replace("table", "table@GRAD", 1):
+            {"rows": np.array([1, 2], np.int64), "value": np.ones((2, DIM), np.float32),
+             "height": 60}}
+    for step in range(3):  # rounds 1..3; a save after round 2
+        assert ray.get(actor.push.remote(0, step, grad))
+    saved = ray.get(actor.values.remote())
+    assert ray.get(actor.version.remote()) == 3
+    ray.kill(actor, no_restart=False)
+    transport = ray_cluster.RayTransport.__new__(ray_cluster.RayTransport)
+    transport.actors = {"ps0": actor}
+    version, deadline = None, time.monotonic() + 60
+    while version != 2 and time.monotonic() < deadline:
+        # Ray restarts it; the constructor restores the last save (round 2)
+        try:
+            version = transport.version("ps0")
+        except DistributedError as e:
+            assert "died" in str(e)
+        time.sleep(0.1)
+    assert version == 2
+    restored = ray.get(actor.values.remote())
+    assert not np.array_equal(restored[table], saved[table])  # round 3 was lost ...
+    with pytest.raises(DistributedError, match="at step 2 but trainer 0 pushed step 3 "
+                                               r"\(the server restarted from its checkpoint\)"):
+        transport.wait([transport.push("ps0", 0, 3, grad)])  # ... and the trainer is told
+    ray.kill(actor, no_restart=True)
+
+
+def test_a_silent_trainer_fails_the_others_after_the_timeout_on_ray(cluster):
+    main, startup, _, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.1))
+    _, servers = transpile(main, startup, ["ps0"], 2, True, SMALL_BLOCKS)
+    program, server_startup = servers["ps0"]
+    shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values()}
+    actor = ray_cluster.ServerActor.options(name="pserver:timeout-test", num_cpus=0).remote(
+        "ps0", program.serialize(), server_startup.serialize(), shapes)
+    transport = ray_cluster.RayTransport.__new__(ray_cluster.RayTransport)
+    transport.actors = {"ps0": actor}
+    transport.wait([transport.push("ps0", 0, 0, {})])  # trainer 0 pushed; trainer 1 never does
+    with pytest.raises(DistributedError, match=r"did not finish step 0 within 1 s: "
+                                               r"trainer\(s\) \[1\] never pushed it"):
+        transport.pull("ps0", [next(iter(ray.get(actor.values.remote())))], 1, 1.0)
+    ray.kill(actor, no_restart=True)
+
+
+def test_paddle_ir_train_on_a_local_ray_cluster(tmp_path):
+    import subprocess
+    import sys
+
+    main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.Adam(0.05, lazy_mode=True))
+    pir.io.save_train_program(tmp_path / "job", main, startup, ["ids", "y"], [loss])
+    np.savez(tmp_path / "data.npz", **batches(1, 64)[0])
+    done = subprocess.run([sys.executable, "-m", "paddle_ir", "train", str(tmp_path / "job"),
+                           "--trainers", "2", "--pservers", "2", "--feeds",
+                           str(tmp_path / "data.npz"), "--batch-size", "8", "--steps", "4",
+                           "--min-block-size", "16"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "2 trainer(s) x 2 server(s), 4 step(s)" in done.stdout
