@@ -116,3 +116,7 @@ def __getattr__(name: str):
     from paddle_ir.fluid_names import missing_attribute
 
     raise missing_attribute("paddle_ir", name, __all__)
+
+# Fluid's fluid.core.Scope (`import paddle_ir as fluid`): the core layer cannot import the
+# executor above it, so the package that imports both names it there.
+core.Scope = Scope

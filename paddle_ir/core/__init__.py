@@ -5,8 +5,8 @@ Nothing here knows about operators, the builder or the executor.
 It also answers for Fluid's `fluid.core` (`import paddle_ir as fluid`): the
 names a Fluid program takes from it (`fluid.core.LoDTensor`, `Scope`,
 `CPUPlace`, `is_compiled_with_cuda`, `EOFException`, `VarDesc.VarType.FP32`)
-resolve on first use; `Scope` comes from the executor, above this layer, so it
-is looked up lazily rather than imported here.
+resolve on first use; `Scope` comes from the executor, above this layer, so
+paddle_ir/__init__.py (which imports both) sets it here.
 """
 
 from __future__ import annotations
@@ -37,9 +37,5 @@ def __getattr__(name: str):
         from paddle_ir.core.dtypes import FluidVarDesc
 
         return FluidVarDesc
-    if name == "Scope":
-        from paddle_ir.executor.scope import Scope
-
-        return Scope
     raise AttributeError(f"module 'paddle_ir.core' has no attribute {name!r}; Fluid's "
                          f"fluid.core names here: {list(_FLUID_NAMES)}")
