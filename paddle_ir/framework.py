@@ -36,7 +36,6 @@ from paddle_ir.operator import (  # noqa: F401
     _check_slots_and_attrs,
     _names_of,
     grad_var_name,
-    infer_op,
     op_location,
 )
 from paddle_ir.ops import registry as op_registry
@@ -204,7 +203,7 @@ class Block:
         staged.CopyFrom(desc)
         op = Operator(self, staged)
         read_back = {a.name: from_attr_proto(a) for a in staged.attrs}
-        infer_op(opdef, BuildContext(op, read_back, index))
+        opdef.infer(BuildContext(op, read_back, index))
 
         self.desc.ops.insert(index, staged)
         op.desc = self.desc.ops[index]

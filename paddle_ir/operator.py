@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paddle_ir.core.attrs import check_attr_value, from_attr_proto, to_attr_proto
+from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
 from paddle_ir.core.errors import InvalidProgramError, OpLocation
 from paddle_ir.ops import registry as op_registry
-from paddle_ir.ops.context import InferContext, VarInfo, default_infer_var_type
+from paddle_ir.ops.context import InferContext, VarInfo
 from paddle_ir.printer import op_to_string
 from paddle_ir.proto import framework_pb2 as pb
 from paddle_ir.variable import Variable
@@ -183,55 +183,9 @@ def _names_of(value) -> list[str]:
 
 
 def _check_slots_and_attrs(opdef, in_args, out_args, attrs, location) -> dict:
-    """Validate slots against the op spec; return attrs with defaults filled, in spec order."""
-    for kind, given, slots in (("input", in_args, opdef.inputs), ("output", out_args,
-                                                                  opdef.outputs)):
-        known = {s.name: s for s in slots}
-        for slot, names in given.items():
-            if slot not in known:
-                raise InvalidProgramError(
-                    f"{opdef.type} has no {kind} slot {slot!r}; its {kind}s are "
-                    f"{[s.name for s in slots]}", op=location)
-            if len(names) > 1 and not known[slot].duplicable:
-                raise InvalidProgramError(
-                    f"{kind} {slot} of {opdef.type} takes one variable, got {len(names)}: {names}",
-                    op=location)
-        for s in slots:
-            if not s.dispensable and not given.get(s.name):
-                raise InvalidProgramError(
-                    f"{kind} {s.name} of {opdef.type} is required but was not given",
-                    op=location)
-    result = {}
-    for spec in opdef.attrs:
-        if spec.name in attrs:
-            value = attrs.pop(spec.name)
-        elif spec.required:
-            raise InvalidProgramError(
-                f"attribute {spec.name!r} of {opdef.type} is required", op=location)
-        else:
-            value = spec.default
-        problem = check_attr_value(spec.kind, value)
-        if problem:
-            raise InvalidProgramError(
-                f"attribute {spec.name!r} of {opdef.type} must be {problem}, got "
-                f"{type(value).__name__} {value!r}", op=location)
-        result[spec.name] = value
-    for name, value in attrs.items():
-        spec = op_registry.COMMON_ATTRS.get(name)
-        if spec is None:
-            raise InvalidProgramError(
-                f"{opdef.type} has no attribute {name!r}; its attributes are "
-                f"{[a.name for a in opdef.attrs]}", op=location)
-        problem = check_attr_value(spec.kind, value)
-        if problem:
-            raise InvalidProgramError(
-                f"attribute {name!r} must be {problem}, got {value!r}", op=location)
-        result[name] = value
-    return result
-
-
-def infer_op(opdef, ctx: InferContext) -> None:
-    """Var-type inference, then shape inference: the order both build and run time use."""
-    (opdef.infer_var_type_fn or default_infer_var_type)(ctx)
-    if opdef.infer_shape_fn is not None:
-        opdef.infer_shape_fn(ctx)
+    """Check an op being appended against its spec (OpDef.problems: the first problem is
+    raised); return its attrs with defaults filled, in spec order."""
+    problems = opdef.problems(in_args, out_args, attrs)
+    if problems:
+        raise InvalidProgramError(problems[0], op=location)
+    return opdef.with_defaults(attrs)
