@@ -13,19 +13,17 @@ from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
 from paddle_ir.core.errors import InvalidProgramError, OpLocation
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.ops.context import InferContext, VarInfo
+from paddle_ir.ops.grad import GRAD_SUFFIX, grad_name  # noqa: F401 - re-exported
 from paddle_ir.printer import op_to_string
 from paddle_ir.proto import framework_pb2 as pb
-from paddle_ir.variable import Variable
 
 if TYPE_CHECKING:  # Block is only named in annotations here
     from paddle_ir.framework import Block
 
-GRAD_SUFFIX = "@GRAD"
-
-
 
 def grad_var_name(name: str) -> str:
-    return name + GRAD_SUFFIX
+    """The name of `name`'s gradient variable (Paddle's `framework.grad_var_name`)."""
+    return grad_name(name)
 
 
 class Operator:
@@ -161,25 +159,6 @@ class BuildContext(InferContext):
                 if var is not None:
                     shapes[n] = var.shape
         return op_location(self.op.desc, self.op.block.idx, self._op_idx, shapes)
-
-
-def _names_of(value) -> list[str]:
-    """Slot arguments given as a Variable, a name, or a list of either."""
-    if value is None:
-        return []
-    if isinstance(value, (Variable, str)):
-        value = [value]
-    names = []
-    for item in value:
-        if isinstance(item, Variable):
-            names.append(item.name)
-        elif isinstance(item, str):
-            names.append(item)
-        else:
-            raise InvalidProgramError(
-                f"a slot argument must be a Variable or a variable name, got {item!r}"
-            )
-    return names
 
 
 def _check_slots_and_attrs(opdef, in_args, out_args, attrs, location) -> dict:
