@@ -2,7 +2,7 @@
 
 Ops such as `while` and `conditional_block` run sub-blocks. A sub-block reads
 and writes its parent block's variables by name, exactly as Paddle's step
-scopes do, so the parent's running frame (an array of values, see plan.py) is
+scopes do, so the parent's running frame (an array of values, see plan.py and steps.py) is
 shown to it as a `FrameScope`: a Scope whose variables are views of the
 frame's slots. A sub-block's own variables live in the scope it is run with
 (a step scope the control kernel creates), which is what a grad op later

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name
 from paddle_ir.core.errors import (
@@ -114,76 +113,18 @@ def shape_of(value):
     return getattr(value, "shape", None)
 
 
-def parse_attrs(op: pb.OpDesc, opdef, location: OpLocation) -> dict:
-    """Attributes of a parsed op, checked against its spec, with defaults filled."""
-    attrs = {}
-    for a in op.attrs:
-        spec = opdef.attr_spec(a.name)
-        if spec is None:
-            raise InvalidProgramError(f"{op.type} has no attribute {a.name!r}", op=location)
-        try:
-            value = from_attr_proto(a)
-        except KeyError:
-            raise InvalidProgramError(
-                f"attribute {a.name!r} has unknown AttrType {a.type}", op=location) from None
-        problem = check_attr_value(spec.kind, value)
-        expected_type = ATTR_KINDS[spec.kind][0]
-        if problem or a.type != expected_type:
-            raise InvalidProgramError(
-                f"attribute {a.name!r} of {op.type} must be {spec.kind} "
-                f"(AttrType {pb.AttrType.Name(expected_type)}), but the program stores "
-                f"{pb.AttrType.Name(a.type) if a.type in pb.AttrType.values() else a.type}",
-                op=location)
-        attrs[a.name] = value
-    for spec in opdef.attrs:
-        if spec.name not in attrs:
-            if spec.required:
-                raise InvalidProgramError(
-                    f"attribute {spec.name!r} of {op.type} is required", op=location)
-            attrs[spec.name] = spec.default
-    return attrs
-
-
 def _slot_map(vars_) -> dict[str, list[str]]:
     return {v.parameter: list(v.arguments) for v in vars_}
 
 
-def _check_slots(op: pb.OpDesc, opdef, ins, outs, location) -> None:
-    for kind, given, slots in (("input", ins, opdef.inputs), ("output", outs, opdef.outputs)):
-        known = {s.name: s for s in slots}
-        for slot, names in given.items():
-            if slot not in known:
-                raise InvalidProgramError(
-                    f"{op.type} has no {kind} slot {slot!r}; its {kind}s are {list(known)}",
-                    op=location)
-            if len(names) > 1 and not known[slot].duplicable:
-                raise InvalidProgramError(
-                    f"{kind} {slot} of {op.type} takes one variable, got {names}", op=location)
-        for s in slots:
-            if not s.dispensable and not given.get(s.name):
-                raise InvalidProgramError(
-                    f"{kind} {s.name} of {op.type} is required but was not given", op=location)
-
-
-def _slot_map(vars_) -> dict[str, list[str]]:
-    return {v.parameter: list(v.arguments) for v in vars_}
-
-
-def _check_slots(op: pb.OpDesc, opdef, ins, outs, location) -> None:
-    for kind, given, slots in (("input", ins, opdef.inputs), ("output", outs, opdef.outputs)):
-        known = {s.name: s for s in slots}
-        for slot, names in given.items():
-            if slot not in known:
-                raise InvalidProgramError(
-                    f"{op.type} has no {kind} slot {slot!r}; its {kind}s are {list(known)}",
-                    op=location)
-            if len(names) > 1 and not known[slot].duplicable:
-                raise InvalidProgramError(
-                    f"{kind} {slot} of {op.type} takes one variable, got {names}", op=location)
-        for s in slots:
-            if not s.dispensable and not given.get(s.name):
-                raise InvalidProgramError(
-                    f"{kind} {s.name} of {op.type} is required but was not given", op=location)
+def checked_attrs(op: pb.OpDesc, opdef, ins, outs, location: OpLocation) -> dict:
+    """The op's attributes with defaults filled, after the spec's check (the first problem
+    is raised: OpDef.problems is the one statement of the rules)."""
+    attrs, problems = opdef.decode_attrs(op.attrs)
+    problems += opdef.problems(ins, outs, attrs)
+    if problems:
+        raise InvalidProgramError(problems[0], op=location)
+    return opdef.with_defaults(attrs)
 
 
 @dataclass
@@ -299,8 +240,7 @@ class BlockCompiler:
                 f"unknown op type {op.type!r}: no operator of that name is registered",
                 op=location_fn(), hint="`paddle-ir ops` lists the registered op types")
         ins, outs = _slot_map(op.inputs), _slot_map(op.outputs)
-        _check_slots(op, opdef, ins, outs, location_fn())
-        attrs = parse_attrs(op, opdef, location_fn())
+        attrs = checked_attrs(op, opdef, ins, outs, location_fn())
         for slot, names in ins.items():
             for n in names:
                 if env[self.index[n]] is None:

@@ -53,10 +53,16 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
               dead: tuple[int, ...] = ()):
     """A step for the common case: single-variable slots, one output, no LoD, no fallback.
 
-    One rule: call the kernel, check the result's class, store it, clear `dead` (the
-    input slots this op reads for the last time). The kernel call is spelled out for
-    one to three inputs because `fn(attrs, *args)` costs a fifth of a chained op's time.
+    One rule: call the kernel, check the result's class, store it, and clear `dead`
+    (the input slots this op reads for the last time). Up to two dead slots are
+    cleared by two plain stores, padded with ABSENT (slot 0, None for good), which
+    costs less than a loop over them; more go through `freeing`. The kernel call is
+    spelled out for one to three inputs because `fn(attrs, *args)` costs a fifth of
+    a chained op's time.
     """
+    if len(dead) > 2:
+        return freeing(fast_step(fn, attrs, ins, out, cls, op_type, out_name), dead)
+    d1, d2 = (tuple(dead) + (ABSENT, ABSENT))[:2]
     if len(ins) == 1:
         (a,) = ins
 
@@ -65,8 +71,7 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
             if v.__class__ is not cls:
                 v = bad_output(op_type, out_name, v, cls)
             env[out] = v
-            for d in dead:
-                env[d] = None
+            env[d1] = env[d2] = None
 
     elif len(ins) == 2:
         a, b = ins
@@ -76,8 +81,7 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
             if v.__class__ is not cls:
                 v = bad_output(op_type, out_name, v, cls)
             env[out] = v
-            for d in dead:
-                env[d] = None
+            env[d1] = env[d2] = None
 
     elif len(ins) == 3:
         a, b, c = ins
@@ -87,8 +91,7 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
             if v.__class__ is not cls:
                 v = bad_output(op_type, out_name, v, cls)
             env[out] = v
-            for d in dead:
-                env[d] = None
+            env[d1] = env[d2] = None
 
     else:
 
@@ -97,8 +100,7 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
             if v.__class__ is not cls:
                 v = bad_output(op_type, out_name, v, cls)
             env[out] = v
-            for d in dead:
-                env[d] = None
+            env[d1] = env[d2] = None
 
     return step
 

@@ -119,33 +119,35 @@ def _make_grad_maker(grad_type: str):
     return maker
 
 
-for _op_type, _v1, _ids_doc in (
-    ("lookup_table", True, "int64 ids with a trailing dim of 1, e.g. [N, 1]"),
-    ("lookup_table_v2", False, "int64 ids of any shape"),
-):
-    _fwd = register_op(
-        _op_type,
-        inputs=[In("W", "the embedding table [V, D]"), In("Ids", _ids_doc)],
-        outputs=[Out("Out", "the looked-up rows, with Ids' LoD")],
-        attrs=_ATTRS,
-        key_inputs=["W"],
-        doc=__doc__,
-    )
+def _forward_spec(ids_doc: str) -> dict:
+    return dict(inputs=[In("W", "the embedding table [V, D]"), In("Ids", ids_doc)],
+                outputs=[Out("Out", "the looked-up rows, with Ids' LoD")],
+                attrs=_ATTRS, key_inputs=["W"], doc=__doc__)
+
+
+def _grad_spec(forward: str) -> dict:
+    return dict(inputs=[In("W", "the table (for its shape)", no_need_buffer=True), In("Ids"),
+                        In("Out@GRAD")],
+                outputs=[Out("W@GRAD", "SelectedRows if is_sparse, else dense",
+                             dispensable=True)],
+                attrs=_ATTRS, key_inputs=["Out@GRAD"],
+                doc=f"The gradient of {forward} w.r.t. W; see {forward}.")
+
+
+# Registered by their literal names, so that searching for an op type finds these lines.
+lookup_table = register_op(
+    "lookup_table", **_forward_spec("int64 ids with a trailing dim of 1, e.g. [N, 1]"))
+lookup_table_v2 = register_op("lookup_table_v2", **_forward_spec("int64 ids of any shape"))
+lookup_table_grad = register_op("lookup_table_grad", **_grad_spec("lookup_table"))
+lookup_table_v2_grad = register_op("lookup_table_v2_grad", **_grad_spec("lookup_table_v2"))
+
+for _fwd, _bwd, _v1 in ((lookup_table, lookup_table_grad, True),
+                        (lookup_table_v2, lookup_table_v2_grad, False)):
     _fwd.infer_shape(lambda ctx, v1=_v1: _infer_forward(ctx, v1))
     _kernel = _forward_kernel(_v1)
-    _kernel.__qualname__ = _kernel.__name__ = f"{_op_type}_dense"
+    _kernel.__qualname__ = _kernel.__name__ = f"{_fwd.type}_dense"
     _fwd.kernel(dtypes=FLOATS)(_kernel)
-    _fwd.grad_maker(_make_grad_maker(_op_type + "_grad"))
-
-    _bwd = register_op(
-        _op_type + "_grad",
-        inputs=[In("W", "the table (for its shape)", no_need_buffer=True), In("Ids"),
-                In("Out@GRAD")],
-        outputs=[Out("W@GRAD", "SelectedRows if is_sparse, else dense", dispensable=True)],
-        attrs=_ATTRS,
-        key_inputs=["Out@GRAD"],
-        doc=f"The gradient of {_op_type} w.r.t. W; see {_op_type}.",
-    )
+    _fwd.grad_maker(_make_grad_maker(_bwd.type))
     _bwd.infer_var_type(_infer_grad_var_type)
     _bwd.infer_shape(_infer_grad)
     _bwd.kernel(dtypes=FLOATS)(_grad_kernel)

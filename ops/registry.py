@@ -21,15 +21,16 @@ slot order.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from paddle_ir.core.attrs import ATTR_KINDS
+from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.kinds import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS, STYPE_TENSOR_ARRAY
 from paddle_ir.ops.context import default_infer_var_type
+from paddle_ir.proto import framework_pb2 as pb
 
 # Kernel keys name storage types (core/kinds.py holds the vocabulary); DENSE is the
 # short name every op module uses.
@@ -154,6 +155,69 @@ class OpDef:
         if not self.kernels:
             return "(none)"
         return ", ".join(str(k) for k in sorted(self.kernels, key=str))
+
+    # -- checking an op against this spec ----------------------------------------------
+    def problems(self, inputs: Mapping[str, Sequence[str]], outputs: Mapping[str, Sequence[str]],
+                 attrs: Mapping[str, Any]) -> list[str]:
+        """Everything wrong with an op of this type that binds `inputs` and `outputs` (slot
+        -> variable names) and sets `attrs` (name -> value; defaults not filled in).
+
+        The one statement of these rules: the builder raises the first problem, the
+        executor raises the first, and `paddle-ir check` lists them all.
+        """
+        found = []
+        for kind, given, slots in (("input", inputs, self.inputs),
+                                   ("output", outputs, self.outputs)):
+            known = {s.name: s for s in slots}
+            for slot, names in given.items():
+                spec = known.get(slot)
+                if spec is None:
+                    found.append(f"{self.type} has no {kind} slot {slot!r}; its {kind}s are "
+                                 f"{list(known)}")
+                elif len(names) > 1 and not spec.duplicable:
+                    found.append(f"{kind} {slot} of {self.type} takes one variable, got "
+                                 f"{len(names)}: {list(names)}")
+            for s in slots:
+                if not s.dispensable and not given.get(s.name):
+                    found.append(f"{kind} {s.name} of {self.type} is required but is not given")
+        for name, value in attrs.items():
+            spec = self.attr_spec(name)
+            if spec is None:
+                found.append(f"{self.type} has no attribute {name!r}; its attributes are "
+                             f"{[a.name for a in self.attrs]}")
+                continue
+            problem = check_attr_value(spec.kind, value)
+            if problem:
+                found.append(f"attribute {name!r} of {self.type} must be {problem}, got "
+                             f"{type(value).__name__} {value!r}")
+        for spec in self.attrs:
+            if spec.required and spec.name not in attrs:
+                found.append(f"attribute {spec.name!r} of {self.type} is required but is not "
+                             f"given")
+        return found
+
+    def decode_attrs(self, protos: Iterable[pb.OpDesc.Attr]) -> tuple[dict, list[str]]:
+        """The values of a parsed OpDesc's attributes, for `problems`, and what is wrong
+        on the wire: an attribute stored as another AttrType than its kind's (left out of
+        the values)."""
+        values, found = {}, []
+        for a in protos:
+            spec = self.attr_spec(a.name)
+            # (every AttrType of the schema has a kind: proto2 keeps out unknown ones)
+            if spec is not None and a.type != ATTR_KINDS[spec.kind][0]:
+                found.append(f"attribute {a.name!r} of {self.type} must be {spec.kind} "
+                             f"(AttrType {pb.AttrType.Name(ATTR_KINDS[spec.kind][0])}), but "
+                             f"the program stores {pb.AttrType.Name(a.type)}")
+            else:  # an unknown name is `problems`' to report
+                values[a.name] = from_attr_proto(a)
+        return values, found
+
+    def with_defaults(self, attrs: Mapping[str, Any]) -> dict:
+        """`attrs` with every unset attribute of the spec at its default, in spec order."""
+        full = {spec.name: attrs[spec.name] if spec.name in attrs else spec.default
+                for spec in self.attrs}
+        full.update((name, value) for name, value in attrs.items() if name not in full)
+        return full
 
     def infer(self, ctx) -> None:
         """Var-type inference, then shape inference, over `ctx` (an ops.context.InferContext):

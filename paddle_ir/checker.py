@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 
-from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
+from paddle_ir.core.attrs import check_attr_value, from_attr_proto
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import OpLocation, PaddleIRError
 from paddle_ir.framework import MAX_BLOCK_DEPTH, Program, op_location, undecodable_strings
@@ -48,10 +48,6 @@ class Problem:
         if self.block_idx is not None:
             return f"[{self.category}] block {self.block_idx}: {self.message}"
         return f"[{self.category}] {self.message}"
-
-
-def _kind_name(attr_type: int) -> str:
-    return pb.AttrType.Name(attr_type) if attr_type in pb.AttrType.values() else str(attr_type)
 
 
 class _Checker:
@@ -189,59 +185,38 @@ class _Checker:
         self.check_attrs(opdef, op, where)
 
     def check_slots(self, opdef, op: pb.OpDesc, where: OpLocation) -> None:
-        for kind, given, slots in (("input", op.inputs, opdef.inputs),
-                                   ("output", op.outputs, opdef.outputs)):
-            known = {s.name: s for s in slots}
+        """What only a parsed OpDesc can get wrong: a slot named twice (the spec's own
+        rules are OpDef.problems, in check_attrs)."""
+        for kind, given in (("input", op.inputs), ("output", op.outputs)):
             named = set()
             for v in given:
                 if v.parameter in named:
                     self.add(f"{kind} slot {v.parameter!r} appears twice", op=where)
                 named.add(v.parameter)
-                slot = known.get(v.parameter)
-                if slot is None:
-                    self.add(f"{op.type} has no {kind} slot {v.parameter!r}; its {kind}s are "
-                             f"{list(known)}", op=where)
-                elif len(v.arguments) > 1 and not slot.duplicable:
-                    self.add(f"{kind} {v.parameter} takes one variable, got "
-                             f"{list(v.arguments)}", op=where)
-            for s in slots:
-                bound = next((v for v in given if v.parameter == s.name), None)
-                if not s.dispensable and (bound is None or not bound.arguments):
-                    self.add(f"{kind} {s.name} is required but is not given", op=where)
 
     def check_attrs(self, opdef, op: pb.OpDesc, where: OpLocation) -> None:
-        present = set()
-        for a in op.attrs:
-            present.add(a.name)
-            spec = opdef.attr_spec(a.name)
-            if spec is None:
-                self.add(f"{op.type} has no attribute {a.name!r}; its attributes are "
-                         f"{[s.name for s in opdef.attrs]}", op=where)
+        """The spec's rules for slots and attributes (all of OpDef.problems), the wire
+        types of the attributes, and where sub-block attributes point."""
+        values, problems = opdef.decode_attrs(op.attrs)
+        problems += opdef.problems(_slot_map(op.inputs), _slot_map(op.outputs), values)
+        for problem in problems:
+            self.add(problem, op=where)
+        for name, value in values.items():
+            spec = opdef.attr_spec(name)
+            if spec is None or spec.kind not in ("block", "blocks"):
                 continue
-            expected = ATTR_KINDS[spec.kind][0]
-            if a.type != expected:
-                self.add(f"attribute {a.name!r} must be {spec.kind} (AttrType "
-                         f"{_kind_name(expected)}), but the program stores "
-                         f"{_kind_name(a.type)}", op=where)
-                continue
-            value = from_attr_proto(a)
-            problem = check_attr_value(spec.kind, value)
-            if problem:
-                self.add(f"attribute {a.name!r} must be {problem}, got {value!r}", op=where)
-            elif spec.kind in ("block", "blocks"):
-                for idx in value if isinstance(value, list) else [value]:
-                    if not 0 < idx < len(self.desc.blocks):
-                        self.add(f"attribute {a.name!r} refers to block {idx}, but the "
-                                 f"program's sub-blocks are 1..{len(self.desc.blocks) - 1}",
-                                 op=where)
-                    elif self.desc.blocks[idx].parent_idx != where.block_idx:
-                        # A sub-block sees its parent's variables: it must be run from there.
-                        self.add(f"attribute {a.name!r} refers to block {idx}, whose parent "
-                                 f"is block {self.desc.blocks[idx].parent_idx}, but the op is "
-                                 f"in block {where.block_idx}", op=where)
-        for spec in opdef.attrs:
-            if spec.required and spec.name not in present:
-                self.add(f"attribute {spec.name!r} is required but is not given", op=where)
+            if check_attr_value(spec.kind, value):
+                continue  # reported above
+            for idx in value if isinstance(value, list) else [value]:
+                if not 0 < idx < len(self.desc.blocks):
+                    self.add(f"attribute {name!r} refers to block {idx}, but the "
+                             f"program's sub-blocks are 1..{len(self.desc.blocks) - 1}",
+                             op=where)
+                elif self.desc.blocks[idx].parent_idx != where.block_idx:
+                    # A sub-block sees its parent's variables: it must be run from there.
+                    self.add(f"attribute {name!r} refers to block {idx}, whose parent "
+                             f"is block {self.desc.blocks[idx].parent_idx}, but the op is "
+                             f"in block {where.block_idx}", op=where)
 
     # -- inference ------------------------------------------------------------------------
     def check_inference(self) -> None:
@@ -319,3 +294,11 @@ def check_bytes(data: bytes) -> list[Problem]:
         return [Problem("ProgramFormatError",
                         f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}")]
     return check_program(desc)
+
+
+def _slot_map(vars_) -> dict[str, list[str]]:
+    """Slot -> arguments; a slot named twice keeps all its arguments (reported apart)."""
+    slots: dict[str, list[str]] = {}
+    for v in vars_:
+        slots.setdefault(v.parameter, []).extend(v.arguments)
+    return slots

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from google.protobuf.message import DecodeError
 
+from paddle_ir import unique_name
 from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
 from paddle_ir.core.default_program import set_default_main_program_source
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
@@ -34,15 +35,13 @@ from paddle_ir.operator import (  # noqa: F401
     BuildContext,
     Operator,
     _check_slots_and_attrs,
-    _names_of,
     grad_var_name,
-    infer_op,
     op_location,
 )
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.printer import program_to_string
 from paddle_ir.proto import framework_pb2 as pb
-from paddle_ir.variable import _LOD_TYPES, Parameter, Variable, VarType  # noqa: F401
+from paddle_ir.variable import _LOD_TYPES, Parameter, Variable, VarType, names_of  # noqa: F401
 
 PROGRAM_FORMAT_VERSION = 1
 # How deep sub-blocks may nest (block 0 is depth 0): anything that walks the parent
@@ -91,8 +90,6 @@ class Block:
         **kwargs,
     ) -> Variable:
         """Create (or return the existing) variable `name` in this block."""
-        from paddle_ir import unique_name
-
         name = name or unique_name.generate("_generated_var")
         if name in self.vars:
             return self.vars[name]
@@ -177,8 +174,8 @@ class Block:
                 op=location,
                 hint="`paddle-ir ops` lists the registered op types",
             )
-        in_args = {slot: _names_of(v) for slot, v in (inputs or {}).items()}
-        out_args = {slot: _names_of(v) for slot, v in (outputs or {}).items()}
+        in_args = {slot: names_of(v) for slot, v in (inputs or {}).items()}
+        out_args = {slot: names_of(v) for slot, v in (outputs or {}).items()}
         location.inputs, location.outputs = in_args, out_args
         full_attrs = _check_slots_and_attrs(opdef, in_args, out_args, dict(attrs or {}), location)
         for names in list(in_args.values()) + list(out_args.values()):
@@ -204,7 +201,7 @@ class Block:
         staged.CopyFrom(desc)
         op = Operator(self, staged)
         read_back = {a.name: from_attr_proto(a) for a in staged.attrs}
-        infer_op(opdef, BuildContext(op, read_back, index))
+        opdef.infer(BuildContext(op, read_back, index))
 
         self.desc.ops.insert(index, staged)
         op.desc = self.desc.ops[index]

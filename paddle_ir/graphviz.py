@@ -14,6 +14,7 @@ dict order surprises), so it can be diffed and tested.
 
 from __future__ import annotations
 
+from paddle_ir.core.attrs import block_refs
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -72,16 +73,6 @@ def _owner(desc: pb.ProgramDesc, block_idx: int, name: str, declared: list[dict]
     return None
 
 
-def _block_refs(op: pb.OpDesc) -> list[int]:
-    refs = []
-    for a in op.attrs:
-        if a.type == pb.BLOCK:
-            refs.append(a.block_idx)
-        elif a.type == pb.BLOCKS:
-            refs.extend(a.blocks_idx)
-    return refs
-
-
 def program_to_dot(desc: pb.ProgramDesc, block: int | None = None) -> str:
     """DOT source for the whole program, or for one block (with the outer variables it uses)."""
     shown = range(len(desc.blocks)) if block is None else [block]
@@ -121,7 +112,7 @@ def program_to_dot(desc: pb.ProgramDesc, block: int | None = None) -> str:
                                                                                 node)
                         edges.append(f"  {_quote(ends[0])} -> {_quote(ends[1])} "
                                      f"[label={_quote(v.parameter)}];")
-            for ref in _block_refs(op):
+            for ref in block_refs(op):
                 if ref in shown and 0 <= ref < len(desc.blocks) and desc.blocks[ref].ops:
                     edges.append(f"  {_quote(_op_id(b, i))} -> {_quote(_op_id(ref, 0))} "
                                  f"[style=dashed, lhead={_quote(f'cluster_block{ref}')}, "

@@ -37,7 +37,7 @@ program fails with a TensorFormatError instead of loading garbage.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paddle_ir.core import savedir, tensor_io
@@ -52,7 +52,8 @@ from paddle_ir.core.errors import (
 )
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.framework import Program, Variable, default_main_program
+from paddle_ir.executor.scope import global_scope
+from paddle_ir.framework import Program, default_main_program, names_of
 from paddle_ir.proto import framework_pb2 as pb
 from paddle_ir.prune import prune
 
@@ -106,9 +107,6 @@ def load_program(path, root=None) -> Program:
 
 
 def _global_scope():
-    # The executor sits beside the builder; load its scope module on first use.
-    from paddle_ir.executor.scope import global_scope
-
     return global_scope()
 
 
@@ -291,20 +289,6 @@ def load_vars(path, program: Program, scope=None, root=None) -> list[str]:
 # --- inference models ------------------------------------------------------------------
 
 
-def _names(items: Iterable, what: str) -> list[str]:
-    if isinstance(items, (str, Variable)):
-        items = [items]
-    names = []
-    for item in items:
-        if isinstance(item, Variable):
-            names.append(item.name)
-        elif isinstance(item, str):
-            names.append(item)
-        else:
-            raise InvalidProgramError(f"{what} must be variable names or Variables, got {item!r}")
-    return names
-
-
 def _commit(dirname, files: dict, owned) -> None:
     savedir.commit(dirname, files, owned, legacy_names=LEGACY_NAMES)
 
@@ -336,8 +320,8 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     parameter (paddle_ir.paddle_format).
     """
     program = default_main_program() if main_program is None else main_program
-    feeds = _names(feeded_var_names, "feeded_var_names")
-    targets = _names(target_vars, "target_vars")
+    feeds = names_of(feeded_var_names, "feeded_var_names")
+    targets = names_of(target_vars, "target_vars")
     if not targets:
         raise InvalidProgramError("save_inference_model needs at least one target variable")
     pruned = prune(program, feeds, targets)
@@ -421,8 +405,8 @@ def save_train_program(dirname, main_program: Program, startup_program: Program,
     with its feed and fetch targets named in the ProgramDesc; `main_program`
     itself is not modified. Both files replace the previous ones as one whole.
     """
-    feeds = _names(feed_names, "feed_names")
-    fetches = _names(fetch_vars, "fetch_vars")
+    feeds = names_of(feed_names, "feed_names")
+    fetches = names_of(fetch_vars, "fetch_vars")
     block = main_program.global_block()
     for name in feeds + fetches:
         if not block.has_var(name):

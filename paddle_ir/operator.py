@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paddle_ir.core.attrs import check_attr_value, from_attr_proto, to_attr_proto
+from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
 from paddle_ir.core.errors import InvalidProgramError, OpLocation
 from paddle_ir.ops import registry as op_registry
-from paddle_ir.ops.context import InferContext, VarInfo, default_infer_var_type
+from paddle_ir.ops.context import InferContext, VarInfo
+from paddle_ir.ops.grad import GRAD_SUFFIX, grad_name  # noqa: F401 - re-exported
 from paddle_ir.printer import op_to_string
 from paddle_ir.proto import framework_pb2 as pb
-from paddle_ir.variable import Variable
 
 if TYPE_CHECKING:  # Block is only named in annotations here
     from paddle_ir.framework import Block
 
-GRAD_SUFFIX = "@GRAD"
-
-
 
 def grad_var_name(name: str) -> str:
-    return name + GRAD_SUFFIX
+    """The name of `name`'s gradient variable (Paddle's `framework.grad_var_name`)."""
+    return grad_name(name)
 
 
 class Operator:
@@ -163,75 +161,10 @@ class BuildContext(InferContext):
         return op_location(self.op.desc, self.op.block.idx, self._op_idx, shapes)
 
 
-def _names_of(value) -> list[str]:
-    """Slot arguments given as a Variable, a name, or a list of either."""
-    if value is None:
-        return []
-    if isinstance(value, (Variable, str)):
-        value = [value]
-    names = []
-    for item in value:
-        if isinstance(item, Variable):
-            names.append(item.name)
-        elif isinstance(item, str):
-            names.append(item)
-        else:
-            raise InvalidProgramError(
-                f"a slot argument must be a Variable or a variable name, got {item!r}"
-            )
-    return names
-
-
 def _check_slots_and_attrs(opdef, in_args, out_args, attrs, location) -> dict:
-    """Validate slots against the op spec; return attrs with defaults filled, in spec order."""
-    for kind, given, slots in (("input", in_args, opdef.inputs), ("output", out_args,
-                                                                  opdef.outputs)):
-        known = {s.name: s for s in slots}
-        for slot, names in given.items():
-            if slot not in known:
-                raise InvalidProgramError(
-                    f"{opdef.type} has no {kind} slot {slot!r}; its {kind}s are "
-                    f"{[s.name for s in slots]}", op=location)
-            if len(names) > 1 and not known[slot].duplicable:
-                raise InvalidProgramError(
-                    f"{kind} {slot} of {opdef.type} takes one variable, got {len(names)}: {names}",
-                    op=location)
-        for s in slots:
-            if not s.dispensable and not given.get(s.name):
-                raise InvalidProgramError(
-                    f"{kind} {s.name} of {opdef.type} is required but was not given",
-                    op=location)
-    result = {}
-    for spec in opdef.attrs:
-        if spec.name in attrs:
-            value = attrs.pop(spec.name)
-        elif spec.required:
-            raise InvalidProgramError(
-                f"attribute {spec.name!r} of {opdef.type} is required", op=location)
-        else:
-            value = spec.default
-        problem = check_attr_value(spec.kind, value)
-        if problem:
-            raise InvalidProgramError(
-                f"attribute {spec.name!r} of {opdef.type} must be {problem}, got "
-                f"{type(value).__name__} {value!r}", op=location)
-        result[spec.name] = value
-    for name, value in attrs.items():
-        spec = op_registry.COMMON_ATTRS.get(name)
-        if spec is None:
-            raise InvalidProgramError(
-                f"{opdef.type} has no attribute {name!r}; its attributes are "
-                f"{[a.name for a in opdef.attrs]}", op=location)
-        problem = check_attr_value(spec.kind, value)
-        if problem:
-            raise InvalidProgramError(
-                f"attribute {name!r} must be {problem}, got {value!r}", op=location)
-        result[name] = value
-    return result
-
-
-def infer_op(opdef, ctx: InferContext) -> None:
-    """Var-type inference, then shape inference: the order both build and run time use."""
-    (opdef.infer_var_type_fn or default_infer_var_type)(ctx)
-    if opdef.infer_shape_fn is not None:
-        opdef.infer_shape_fn(ctx)
+    """Check an op being appended against its spec (OpDef.problems: the first problem is
+    raised); return its attrs with defaults filled, in spec order."""
+    problems = opdef.problems(in_args, out_args, attrs)
+    if problems:
+        raise InvalidProgramError(problems[0], op=location)
+    return opdef.with_defaults(attrs)

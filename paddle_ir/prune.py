@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from paddle_ir.core.attrs import block_refs
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Program
 from paddle_ir.proto import framework_pb2 as pb
@@ -22,27 +23,17 @@ def _args(slots) -> set[str]:
     return {a for v in slots for a in v.arguments}
 
 
-def _block_refs(op: pb.OpDesc) -> list[int]:
-    refs = []
-    for a in op.attrs:
-        if a.type == pb.BLOCK:
-            refs.append(a.block_idx)
-        elif a.type == pb.BLOCKS:
-            refs.extend(a.blocks_idx)
-    return refs
-
-
 def _sub_blocks(desc: pb.ProgramDesc, op: pb.OpDesc) -> set[int]:
     """Every block an op refers to, directly or through the ops inside those blocks."""
     found: set[int] = set()
-    todo = [i for i in _block_refs(op) if 0 <= i < len(desc.blocks)]
+    todo = [i for i in block_refs(op) if 0 <= i < len(desc.blocks)]
     while todo:
         idx = todo.pop()
         if idx in found:
             continue
         found.add(idx)
         for inner in desc.blocks[idx].ops:
-            todo.extend(i for i in _block_refs(inner) if 0 <= i < len(desc.blocks))
+            todo.extend(i for i in block_refs(inner) if 0 <= i < len(desc.blocks))
     return found
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype, to_numpy_dtype
+from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.printer import describe_var
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -140,3 +141,22 @@ class Parameter(Variable):
         return f"Parameter({describe_var(self.desc)})"
 
     __str__ = __repr__
+
+
+def names_of(value, what: str = "a slot argument") -> list[str]:
+    """Variable names from a Variable, a name, or an iterable of either (None: none):
+    how op slots, feeds and fetch lists are given."""
+    if value is None:
+        return []
+    if isinstance(value, (Variable, str)) or not isinstance(value, Iterable):
+        value = [value]
+    names = []
+    for item in value:
+        if isinstance(item, Variable):
+            names.append(item.name)
+        elif isinstance(item, str):
+            names.append(item)
+        else:
+            raise InvalidProgramError(
+                f"{what} must be a Variable or a variable name, got {item!r}")
+    return names

@@ -48,10 +48,10 @@ def test_static_problems_are_all_listed_with_their_ops():
         "type 'no_such_op' (op created at tests/example_programs.py:",
         "op #1 elementwise_add (X=elementwise_mul_0.tmp_0, Y=ghost -> "
         "Out=elementwise_add_0.tmp_0): Y names 'ghost', which is not declared in block 0",
-        "op #2 scale (X=elementwise_add_0.tmp_0 -> Out=scale_0.tmp_0): attribute 'scale' must be "
-        "float (AttrType FLOAT), but the program stores INT",
+        "op #2 scale (X=elementwise_add_0.tmp_0 -> Out=scale_0.tmp_0): attribute 'scale' of scale "
+        "must be float (AttrType FLOAT), but the program stores INT",
         "op #3 scale (Z=x -> Out=scale_1.tmp_0): scale has no input slot 'Z'",
-        "op #3 scale (Z=x -> Out=scale_1.tmp_0): input X is required but is not given",
+        "op #3 scale (Z=x -> Out=scale_1.tmp_0): input X of scale is required but is not given",
         "op #3 scale (Z=x -> Out=scale_1.tmp_0): scale has no attribute 'colour'",
     ]
     assert len(texts) == len(expected), "\n".join(texts)

@@ -413,8 +413,9 @@ def test_check_lists_every_problem_of_a_broken_program(affine_pb, tmp_path):
     assert lines[0] == f"{broken}: 6 problem(s)"
     body = "\n".join(lines[1:])
     for expected in ["unknown op type 'no_such_op'", "Y names 'ghost'",
-                     "attribute 'scale' must be float (AttrType FLOAT)",
-                     "scale has no input slot 'Z'", "input X is required but is not given",
+                     "attribute 'scale' of scale must be float (AttrType FLOAT)",
+                     "scale has no input slot 'Z'",
+                     "input X of scale is required but is not given",
                      "[ShapeInferenceError] block 0, op #4 elementwise_mul"]:
         assert expected in body, f"{expected!r} missing from:\n{body}"
 

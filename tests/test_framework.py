@@ -156,3 +156,20 @@ def test_block_nesting_is_bounded():
     with pytest.raises(ProgramFormatError, match=r"block 65 is nested 65 blocks deep; "
                                                  r"paddle-ir allows at most 64"):
         pir.Program.parse(_chain(MAX_BLOCK_DEPTH + 2).SerializeToString())
+
+
+def test_slot_arguments_and_io_name_lists_take_variables_or_names_only(tmp_path):
+    """One rule (variable.names_of) for op slots, feed and fetch lists."""
+    from paddle_ir.core.errors import InvalidProgramError
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2])
+        block = main.global_block()
+        with pytest.raises(InvalidProgramError, match="a slot argument must be a Variable or "
+                                                      "a variable name, got 3"):
+            block.append_op("scale", inputs={"X": 3}, outputs={"Out": x})
+        y = pir.layers.scale(x, 2.0)
+    with pytest.raises(InvalidProgramError, match="feeded_var_names must be a Variable or a "
+                                                  r"variable name, got \['x'\]"):
+        pir.save_inference_model(str(tmp_path), [["x"]], [y], main_program=main)

@@ -9,7 +9,7 @@ import pytest
 FIRST_IMPORTS = ["paddle_ir.ops", "paddle_ir.executor", "paddle_ir", "paddle_ir.core.errors",
                  "paddle_ir.ops.context", "paddle_ir.executor.plan", "paddle_ir.framework",
                  "paddle_ir.variable", "paddle_ir.operator", "paddle_ir.layers",
-                 "paddle_ir.cli.main"]
+                 "paddle_ir.cli.main", "paddle_ir.core.kinds", "paddle_ir.executor.steps"]
 
 
 @pytest.mark.parametrize("module", FIRST_IMPORTS)

@@ -105,3 +105,14 @@ def from_attr_proto(attr: pb.OpDesc.Attr):
     if kind in ("ints", "longs", "floats", "float64s", "strings", "bools", "blocks"):
         return list(value)
     return value
+
+
+def block_refs(op: pb.OpDesc) -> list[int]:
+    """The block indices an op's BLOCK and BLOCKS attributes name (its sub-blocks)."""
+    refs = []
+    for a in op.attrs:
+        if a.type == pb.BLOCK:
+            refs.append(a.block_idx)
+        elif a.type == pb.BLOCKS:
+            refs.extend(a.blocks_idx)
+    return refs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
+from paddle_ir.layers.tensor import fill_constant
 
 
 def _elementwise(op_type: str, x: Variable, y: Variable, axis: int = -1, act=None,
@@ -53,8 +54,6 @@ def binary_operator(x: Variable, other, op_type: str, reverse: bool) -> Variable
             return scale(x, value)
         if op_type == "elementwise_div" and not reverse:
             return scale(x, 1.0 / value)
-        from paddle_ir.layers.tensor import fill_constant
-
         other = fill_constant([1], x.dtype, value)
     if not isinstance(other, Variable):
         raise TypeError(f"cannot combine a Variable with {type(other).__name__}")
