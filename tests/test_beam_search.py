@@ -294,3 +294,24 @@ def test_loop_condition_written_inside_a_switch_keeps_the_loop_going(through_swi
                 layers.less_than(i, n, cond=cond)
     (got,) = pir.Executor().run(main, fetch_list=[i])
     assert int(np.asarray(got).reshape(-1)[0]) == 3
+
+
+def test_beam_search_layer_returns_parent_idx_on_request():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        pre_ids = layers.data("pre_ids", [-1, 1], dtype="int64", lod_level=2)
+        pre_scores = layers.data("pre_scores", [-1, 1], lod_level=2)
+        scores = layers.data("scores", [-1, 3], lod_level=2)
+        out = layers.beam_search(pre_ids, pre_scores, None, scores, beam_size=2, end_id=END,
+                                 return_parent_idx=True)
+    assert len(out) == 3 and out[0].lod_level == 2 and out[2].dtype == np.int32
+    lod = [[2], [1, 1]]
+    feed = {"pre_ids": lod2([0, 0], *lod, np.int64), "pre_scores": lod2([0, 0], *lod, np.float32),
+            "scores": pir.create_lod_tensor(np.array([[-3, -1, -2], [-0.5, -4, -5]],
+                                                     np.float32), lod)}
+    ids, _, parents = pir.Executor().run(main, feed=feed, fetch_list=list(out),
+                                         return_numpy=False)
+    # ids absent: a candidate's id is its column; best two: (row 1, col 0), (row 0, col 1)
+    np.testing.assert_array_equal(ids.numpy().reshape(-1), [1, 0])
+    np.testing.assert_array_equal(np.asarray(parents), [0, 1])
+    assert ids.lod() == [[0, 2], [0, 1, 2]]

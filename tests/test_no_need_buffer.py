@@ -30,6 +30,14 @@ CASES = {
     "elementwise_sub_grad": ({"axis": -1}, [X, Y, X - Y, D_OUT]),
     "elementwise_mul_grad": ({"axis": -1}, [X, Y, X * Y, D_OUT]),
     "fill_any_like": ({"value": 3.0, "dtype": -1}, [X]),
+    "is_empty": ({}, [X]),
+    "expand_grad": ({"expand_times": [2, 1]}, [SEQ, LoDTensor._make(
+        rng.standard_normal((12, 2)).astype(np.float32))]),
+    "unstack_grad": ({"axis": 1, "num": 3}, [X, [D_OUT[:, k] for k in range(3)]]),
+    "gru_unit_grad": ({"activation": 2, "gate_activation": 1, "origin_mode": False},
+                      [np.ones((4, 6), np.float32), X[:, :2], W[:2, :].repeat(2, 1),
+                       np.ones((1, 6), np.float32), np.abs(D_OUT).repeat(2, 1) / 4, X[:, :2],
+                       D_OUT[:, :2]]),
     **{f"sequence_pool_grad/{pool}": ({"pooltype": pool, "is_test": False, "pad_value": 0.0},
                                       [SEQ, SEQ_D_OUT, None])
        for pool in ("SUM", "AVERAGE", "SQRT", "FIRST", "LAST")},
