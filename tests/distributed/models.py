@@ -52,7 +52,7 @@ def initial_and_trained(main, startup, loss, global_batches):
     exe.run(startup, scope=scope)
     names = [v.name for v in main.global_block().vars.values() if v.persistable]
     initial = {n: np.array(scope.find_var(n).get_tensor().numpy()) for n in names}
-    losses = [float(exe.run(main, feed=b, fetch_list=[loss], scope=scope)[0])
+    losses = [exe.run(main, feed=b, fetch_list=[loss], scope=scope)[0].item()
               for b in global_batches]
     trained = {n: np.array(scope.find_var(n).get_tensor().numpy()) for n in names}
     return initial, trained, losses
