@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError, OpLocation
+from paddle_ir.core.kinds import STYPE_SELECTED_ROWS
 from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.ops import registry
 from paddle_ir.ops.context import SELECTED_ROWS, shape_str
 from paddle_ir.ops.registry import FLOATS, INTS, Attr, In, Out, register_op
 
@@ -85,7 +85,7 @@ def split_ids_dense(attrs, ids):
     return _split_dense(attrs, ids, attrs["num_shards"])
 
 
-@split_ids.kernel(storage=[registry.SELECTED_ROWS], dtypes=FLOATS)
+@split_ids.kernel(storage=[STYPE_SELECTED_ROWS], dtypes=FLOATS)
 def split_ids_selected_rows(attrs, grads):
     if len(grads) != 1:
         raise KernelError("split_ids splits one SelectedRows at a time, got "
