@@ -2,7 +2,8 @@
 
 Zero-preserving when bias is 0, so a SelectedRows input stays SelectedRows
 (its rows scaled), as MXNet's `a * 2` stays row_sparse. Out has X's LoD.
-Gradient: dX = scale * dOut (a scale op itself).
+A `ScaleTensor` input (a float tensor [1]) overrides the `scale` attribute.
+Gradient: dX = scale * dOut (a scale op itself, reading ScaleTensor too).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from paddle_ir.ops.storage import dense_from_rows
 
 scale = register_op(
     "scale",
-    inputs=[In("X")],
+    inputs=[In("X"), In("ScaleTensor", "a float tensor [1]; overrides scale", dispensable=True)],
     outputs=[Out("Out")],
     attrs=[
         Attr("scale", "float", 1.0, "the multiplier"),
@@ -39,8 +40,10 @@ def _(ctx):
     ctx.share_lod("X", "Out")
 
 
-def _affine(attrs, x: np.ndarray) -> np.ndarray:
+def _affine(attrs, x: np.ndarray, scale_t=None) -> np.ndarray:
     s, b = attrs["scale"], attrs["bias"]
+    if scale_t is not None:
+        s = np.asarray(scale_t).reshape(-1)[0]
     if b == 0.0:
         out = x * s
     elif attrs["bias_after_scale"]:
@@ -51,19 +54,20 @@ def _affine(attrs, x: np.ndarray) -> np.ndarray:
 
 
 @scale.kernel(dtypes=NUMERIC)
-def scale_dense(attrs, x):
-    return _affine(attrs, x)
+def scale_dense(attrs, x, scale_t):
+    return _affine(attrs, x, scale_t)
 
 
 @scale.kernel(storage=["selected_rows"], dtypes=NUMERIC)
-def scale_selected_rows(attrs, x: SelectedRows):
+def scale_selected_rows(attrs, x: SelectedRows, scale_t):
     if attrs["bias"] != 0.0:  # not zero-preserving: var-type inference made Out dense
-        return dense_from_rows(_affine, attrs, x)
-    return SelectedRows._make(x.rows, _affine(attrs, x.value), x.height)
+        return dense_from_rows(lambda a, v: _affine(a, v, scale_t), attrs, x)
+    return SelectedRows._make(x.rows, _affine(attrs, x.value, scale_t), x.height)
 
 
 @scale.grad_maker
 def _(g):
-    return [g.grad_op("scale", inputs={"X": g.output_grad("Out")},
+    return [g.grad_op("scale", inputs={"X": g.output_grad("Out"),
+                                       "ScaleTensor": g.input("ScaleTensor")},
                       outputs={"Out": g.input_grad("X")},
                       attrs={"scale": g.attr("scale"), "bias": 0.0})]
