@@ -154,20 +154,39 @@ def _padded_nhwc(xl: np.ndarray, pads) -> np.ndarray:
     return xp
 
 
+_CHUNK_BYTES = 1 << 18  # a block of output rows that stays in L2 across the kh*kw taps
+
+
 def _depthwise_forward(xl, w, geo, oh, ow):
-    """One multiply-add per filter tap over [N, OH, OW, C] slices (C contiguous)."""
+    """One multiply-add per filter tap over [rows, OW, C] slices (C contiguous).
+
+    The output is filled a block of rows at a time, small enough to stay in
+    cache while all kh*kw taps are added into it (the loops run over images and
+    row blocks, never over pixels).
+    """
+    n, c = xl.shape[0], xl.shape[3]
     kh, kw = w.shape[2:]
     xp = _padded_nhwc(xl, geo.pads)
     (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
-    out = np.zeros((xl.shape[0], oh, ow, xl.shape[3]), dtype=np.result_type(xl, w))
-    taps = w[:, 0].transpose(1, 2, 0)  # [kh, kw, C]
-    scratch = np.empty_like(out)
-    for i in range(kh):
-        for j in range(kw):
-            tap = xp[:, i * d_h:i * d_h + st_h * (oh - 1) + 1:st_h,
-                     j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
-            np.multiply(tap, taps[i, j], out=scratch)
-            out += scratch
+    dtype = np.result_type(xl, w)
+    out = np.empty((n, oh, ow, c), dtype=dtype)
+    taps = w[:, 0].transpose(1, 2, 0).astype(dtype)  # [kh, kw, C]
+    rows = max(1, _CHUNK_BYTES // max(1, ow * c * dtype.itemsize))
+    scratch = np.empty((min(rows, oh), ow, c), dtype=dtype)
+    for b in range(n):
+        for r0 in range(0, oh, rows):
+            r1 = min(oh, r0 + rows)
+            acc, tmp = out[b, r0:r1], scratch[:r1 - r0]
+            for i in range(kh):
+                top = r0 * st_h + i * d_h
+                for j in range(kw):
+                    tap = xp[b, top:top + st_h * (r1 - r0 - 1) + 1:st_h,
+                             j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
+                    if i == 0 and j == 0:
+                        np.multiply(tap, taps[0, 0], out=acc)
+                    else:
+                        np.multiply(tap, taps[i, j], out=tmp)
+                        acc += tmp
     return out
 
 
