@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from paddle_ir.ops.parallel import over_batch
+
 
 @dataclass(frozen=True)
 class Geometry:
@@ -132,7 +134,13 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
         view = as_strided(xp, shape=(n, oh, ow, kh, kw, c),
                           strides=(sn, sh * st_h, sw * st_w, sh * d_h, sw * d_w, sc),
                           writeable=False)
-        cols = view.reshape(m, kh * kw * c)  # im2col: one copy
+        cols6 = np.empty(view.shape, dtype=x.dtype)  # im2col: one copy, split over images
+
+        def copy(lo, hi):
+            np.copyto(cols6[lo:hi], view[lo:hi])
+
+        over_batch(n, cols6.nbytes, copy)
+        cols = cols6.reshape(m, kh * kw * c)
     if g == 1:
         out = cols @ w.transpose(2, 3, 1, 0).reshape(kh * kw * c, oc)
     else:
@@ -172,21 +180,25 @@ def _depthwise_forward(xl, w, geo, oh, ow):
     out = np.empty((n, oh, ow, c), dtype=dtype)
     taps = w[:, 0].transpose(1, 2, 0).astype(dtype)  # [kh, kw, C]
     rows = max(1, _CHUNK_BYTES // max(1, ow * c * dtype.itemsize))
-    scratch = np.empty((min(rows, oh), ow, c), dtype=dtype)
-    for b in range(n):
-        for r0 in range(0, oh, rows):
-            r1 = min(oh, r0 + rows)
-            acc, tmp = out[b, r0:r1], scratch[:r1 - r0]
-            for i in range(kh):
-                top = r0 * st_h + i * d_h
-                for j in range(kw):
-                    tap = xp[b, top:top + st_h * (r1 - r0 - 1) + 1:st_h,
-                             j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
-                    if i == 0 and j == 0:
-                        np.multiply(tap, taps[0, 0], out=acc)
-                    else:
-                        np.multiply(tap, taps[i, j], out=tmp)
-                        acc += tmp
+
+    def images(lo, hi):
+        scratch = np.empty((min(rows, oh), ow, c), dtype=dtype)
+        for b in range(lo, hi):
+            for r0 in range(0, oh, rows):
+                r1 = min(oh, r0 + rows)
+                acc, tmp = out[b, r0:r1], scratch[:r1 - r0]
+                for i in range(kh):
+                    top = r0 * st_h + i * d_h
+                    for j in range(kw):
+                        tap = xp[b, top:top + st_h * (r1 - r0 - 1) + 1:st_h,
+                                 j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
+                        if i == 0 and j == 0:
+                            np.multiply(tap, taps[0, 0], out=acc)
+                        else:
+                            np.multiply(tap, taps[i, j], out=tmp)
+                            acc += tmp
+
+    over_batch(n, out.nbytes, images)
     return out
 
 
