@@ -148,3 +148,9 @@ def test_scale_tensor_overrides_the_attribute():
         check_op("scale", {"X": x, "ScaleTensor": np.array([2.5])},
                  {"scale": 9.0, "bias": 1.0, "bias_after_scale": after}, {"Out": want})
     check_grad("scale", {"X": x, "ScaleTensor": np.array([2.5])}, {"scale": 9.0, "bias": 1.0})
+
+
+def test_matmul_head_number_other_than_one_is_refused():
+    with pytest.raises(pir.ProgramError, match=r"head_number=2 \(Paddle's multi-head matmul\) "
+                                               r"is not supported"):
+        check_op("matmul", {"X": np.zeros((3, 4)), "Y": np.zeros((4, 5))}, {"head_number": 2})
