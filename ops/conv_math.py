@@ -174,13 +174,13 @@ _CHUNK_BYTES = 1 << 18  # a block of output rows that stays in L2 across the kh*
 def _depthwise_forward(xl, w, geo, oh, ow):
     """One multiply-add per filter tap over [rows, OW, C] slices (C contiguous).
 
-    The output is filled a block of rows at a time, small enough to stay in
-    cache while all kh*kw taps are added into it (the loops run over images and
-    row blocks, never over pixels).
+    Each image is padded into a per-thread buffer and its output filled a block
+    of rows at a time, small enough to stay in cache while all kh*kw taps are
+    added into it (the loops run over images and row blocks, never pixels).
     """
-    n, c = xl.shape[0], xl.shape[3]
+    n, h, wd, c = xl.shape
     kh, kw = w.shape[2:]
-    xp = _padded_nhwc(xl, geo.pads)
+    (t, b), (lft, r) = geo.pads
     (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
     dtype = np.result_type(xl, w)
     out = np.empty((n, oh, ow, c), dtype=dtype)
@@ -188,16 +188,18 @@ def _depthwise_forward(xl, w, geo, oh, ow):
     rows = max(1, _CHUNK_BYTES // max(1, ow * c * dtype.itemsize))
 
     def images(lo, hi):
+        padded = np.zeros((h + t + b, wd + lft + r, c), dtype=xl.dtype)
         scratch = np.empty((min(rows, oh), ow, c), dtype=dtype)
-        for b in range(lo, hi):
+        for img in range(lo, hi):
+            padded[t:t + h, lft:lft + wd] = xl[img]  # the border stays zero
             for r0 in range(0, oh, rows):
                 r1 = min(oh, r0 + rows)
-                acc, tmp = out[b, r0:r1], scratch[:r1 - r0]
+                acc, tmp = out[img, r0:r1], scratch[:r1 - r0]
                 for i in range(kh):
                     top = r0 * st_h + i * d_h
                     for j in range(kw):
-                        tap = xp[b, top:top + st_h * (r1 - r0 - 1) + 1:st_h,
-                                 j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
+                        tap = padded[top:top + st_h * (r1 - r0 - 1) + 1:st_h,
+                                     j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
                         if i == 0 and j == 0:
                             np.multiply(tap, taps[0, 0], out=acc)
                         else:
