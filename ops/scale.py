@@ -2,8 +2,7 @@
 
 Zero-preserving when bias is 0, so a SelectedRows input stays SelectedRows
 (its rows scaled), as MXNet's `a * 2` stays row_sparse. Out has X's LoD.
-A `ScaleTensor` input (a float tensor [1]) overrides the `scale` attribute.
-Gradient: dX = scale * dOut (a scale op itself, reading ScaleTensor too).
+Gradient: dX = scale * dOut (a scale op itself).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from paddle_ir.ops.storage import dense_from_rows
 
 scale = register_op(
     "scale",
-    inputs=[In("X"), In("ScaleTensor", "a float tensor [1]; overrides scale", dispensable=True)],
+    inputs=[In("X")],
     outputs=[Out("Out")],
     attrs=[
         Attr("scale", "float", 1.0, "the multiplier"),
@@ -40,10 +39,8 @@ def _(ctx):
     ctx.share_lod("X", "Out")
 
 
-def _affine(attrs, x: np.ndarray, scale_t=None) -> np.ndarray:
+def _affine(attrs, x: np.ndarray) -> np.ndarray:
     s, b = attrs["scale"], attrs["bias"]
-    if scale_t is not None:
-        s = np.asarray(scale_t).reshape(-1)[0]
     if b == 0.0:
         out = x * s
     elif attrs["bias_after_scale"]:
@@ -54,20 +51,19 @@ def _affine(attrs, x: np.ndarray, scale_t=None) -> np.ndarray:
 
 
 @scale.kernel(dtypes=NUMERIC)
-def scale_dense(attrs, x, scale_t):
-    return _affine(attrs, x, scale_t)
+def scale_dense(attrs, x):
+    return _affine(attrs, x)
 
 
 @scale.kernel(storage=["selected_rows"], dtypes=NUMERIC)
-def scale_selected_rows(attrs, x: SelectedRows, scale_t):
+def scale_selected_rows(attrs, x: SelectedRows):
     if attrs["bias"] != 0.0:  # not zero-preserving: var-type inference made Out dense
-        return dense_from_rows(lambda a, v: _affine(a, v, scale_t), attrs, x)
-    return SelectedRows._make(x.rows, _affine(attrs, x.value, scale_t), x.height)
+        return dense_from_rows(_affine, attrs, x)
+    return SelectedRows._make(x.rows, _affine(attrs, x.value), x.height)
 
 
 @scale.grad_maker
 def _(g):
-    return [g.grad_op("scale", inputs={"X": g.output_grad("Out"),
-                                       "ScaleTensor": g.input("ScaleTensor")},
+    return [g.grad_op("scale", inputs={"X": g.output_grad("Out")},
                       outputs={"Out": g.input_grad("X")},
                       attrs={"scale": g.attr("scale"), "bias": 0.0})]

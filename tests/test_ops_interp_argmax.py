@@ -142,14 +142,6 @@ def test_matmul_v2_mismatch_names_its_attributes():
                  {"trans_y": True})
 
 
-def test_scale_tensor_overrides_the_attribute():
-    x = rng.randn(3, 4)
-    for after, want in ((True, x * 2.5 + 1.0), (False, (x + 1.0) * 2.5)):
-        check_op("scale", {"X": x, "ScaleTensor": np.array([2.5])},
-                 {"scale": 9.0, "bias": 1.0, "bias_after_scale": after}, {"Out": want})
-    check_grad("scale", {"X": x, "ScaleTensor": np.array([2.5])}, {"scale": 9.0, "bias": 1.0})
-
-
 def test_matmul_head_number_other_than_one_is_refused():
     with pytest.raises(pir.ProgramError, match=r"head_number=2 \(Paddle's multi-head matmul\) "
                                                r"is not supported"):
