@@ -9,13 +9,17 @@ gradients and conv2d_transpose (whose forward pass is conv2d's data gradient):
     backward_data(dout)  the adjoint of forward w.r.t. x
     backward_filter      the adjoint of forward w.r.t. w
 
-Speed: the windows are a strided view of the padded input (no copy); one
-im2col copy per call lays them out as [N, G, Cg*kh*kw, OH*OW], and a single
-batched `np.matmul` (BLAS per group and sample) does the products. A 1x1
-stride-1 unpadded convolution skips im2col. Depthwise convolutions (one input
-channel per group) use kh*kw strided multiply-adds instead of G tiny products.
-The only Python loops run over the kh*kw filter taps (scatter-adds in the
-data gradient), never over pixels.
+Speed: the windows are a strided view of the padded input (no copy). The
+forward pass works channels-last: one im2col copy lays the windows out as
+[N*OH*OW, kh*kw*C] (contiguous runs of C) and one GEMM (one batched matmul
+over groups) does the products; its result is returned as an NCHW view of
+NHWC memory, which the elementwise ops keep, so the next convolution reads it
+without a transpose. A 1x1 stride-1 unpadded convolution skips im2col.
+Depthwise convolutions (one input channel per group) use kh*kw strided
+multiply-adds instead of C tiny products. The gradients im2col in NCHW
+([N, G, Cg*kh*kw, OH*OW]) with one batched matmul. Python loops run over
+filter taps, images and row blocks, never over pixels; the memory-bound
+passes split the batch across cores (ops/parallel.py).
 """
 
 from __future__ import annotations
