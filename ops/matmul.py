@@ -24,6 +24,7 @@ _ATTRS = [
     Attr("transpose_X", "bool", False, "transpose X's last two dims first"),
     Attr("transpose_Y", "bool", False, "transpose Y's last two dims first"),
     Attr("alpha", "float", 1.0, "a factor applied to the product"),
+    Attr("head_number", "int", 1, "Paddle's multi-head split of Y (GPU/oneDNN only): must be 1"),
 ]
 
 
@@ -77,6 +78,9 @@ matmul = register_op(
 
 @matmul.infer_shape
 def _(ctx):
+    heads = ctx.attr("head_number")
+    ctx.enforce(heads == 1, f"head_number={heads} (Paddle's multi-head matmul) is not "
+                            f"supported; only head_number=1")
     infer_product(ctx, ctx.attr("transpose_X"), ctx.attr("transpose_Y"))
 
 
@@ -124,7 +128,7 @@ def _(g):
         "matmul_grad",
         inputs={"X": g.input("X"), "Y": g.input("Y"), "Out@GRAD": g.output_grad("Out")},
         outputs={"X@GRAD": g.input_grad("X"), "Y@GRAD": g.input_grad("Y")},
-        attrs={k: g.attr(k) for k in ("transpose_X", "transpose_Y", "alpha")})]
+        attrs={k: g.attr(k) for k in ("transpose_X", "transpose_Y", "alpha", "head_number")})]
 
 
 matmul_grad = register_op(

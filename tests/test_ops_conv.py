@@ -70,6 +70,8 @@ CONV_CASES = [
                                   "paddings": [9, 9]}),
     ((2, 4, 7, 6), (6, 4, 3, 3), {"padding_algorithm": "VALID", "paddings": [5, 5]}),
     ((2, 7, 6, 4), (6, 2, 3, 3), {"data_format": "NHWC", "groups": 2, "paddings": [1, 1]}),
+    ((1, 4, 3, 3), (20, 4, 3, 3), {"paddings": [1, 1]}),  # fewer pixels than filters
+    ((1, 4, 3, 3), (20, 4, 1, 1), {}),
 ]
 
 

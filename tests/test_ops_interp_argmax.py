@@ -140,3 +140,9 @@ def test_matmul_v2_mismatch_names_its_attributes():
                                                r"op\(Y\).shape\[-2\]=5 .*trans_y=True"):
         check_op("matmul_v2", {"X": np.zeros((3, 4)), "Y": np.zeros((4, 5))},
                  {"trans_y": True})
+
+
+def test_matmul_head_number_other_than_one_is_refused():
+    with pytest.raises(pir.ProgramError, match=r"head_number=2 \(Paddle's multi-head matmul\) "
+                                               r"is not supported"):
+        check_op("matmul", {"X": np.zeros((3, 4)), "Y": np.zeros((4, 5))}, {"head_number": 2})

@@ -50,7 +50,7 @@ def mobilenet_v2(x):
             in_c = c
     x = _conv_bn(x, 1280, 1, act="relu6")
     x = L.adaptive_pool2d(x, 1, "avg")
-    x = L.dropout(L.flatten(x, 1), 0.2, is_test=True)
+    x = L.dropout(L.flatten(x, 1), 0.2, is_test=True, dropout_implementation="upscale_in_train")
     return L.fc(x, C.B7_CLASSES)
 
 
