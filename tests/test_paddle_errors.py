@@ -191,3 +191,18 @@ def test_sparse_persistable_cannot_be_written_as_paddle(tmp_path):
                                       type=pb.VarDesc.SELECTED_ROWS)
     with pytest.raises(PaddleFormatError, match=r"dense tensors only.*\['rows'\]"):
         paddle_format.write_paddle_model(tmp_path / "m", program, Scope())
+
+
+@pytest.mark.parametrize("op_type, name, noop, other", [
+    ("reduce_sum", "in_dtype", -1, 5),
+    ("reduce_sum_grad", "out_dtype", -1, 6),
+    ("sgd", "multi_precision", False, True),
+    ("adam", "amsgrad", False, True),
+    ("momentum", "rescale_grad", 1.0, 2.0),
+])
+def test_newer_attrs_only_at_their_noop_value(op_type, name, noop, other):
+    from paddle_ir.paddle_format import policy
+
+    assert policy.keeps_verbatim(op_type, name, noop) == "no-op value"
+    assert policy.keeps_verbatim(op_type, name, other) is None
+    assert policy.noop_value(op_type, name) == noop
