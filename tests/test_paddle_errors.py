@@ -206,3 +206,12 @@ def test_newer_attrs_only_at_their_noop_value(op_type, name, noop, other):
     assert policy.keeps_verbatim(op_type, name, noop) == "no-op value"
     assert policy.keeps_verbatim(op_type, name, other) is None
     assert policy.noop_value(op_type, name) == noop
+
+
+def test_missing_params_for_an_odd_file_name(tmp_path):
+    shutil.copy(FIXTURES / "mlp" / "model.pdmodel", tmp_path / "program.bin")
+    model = paddle_format.require_model(tmp_path / "program.bin")
+    program = paddle_format.load_paddle_program(model.program_file)
+    with pytest.raises(MissingVariableError, match=r"no parameter file beside it \(name it "
+                                                   r"with --params\)"):
+        paddle_format.load_paddle_params(model, program, Scope())
