@@ -215,3 +215,56 @@ def test_missing_params_for_an_odd_file_name(tmp_path):
     with pytest.raises(MissingVariableError, match=r"no parameter file beside it \(name it "
                                                    r"with --params\)"):
         paddle_format.load_paddle_params(model, program, Scope())
+
+
+def test_feed_cols_must_be_one_each(tmp_path):
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    _attr(_ops(desc, "fetch")[0], "col").i = 3
+    with pytest.raises(PaddleFormatError, match=r"the fetch ops' col attributes are \[3\]; "
+                                                r"expected 0..0"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+    _attr(_ops(desc, "fetch")[0], "col").i = 0
+    del _ops(desc, "feed")[0].outputs[:]
+    with pytest.raises(PaddleFormatError, match=r"op #0 feed: a feed op needs one Out variable "
+                                                r"and a col attribute"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+
+
+def test_element_type_paddle_ir_lacks(tmp_path):
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    var = next(v for v in desc.blocks[0].vars if v.name == "x")
+    var.type.lod_tensor.tensor.data_type = ppb.VarType.STRING
+    with pytest.raises(PaddleFormatError, match=r"variable 'x' has element type STRING, which "
+                                                r"paddle-ir does not have"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+
+
+def test_long_attr_out_of_int32_range(tmp_path):
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    axis = _attr(_ops(desc, "softmax")[0], "axis")
+    axis.type, axis.l = ppb.LONG, 2**40
+    axis.ClearField("i")
+    with pytest.raises(PaddleFormatError, match=r"attribute axis = 1099511627776 must be an "
+                                                r"int32"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+
+
+def test_fluid_variable_file_of_the_wrong_shape(tmp_path):
+    shutil.copytree(FIXTURES / "mlp" / "fluid", tmp_path / "fluid")
+    shutil.copy(FIXTURES / "mlp" / "fluid" / "fc_1.b_0", tmp_path / "fluid" / "fc_0.b_0")
+    with pytest.raises(TensorFormatError, match=r"fc_0.b_0 holds float32 \[4\], but the program "
+                                                r"declares 'fc_0.b_0' as float32 \[16\]"):
+        run_model(tmp_path / "fluid", feeds("mlp"))
+
+
+def test_writing_what_paddle_cannot_hold(tmp_path):
+    import paddle_ir as pir
+    from paddle_ir.proto import framework_pb2 as pb
+
+    program = pir.Program()
+    program.global_block().create_var(name="m", shape=[4, 2], type=pb.VarDesc.CSR)
+    with pytest.raises(PaddleFormatError, match=r"variable 'm' is a CSR, which Paddle's format "
+                                                r"cannot describe"):
+        paddle_format.write_paddle_model(tmp_path / "m", program, Scope(), params=False)
+    with pytest.raises(PaddleFormatError, match=r"unknown Paddle layout 'onnx'"):
+        paddle_format.write_paddle_model(tmp_path / "m", program, Scope(), layout="onnx")
