@@ -151,10 +151,9 @@ def from_paddle(desc: ppb.ProgramDesc, source: str = "the program") -> pb.Progra
 
 
 def _feed_or_fetch(op: ppb.OpDesc, where: str, targets: list, problems: list[str]) -> None:
-    slot = "Out" if op.type == "feed" else "X"
-    names = next((list(v.arguments) for v in op.inputs if v.parameter == slot), None) \
-        if op.type == "fetch" else \
-        next((list(v.arguments) for v in op.outputs if v.parameter == slot), None)
+    # The target is what a feed op writes (Out) and what a fetch op reads (X).
+    slot, slots = ("Out", op.outputs) if op.type == "feed" else ("X", op.inputs)
+    names = next((list(v.arguments) for v in slots if v.parameter == slot), None)
     col = next((a.i for a in op.attrs if a.name == "col"), None)
     if not names or len(names) != 1 or col is None:
         problems.append(f"{where}: a {op.type} op needs one {slot} variable and a col "
