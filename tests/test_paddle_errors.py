@@ -199,6 +199,10 @@ def test_sparse_persistable_cannot_be_written_as_paddle(tmp_path):
     ("sgd", "multi_precision", False, True),
     ("adam", "amsgrad", False, True),
     ("momentum", "rescale_grad", 1.0, 2.0),
+    ("lookup_table_grad", "is_distributed", False, True),  # fluid 1.x
+    ("lookup_table", "height_sections", [], [10, 10]),
+    ("matmul", "head_number", 1, 4),
+    ("softmax", "data_format", "AnyLayout", "NHWC"),
 ])
 def test_newer_attrs_only_at_their_noop_value(op_type, name, noop, other):
     from paddle_ir.paddle_format import policy
