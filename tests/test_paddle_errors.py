@@ -272,3 +272,12 @@ def test_writing_what_paddle_cannot_hold(tmp_path):
         paddle_format.write_paddle_model(tmp_path / "m", program, Scope(), params=False)
     with pytest.raises(PaddleFormatError, match=r"unknown Paddle layout 'onnx'"):
         paddle_format.write_paddle_model(tmp_path / "m", program, Scope(), layout="onnx")
+
+
+def test_variable_attrs_survive_a_round_trip():
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    var = next(v for v in desc.blocks[0].vars if v.name == "fc_0.w_0")
+    var.attrs.add(name="quant_bits", type=ppb.INT, i=8)
+    back = paddle_format.to_paddle(paddle_format.from_paddle(desc))
+    again = next(v for v in back.blocks[0].vars if v.name == "fc_0.w_0")
+    assert [(a.name, a.i) for a in again.attrs] == [("quant_bits", 8)]

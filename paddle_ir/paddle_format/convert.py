@@ -189,6 +189,7 @@ def _var_from_paddle(var: ppb.VarDesc, block_idx: int, problems: list[str]):
         return None
     ours = pb.VarDesc(name=var.name, type=_TO_OURS[kind])
     _copy_flags(var, ours, _FLAGS)
+    ours.paddle_attrs.extend(a.SerializeToString(deterministic=True) for a in var.attrs)
     if kind == _VT.SELECTED_ROWS:
         ours.selected_rows_desc.CopyFrom(
             _tensor_from_paddle(var.type.selected_rows, var.name, problems))
@@ -317,6 +318,7 @@ def _var_to_paddle(var: pb.VarDesc, need_check_feed: bool) -> ppb.VarDesc:
             f"Paddle's format cannot describe")
     theirs = ppb.VarDesc(name=var.name)
     _copy_flags(var, theirs, {b: a for a, b in _FLAGS.items()})
+    theirs.attrs.extend(ppb.VarDesc.Attr.FromString(raw) for raw in var.paddle_attrs)
     if need_check_feed and not var.HasField("paddle_need_check_feed"):
         theirs.need_check_feed = True
     kind = _TO_PADDLE[var.type]
