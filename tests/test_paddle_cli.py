@@ -41,7 +41,7 @@ def test_run_with_format_paddle_on_an_odd_name(capsys, tmp_path):
     assert code == 0, err
     code, _, err = _run(capsys, "run", tmp_path / "program.bin", "--format", "paddle",
                         "--feeds", MLP / "feeds.npz")
-    assert code == 1 and "no parameter file beside it (name it with --params)" in err
+    assert code == 1 and "nothing gives them values: pass --params FILE" in err
     code, _, err = _run(capsys, "run", tmp_path / "nothing", "--format", "paddle")
     assert code == 1 and "is not a Paddle model: expected a .pdmodel file" in err
 
@@ -149,3 +149,21 @@ def test_check_passes_every_fixture(capsys, path):
     assert "(Paddle)" in out and ": OK (" in out
     # Paddle declares some unread auxiliary outputs loosely; they are notes, not problems.
     assert all(line.startswith("note:") or "(Paddle)" in line for line in out.splitlines())
+
+
+def test_run_paddles_training_program_with_its_startup(capsys, tmp_path):
+    train = FIXTURES / "train"
+    with np.load(train / "io.npz") as data:
+        np.save(tmp_path / "x.npy", data["x.0"])
+        np.save(tmp_path / "label.npy", data["label.0"])
+        first_loss = float(data["loss.0"].reshape(-1)[0])
+    common = ["--feed", f"x={tmp_path / 'x.npy'}", "--feed", f"label={tmp_path / 'label.npy'}",
+              "--fetch", "mean_0.tmp_0", "--steps", "2"]
+    code, out, err = _run(capsys, "run", train / "main.pdmodel", "--params",
+                          train / "init.pdiparams", *common)
+    assert code == 0, err
+    assert f"step 1/2  mean_0.tmp_0={first_loss:.6g}" in out
+    code, out, err = _run(capsys, "run", train / "main.pdmodel", "--startup",
+                          train / "startup.pdmodel", *common)
+    assert code == 0, err  # Paddle's own initializers, run by paddle-ir
+    assert "step 2/2  mean_0.tmp_0=" in out

@@ -191,3 +191,93 @@ def test_sparse_persistable_cannot_be_written_as_paddle(tmp_path):
                                       type=pb.VarDesc.SELECTED_ROWS)
     with pytest.raises(PaddleFormatError, match=r"dense tensors only.*\['rows'\]"):
         paddle_format.write_paddle_model(tmp_path / "m", program, Scope())
+
+
+@pytest.mark.parametrize("op_type, name, noop, other", [
+    ("reduce_sum", "in_dtype", -1, 5),
+    ("reduce_sum_grad", "out_dtype", -1, 6),
+    ("sgd", "multi_precision", False, True),
+    ("adam", "amsgrad", False, True),
+    ("momentum", "rescale_grad", 1.0, 2.0),
+    ("lookup_table_grad", "is_distributed", False, True),  # fluid 1.x
+    ("lookup_table", "height_sections", [], [10, 10]),
+    ("matmul", "head_number", 1, 4),
+    ("softmax", "data_format", "AnyLayout", "NHWC"),
+])
+def test_newer_attrs_only_at_their_noop_value(op_type, name, noop, other):
+    from paddle_ir.paddle_format import policy
+
+    assert policy.keeps_verbatim(op_type, name, noop) == "no-op value"
+    assert policy.keeps_verbatim(op_type, name, other) is None
+    assert policy.noop_value(op_type, name) == noop
+
+
+def test_missing_params_for_an_odd_file_name(tmp_path):
+    shutil.copy(FIXTURES / "mlp" / "model.pdmodel", tmp_path / "program.bin")
+    model = paddle_format.require_model(tmp_path / "program.bin")
+    program = paddle_format.load_paddle_program(model.program_file)
+    with pytest.raises(MissingVariableError, match=r"no parameter file beside it \(name it "
+                                                   r"with --params\)"):
+        paddle_format.load_paddle_params(model, program, Scope())
+
+
+def test_feed_cols_must_be_one_each(tmp_path):
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    _attr(_ops(desc, "fetch")[0], "col").i = 3
+    with pytest.raises(PaddleFormatError, match=r"the fetch ops' col attributes are \[3\]; "
+                                                r"expected 0..0"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+    _attr(_ops(desc, "fetch")[0], "col").i = 0
+    del _ops(desc, "feed")[0].outputs[:]
+    with pytest.raises(PaddleFormatError, match=r"op #0 feed: a feed op needs one Out variable "
+                                                r"and a col attribute"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+
+
+def test_element_type_paddle_ir_lacks(tmp_path):
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    var = next(v for v in desc.blocks[0].vars if v.name == "x")
+    var.type.lod_tensor.tensor.data_type = ppb.VarType.STRING
+    with pytest.raises(PaddleFormatError, match=r"variable 'x' has element type STRING, which "
+                                                r"paddle-ir does not have"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+
+
+def test_long_attr_out_of_int32_range(tmp_path):
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    axis = _attr(_ops(desc, "softmax")[0], "axis")
+    axis.type, axis.l = ppb.LONG, 2**40
+    axis.ClearField("i")
+    with pytest.raises(PaddleFormatError, match=r"attribute axis = 1099511627776 must be an "
+                                                r"int32"):
+        paddle_format.load_paddle_program(_write(tmp_path, desc))
+
+
+def test_fluid_variable_file_of_the_wrong_shape(tmp_path):
+    shutil.copytree(FIXTURES / "mlp" / "fluid", tmp_path / "fluid")
+    shutil.copy(FIXTURES / "mlp" / "fluid" / "fc_1.b_0", tmp_path / "fluid" / "fc_0.b_0")
+    with pytest.raises(TensorFormatError, match=r"fc_0.b_0 holds float32 \[4\], but the program "
+                                                r"declares 'fc_0.b_0' as float32 \[16\]"):
+        run_model(tmp_path / "fluid", feeds("mlp"))
+
+
+def test_writing_what_paddle_cannot_hold(tmp_path):
+    import paddle_ir as pir
+    from paddle_ir.proto import framework_pb2 as pb
+
+    program = pir.Program()
+    program.global_block().create_var(name="m", shape=[4, 2], type=pb.VarDesc.CSR)
+    with pytest.raises(PaddleFormatError, match=r"variable 'm' is a CSR, which Paddle's format "
+                                                r"cannot describe"):
+        paddle_format.write_paddle_model(tmp_path / "m", program, Scope(), params=False)
+    with pytest.raises(PaddleFormatError, match=r"unknown Paddle layout 'onnx'"):
+        paddle_format.write_paddle_model(tmp_path / "m", program, Scope(), layout="onnx")
+
+
+def test_variable_attrs_survive_a_round_trip():
+    desc = paddle_desc(FIXTURES / "mlp" / "model.pdmodel")
+    var = next(v for v in desc.blocks[0].vars if v.name == "fc_0.w_0")
+    var.attrs.add(name="quant_bits", type=ppb.INT, i=8)
+    back = paddle_format.to_paddle(paddle_format.from_paddle(desc))
+    again = next(v for v in back.blocks[0].vars if v.name == "fc_0.w_0")
+    assert [(a.name, a.i) for a in again.attrs] == [("quant_bits", 8)]

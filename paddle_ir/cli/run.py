@@ -145,8 +145,9 @@ def resolve_job(path: str, params: str | None, startup: str | None,
     if paddle is not None:
         from paddle_ir.paddle_format import load_paddle_program
 
+        has_params = paddle.params_file is not None or paddle.params_dir is not None
         job = Job(load_paddle_program(paddle.program_file), paddle.program_file, params=params,
-                  paddle=None if params else paddle)
+                  paddle=paddle if has_params and not params else None)
     elif os.path.isdir(path):
         job = io.read_saved(path, lambda directory: _saved_job(directory, path, params))
     else:
@@ -156,7 +157,13 @@ def resolve_job(path: str, params: str | None, startup: str | None,
                 beside):
             startup = beside
     if startup is not None:
-        job.startup = io.load_program(startup)
+        paddle_startup = paddle_input.paddle_model(startup, model_format)
+        if paddle_startup is not None:
+            from paddle_ir.paddle_format import load_paddle_program
+
+            job.startup = load_paddle_program(paddle_startup.program_file)
+        else:
+            job.startup = io.load_program(startup)
     return job
 
 

@@ -151,10 +151,9 @@ def from_paddle(desc: ppb.ProgramDesc, source: str = "the program") -> pb.Progra
 
 
 def _feed_or_fetch(op: ppb.OpDesc, where: str, targets: list, problems: list[str]) -> None:
-    slot = "Out" if op.type == "feed" else "X"
-    names = next((list(v.arguments) for v in op.inputs if v.parameter == slot), None) \
-        if op.type == "fetch" else \
-        next((list(v.arguments) for v in op.outputs if v.parameter == slot), None)
+    # The target is what a feed op writes (Out) and what a fetch op reads (X).
+    slot, slots = ("Out", op.outputs) if op.type == "feed" else ("X", op.inputs)
+    names = next((list(v.arguments) for v in slots if v.parameter == slot), None)
     col = next((a.i for a in op.attrs if a.name == "col"), None)
     if not names or len(names) != 1 or col is None:
         problems.append(f"{where}: a {op.type} op needs one {slot} variable and a col "
@@ -190,6 +189,7 @@ def _var_from_paddle(var: ppb.VarDesc, block_idx: int, problems: list[str]):
         return None
     ours = pb.VarDesc(name=var.name, type=_TO_OURS[kind])
     _copy_flags(var, ours, _FLAGS)
+    ours.paddle_attrs.extend(a.SerializeToString(deterministic=True) for a in var.attrs)
     if kind == _VT.SELECTED_ROWS:
         ours.selected_rows_desc.CopyFrom(
             _tensor_from_paddle(var.type.selected_rows, var.name, problems))
@@ -318,6 +318,7 @@ def _var_to_paddle(var: pb.VarDesc, need_check_feed: bool) -> ppb.VarDesc:
             f"Paddle's format cannot describe")
     theirs = ppb.VarDesc(name=var.name)
     _copy_flags(var, theirs, {b: a for a, b in _FLAGS.items()})
+    theirs.attrs.extend(ppb.VarDesc.Attr.FromString(raw) for raw in var.paddle_attrs)
     if need_check_feed and not var.HasField("paddle_need_check_feed"):
         theirs.need_check_feed = True
     kind = _TO_PADDLE[var.type]

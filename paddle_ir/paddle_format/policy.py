@@ -31,7 +31,8 @@ EXTRA_ATTRS = frozenset({
     "y_data_format", "min_row_size_to_use_multithread", "use_onednn", "onednn_data_type",
     "fused_output_scale", "fused_reshape_Out", "fused_transpose_Out",
     "fused_reshape_X", "fused_transpose_X", "fused_reshape_Y", "fused_transpose_Y",
-    "use_cpu_seed", "force_cpu", "sampling_id", "enable_int8", "fuse_dropout",
+    "use_cpu_seed", "force_cpu", "sampling_id", "enable_int8", "fuse_dropout", "trainer_id",
+    "grad_inplace",
 })
 
 # Attributes accepted only at the value that makes them a no-op (newer attributes, and
@@ -58,6 +59,17 @@ NOOP_VALUES: dict[tuple[str | None, str], object] = {
     ("gaussian_random", "diag_num"): 0,
     ("gaussian_random", "diag_step"): 0,
     ("gaussian_random", "diag_val"): 1.0,
+    # fluid 1.x's distributed lookup tables: off in a program that runs on one machine.
+    (None, "is_distributed"): False,
+    (None, "remote_prefetch"): False,
+    (None, "height_sections"): [],
+    (None, "epmap"): [],
+    (None, "table_names"): [],
+    ("lookup_table", "entry"): "none",
+    ("lookup_table_v2", "entry"): "none",
+    # fluid 1.x: matmul's multi-head split, softmax's layout tag.
+    ("matmul", "head_number"): 1,
+    ("softmax", "data_format"): "AnyLayout",
 }
 # fill_constant's place_type picks the device of the result: never math.
 _PLACE_ATTRS = frozenset({"place_type"})
