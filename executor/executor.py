@@ -48,6 +48,8 @@ _VAR_TYPE_NAME = {pb.VarDesc.LOD_TENSOR: "a dense tensor", pb.VarDesc.SELECTED_R
 class ExecutionOptions:
     allow_fallback: bool = True
     check_nan_inf: bool = False
+    # A `while` op that runs more steps than this raises ResourceLimitError (None: no cap).
+    max_while_iterations: int | None = None
     # Op types whose storage fallback has been reported: each warns once per Executor.
     warned_fallbacks: set[str] = field(default_factory=set)
 
@@ -194,7 +196,7 @@ def _own_copy(value):
 
 class Executor:
     def __init__(self, place: str = "cpu", *, check: bool = False, check_nan_inf: bool = False,
-                 storage_fallback: str = "warn"):
+                 storage_fallback: str = "warn", max_while_iterations: int | None = None):
         if str(place).lower() not in ("cpu", "cpuplace", "cpuplace()"):
             raise PaddleIRError(f"place {place!r} is not supported; paddle-ir runs on 'cpu'")
         if storage_fallback not in ("warn", "error"):
@@ -202,7 +204,8 @@ class Executor:
         self.place = "cpu"
         self.check = check
         keep_freed_memory()  # runs reuse their temporaries' memory instead of faulting it in
-        self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
+        self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf,
+                                        max_while_iterations=max_while_iterations)
         self._runners: OrderedDict = OrderedDict()
         self.last_plan: Plan | None = None
         self.profile: dict | None = None

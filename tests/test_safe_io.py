@@ -27,6 +27,7 @@ from paddle_ir.core.errors import (
     InputFileError,
     InvalidProgramError,
     ProgramFormatError,
+    ResourceLimitError,
 )
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -342,3 +343,24 @@ def test_check_and_dot_take_linear_time():
         costs[n] = time.process_time() - start
     # 4x the ops: about 4x the time when linear, 16x when quadratic (as before).
     assert costs[1600] < 8 * costs[400], costs
+
+
+def _endless_loop():
+    """A while loop whose body recomputes its condition from values it never changes."""
+    program = pir.Program()
+    with pir.program_guard(program, pir.Program()):
+        i = pir.layers.fill_constant([1], "int64", 0)
+        limit = pir.layers.fill_constant([1], "int64", 10)
+        cond = pir.layers.less_than(i, limit)
+        loop = pir.layers.While(cond, is_test=True)
+        with loop.block():
+            pir.layers.less_than(i, limit, cond=cond)  # i never grows
+    return program
+
+
+def test_while_loops_can_be_capped():
+    program = _endless_loop()
+    exe = pir.Executor(max_while_iterations=50)
+    with pytest.raises(ResourceLimitError, match="ran 50 steps and its condition still "
+                                                 "holds; the Executor's max_while_"):
+        exe.run(program, scope=pir.Scope())

@@ -94,6 +94,9 @@ def add_parser(subparsers, common) -> None:
                         "parameters included")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="stop the run with an error after SECONDS (checked between ops)")
+    p.add_argument("--max-while-iterations", type=_positive, metavar="N",
+                   help="stop with an error when a while loop runs more than N steps "
+                        "(default: no cap)")
     p.add_argument("--steps", type=_positive, default=1, metavar="N",
                    help="run N steps (default 1), cycling through the feed batches")
     p.add_argument("--batch-size", type=_positive, metavar="B",
@@ -254,7 +257,9 @@ def run_command(args) -> int:
                 f"{job.source} declares {len(persistables)} persistable variable(s) ({shown}) "
                 f"and nothing gives them values: pass --params FILE, --startup FILE.pb or "
                 f"--load DIR")
-    exe, scope = Executor(check_nan_inf=args.check_nan_inf), Scope()
+    exe = Executor(check_nan_inf=args.check_nan_inf,
+                   max_while_iterations=args.max_while_iterations)
+    scope = Scope()
     if job.startup is not None:
         exe.run(job.startup, scope=scope)
     if job.params is not None:
