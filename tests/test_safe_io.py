@@ -364,3 +364,16 @@ def test_while_loops_can_be_capped():
     with pytest.raises(ResourceLimitError, match="ran 50 steps and its condition still "
                                                  "holds; the Executor's max_while_"):
         exe.run(program, scope=pir.Scope())
+
+
+def test_check_warns_about_a_loop_whose_body_never_writes_its_condition(tmp_path, capsys):
+    from paddle_ir.cli.check import loop_warnings
+
+    program = _endless_loop()
+    assert loop_warnings(program.desc) == []  # the body recomputes it (from constants)
+    body = program.desc.blocks[1]
+    del body.ops[:]  # a loaded program whose body writes nothing
+    (tmp_path / "loop.pb").write_bytes(program.desc.SerializeToString())
+    status, out, _ = run_cli(capsys, "check", tmp_path / "loop.pb")
+    assert "warning: block 0, op #" in out and "no op of its body (block 1) writes its " \
+                                                 "condition 'less_than_0.tmp_0'" in out
