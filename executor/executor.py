@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from paddle_ir.core import limits
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import (
@@ -50,6 +51,9 @@ class ExecutionOptions:
     check_nan_inf: bool = False
     # A `while` op that runs more steps than this raises ResourceLimitError (None: no cap).
     max_while_iterations: int | None = None
+    # Bytes one allocation sized by a feed or attribute may take (core/limits.py; None: the
+    # documented default, the machine's physical memory).
+    memory_budget: int | None = None
     # Op types whose storage fallback has been reported: each warns once per Executor.
     warned_fallbacks: set[str] = field(default_factory=set)
 
@@ -196,7 +200,8 @@ def _own_copy(value):
 
 class Executor:
     def __init__(self, place: str = "cpu", *, check: bool = False, check_nan_inf: bool = False,
-                 storage_fallback: str = "warn", max_while_iterations: int | None = None):
+                 storage_fallback: str = "warn", max_while_iterations: int | None = None,
+                 memory_budget: int | None = None):
         if str(place).lower() not in ("cpu", "cpuplace", "cpuplace()"):
             raise PaddleIRError(f"place {place!r} is not supported; paddle-ir runs on 'cpu'")
         if storage_fallback not in ("warn", "error"):
@@ -205,7 +210,8 @@ class Executor:
         self.check = check
         keep_freed_memory()  # runs reuse their temporaries' memory instead of faulting it in
         self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf,
-                                        max_while_iterations=max_while_iterations)
+                                        max_while_iterations=max_while_iterations,
+                                        memory_budget=memory_budget)
         self._runners: OrderedDict = OrderedDict()
         self.last_plan: Plan | None = None
         self.profile: dict | None = None
@@ -224,7 +230,8 @@ class Executor:
         fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
 
         runner.profile = self.profile
-        plan, env, lods = runner.run(0, scope, feeds, fetch_names)
+        with limits.budget(self.options.memory_budget):
+            plan, env, lods = runner.run(0, scope, feeds, fetch_names)
         self.last_plan = plan
         return [self._fetch_value(plan, env, lods, n, program_vars.persistable, return_numpy)
                 for n in fetch_names]

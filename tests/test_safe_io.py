@@ -377,3 +377,38 @@ def test_check_warns_about_a_loop_whose_body_never_writes_its_condition(tmp_path
     status, out, _ = run_cli(capsys, "check", tmp_path / "loop.pb")
     assert "warning: block 0, op #" in out and "no op of its body (block 1) writes its " \
                                                  "condition 'less_than_0.tmp_0'" in out
+
+
+def test_allocations_sized_by_attributes_or_feeds_are_checked_against_the_budget():
+    program = pir.Program()
+    with pir.program_guard(program, pir.Program()):
+        big = pir.layers.fill_constant([2**20, 2**20], "float32", 1.0)
+    with pytest.raises(ResourceLimitError, match=r"fill_constant would allocate 4096.0 GiB "
+                                                 r"\(shape \[1048576, 1048576\], float32\) "
+                                                 r"from its shape attribute, more than the "
+                                                 r"memory budget"):
+        pir.Executor().run(program, fetch_list=[big], scope=pir.Scope())
+
+    program = pir.Program()
+    block = program.global_block()
+    lengths = block.create_var(name="lengths", shape=[-1], dtype="int64")
+    mask = block.create_var(name="mask", shape=[-1, -1], dtype="int64")
+    block.append_op("sequence_mask", inputs={"X": lengths}, outputs={"Y": mask},
+                    attrs={"maxlen": -1, "out_dtype": int(pb.INT64)})
+    exe = pir.Executor(memory_budget=10**6)
+    with pytest.raises(ResourceLimitError, match="sequence_mask would allocate .* from maxlen"):
+        exe.run(program, feed={"lengths": np.array([10**10, 3])}, fetch_list=[mask],
+                scope=pir.Scope())
+    out, = exe.run(program, feed={"lengths": np.array([2, 3])}, fetch_list=[mask],
+                   scope=pir.Scope())
+    np.testing.assert_array_equal(out, [[1, 1, 0], [1, 1, 1]])
+
+
+def test_a_negative_standard_deviation_is_said_plainly():
+    program = pir.Program()
+    block = program.global_block()
+    out = block.create_var(name="noise", shape=[2], dtype="float32")
+    block.append_op("gaussian_random", outputs={"Out": out},
+                    attrs={"shape": [2], "std": -1.0, "dtype": int(pb.FP32)})
+    with pytest.raises(pir.core.errors.KernelError, match="std must be >= 0 .*, got -1"):
+        pir.Executor().run(program, fetch_list=[out], scope=pir.Scope())

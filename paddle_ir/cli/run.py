@@ -94,6 +94,9 @@ def add_parser(subparsers, common) -> None:
                         "parameters included")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="stop the run with an error after SECONDS (checked between ops)")
+    p.add_argument("--memory-budget", type=_positive, metavar="BYTES",
+                   help="the most one tensor sized by a feed or attribute may take "
+                        "(default: the machine's physical memory)")
     p.add_argument("--max-while-iterations", type=_positive, metavar="N",
                    help="stop with an error when a while loop runs more than N steps "
                         "(default: no cap)")
@@ -258,7 +261,8 @@ def run_command(args) -> int:
                 f"and nothing gives them values: pass --params FILE, --startup FILE.pb or "
                 f"--load DIR")
     exe = Executor(check_nan_inf=args.check_nan_inf,
-                   max_while_iterations=args.max_while_iterations)
+                   max_while_iterations=args.max_while_iterations,
+                   memory_budget=args.memory_budget)
     scope = Scope()
     if job.startup is not None:
         exe.run(job.startup, scope=scope)
