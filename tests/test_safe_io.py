@@ -412,3 +412,16 @@ def test_a_negative_standard_deviation_is_said_plainly():
                     attrs={"shape": [2], "std": -1.0, "dtype": int(pb.FP32)})
     with pytest.raises(pir.core.errors.KernelError, match="std must be >= 0 .*, got -1"):
         pir.Executor().run(program, fetch_list=[out], scope=pir.Scope())
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
+    from paddle_ir.cli import dump
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(dump, "load_program_at", exhausted)
+    status, _, err = run_cli(capsys, "dump", "any.pb")
+    assert status == 1
+    assert err == ("paddle-ir: error: [ResourceLimitError] out of memory: the input is too "
+                   "large for this machine (--memory-budget bounds what one tensor may take)\n")
