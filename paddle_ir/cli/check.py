@@ -8,6 +8,7 @@ import os
 
 from paddle_ir import io
 from paddle_ir.checker import Problem, check_bytes
+from paddle_ir.cli.locate import saved_files
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
@@ -33,15 +34,11 @@ def _targets(directory: str) -> list[tuple[str, bytes, str | None]]:
 
     if not os.path.isdir(directory):
         return [(directory, read(directory), None)]
-    model = os.path.join(directory, io.MODEL_FILENAME)
-    if os.path.exists(model):
-        return [(model, read(model), os.path.join(directory, io.PARAMS_FILENAME))]
-    main = os.path.join(directory, io.MAIN_FILENAME)
-    if os.path.exists(main):
-        startup = os.path.join(directory, io.STARTUP_FILENAME)
-        return [(main, read(main), None), (startup, read(startup), None)]
-    raise FileNotFoundError(f"{directory} holds neither {io.MODEL_FILENAME} nor "
-                            f"{io.MAIN_FILENAME}")
+    found = saved_files(directory)
+    if found.kind == "model":
+        return [(found.program, read(found.program), found.params)]
+    return [(found.program, read(found.program), None),
+            (found.startup, read(found.startup), None)]
 
 
 _NESTED_LOOPS_WARNED = 3  # loops inside loops: block runs multiply by each trip count

@@ -30,6 +30,7 @@ import numpy as np
 
 from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
+from paddle_ir.cli.locate import saved_files
 from paddle_ir.cli.values import describe_value, summarize_value
 from paddle_ir.core import tensor_io
 from paddle_ir.core.errors import (
@@ -118,24 +119,15 @@ def add_parser(subparsers, common) -> None:
 
 def _saved_job(directory: str, path: str, params: str | None) -> Job:
     """The job in one committed save of a directory (see io.read_saved); `path` names it."""
-    model = os.path.join(directory, io.MODEL_FILENAME)
-    main = os.path.join(directory, io.MAIN_FILENAME)
-    if os.path.exists(model):
-        job = Job(io.load_program(model, directory), os.path.join(path, io.MODEL_FILENAME),
-                  params=params)
-        if params is None:
-            job.loaded = Scope()
-            io.load_vars(os.path.join(directory, io.PARAMS_FILENAME), job.program, job.loaded,
-                         directory)
-        return job
-    if os.path.exists(main):
-        return Job(io.load_program(main, directory), os.path.join(path, io.MAIN_FILENAME),
-                   params=params,
-                   startup=io.load_program(os.path.join(directory, io.STARTUP_FILENAME),
-                                           directory))
-    raise FileNotFoundError(
-        f"{directory} holds neither {io.MODEL_FILENAME} (an inference model) nor "
-        f"{io.MAIN_FILENAME} (a training job)")
+    found = saved_files(directory)
+    shown = os.path.join(path, os.path.basename(found.program))
+    job = Job(io.load_program(found.program, directory), shown, params=params)
+    if found.kind == "job":
+        job.startup = io.load_program(found.startup, directory)
+    elif params is None:
+        job.loaded = Scope()
+        io.load_vars(found.params, job.program, job.loaded, directory)
+    return job
 
 
 def resolve_job(path: str, params: str | None, startup: str | None) -> Job:
