@@ -26,6 +26,7 @@ class RunContext:
 
     scope: Scope
     run_block: Callable  # run_block(block_idx, scope, keep_locals=False)
+    options: object = None  # the Executor's ExecutionOptions (limits such as loop caps)
 
 
 class FrameVariable(ScopeVariable):
@@ -88,6 +89,11 @@ class ControlContext:
         self.scope = FrameScope(env, lods, index, run.scope)
         self._run = run
         self._inputs, self._outputs = inputs, outputs
+
+    @property
+    def max_while_iterations(self) -> int | None:
+        """The Executor's cap on the steps of one `while` run (None: no cap)."""
+        return getattr(self._run.options, "max_while_iterations", None)
 
     def input_names(self, slot: str) -> list[str]:
         return self._inputs.get(slot, [])

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from paddle_ir.core import limits
 from paddle_ir.core.csr import CSRTensor, is_scipy_sparse
 from paddle_ir.core.default_program import default_main_program
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
@@ -49,6 +50,11 @@ _VAR_TYPE_NAME = {pb.VarDesc.LOD_TENSOR: "a dense tensor", pb.VarDesc.SELECTED_R
 class ExecutionOptions:
     allow_fallback: bool = True
     check_nan_inf: bool = False
+    # A `while` op that runs more steps than this raises ResourceLimitError (None: no cap).
+    max_while_iterations: int | None = None
+    # Bytes one allocation sized by a feed or attribute may take (core/limits.py; None: the
+    # documented default, the machine's physical memory).
+    memory_budget: int | None = None
     # Op types whose storage fallback has been reported: each warns once per Executor.
     warned_fallbacks: set[str] = field(default_factory=set)
 
@@ -210,7 +216,8 @@ def _fluid_feed(program, feed):
 
 class Executor:
     def __init__(self, place=None, *, check: bool = False, check_nan_inf: bool = False,
-                 storage_fallback: str = "warn"):
+                 storage_fallback: str = "warn", max_while_iterations: int | None = None,
+                 memory_budget: int | None = None):
         # Places (Fluid's CPUPlace(), CUDAPlace(n), or 'cpu'): see core/places.py.
         self.fluid_place = place
         self.place = resolve_place(place)
@@ -218,7 +225,9 @@ class Executor:
             raise PaddleIRError("storage_fallback must be 'warn' or 'error'")
         self.check = check
         keep_freed_memory()  # runs reuse their temporaries' memory instead of faulting it in
-        self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf)
+        self.options = ExecutionOptions(storage_fallback == "warn", check_nan_inf,
+                                        max_while_iterations=max_while_iterations,
+                                        memory_budget=memory_budget)
         self._runners: OrderedDict = OrderedDict()
         self.last_plan: Plan | None = None
         self.profile: dict | None = None
@@ -236,7 +245,8 @@ class Executor:
         fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
 
         runner.profile = self.profile
-        plan, env, lods = runner.run(0, scope, feeds, fetch_names)
+        with limits.budget(self.options.memory_budget):
+            plan, env, lods = runner.run(0, scope, feeds, fetch_names)
         self.last_plan = plan
         return [self._fetch_value(plan, env, lods, n, program_vars.persistable, return_numpy)
                 for n in fetch_names]

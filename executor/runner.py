@@ -49,7 +49,7 @@ class ProgramRunner:
             fetch_names=(), keep_locals: bool = False) -> tuple[Plan, list, list]:
         feeds = feeds or {}
         key = (block_idx, feed_signature(feeds), tuple(fetch_names), keep_locals)
-        run_context = RunContext(scope, self.run_sub_block)
+        run_context = RunContext(scope, self.run_sub_block, self.options)
         cached = self._plans.get(key) if self.cache_plans else None
         plan = None
         if cached is not None:

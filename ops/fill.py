@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.dtypes import DataType, convert_dtype, from_numpy_dtype, to_numpy_dtype
+from paddle_ir.core.errors import KernelError
+from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
 
@@ -68,6 +70,7 @@ def _constant(attrs, dtype: np.dtype):
 @fill_constant.kernel(dtypes=ALL_DTYPES)
 def fill_constant_kernel(attrs):
     dtype = to_numpy_dtype(attrs["dtype"])
+    check_allocation("fill_constant", attrs["shape"], dtype, "its shape attribute")
     return np.full(attrs["shape"], _constant(attrs, dtype), dtype=dtype)
 
 
@@ -94,6 +97,7 @@ uniform_random.infer_shape(_infer_from_attrs)
 @uniform_random.kernel(dtypes=FLOATS)
 def uniform_random_kernel(attrs):
     dtype = to_numpy_dtype(attrs["dtype"])
+    check_allocation("uniform_random", attrs["shape"], np.float64, "its shape attribute")
     values = _rng(attrs["seed"]).uniform(attrs["min"], attrs["max"], size=attrs["shape"])
     return values.astype(dtype)
 
@@ -117,6 +121,10 @@ gaussian_random.infer_shape(_infer_from_attrs)
 @gaussian_random.kernel(dtypes=FLOATS)
 def gaussian_random_kernel(attrs):
     dtype = to_numpy_dtype(attrs["dtype"])
+    check_allocation("gaussian_random", attrs["shape"], np.float64, "its shape attribute")
+    if not attrs["std"] >= 0:  # numpy would only say "scale < 0"
+        raise KernelError(f"gaussian_random: std must be >= 0 (a standard deviation), got "
+                          f"{attrs['std']}")
     values = _rng(attrs["seed"]).normal(attrs["mean"], attrs["std"], size=attrs["shape"])
     return values.astype(dtype)
 
@@ -155,6 +163,8 @@ def _(ctx):
 def fill_constant_batch_size_like_kernel(attrs, x):
     shape = list(attrs["shape"])
     shape[attrs["output_dim_idx"]] = x.shape[attrs["input_dim_idx"]]
+    check_allocation("fill_constant_batch_size_like", shape, to_numpy_dtype(attrs["dtype"]),
+                     "its shape attribute and Input's batch size")
     return np.full(shape, attrs["value"], dtype=to_numpy_dtype(attrs["dtype"]))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.dtypes import DataType, to_numpy_dtype
+from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.registry import INTS, Attr, In, Out, register_op
 from paddle_ir.ops.sequence_common import lod_error
 
@@ -54,5 +55,7 @@ def sequence_mask_kernel(attrs, x: np.ndarray, maxlen_tensor):
         maxlen = int(maxlen_tensor.reshape(-1)[0])
     if maxlen < 0:
         maxlen = int(x.max()) if x.size else 0
+    check_allocation("sequence_mask", (*x.shape, maxlen), to_numpy_dtype(attrs["out_dtype"]),
+                     "maxlen (the attribute, MaxLenTensor or the largest length in X)")
     steps = np.arange(maxlen, dtype=np.int64)
     return (steps < x[..., None]).astype(to_numpy_dtype(attrs["out_dtype"]))

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.core.errors import ProgramError
+from paddle_ir.core.errors import ProgramError, ResourceLimitError
 from paddle_ir.core.step_scopes import StepScopes
 from paddle_ir.ops.context import STEP_SCOPES
 from paddle_ir.ops.control_common import (
@@ -82,7 +82,15 @@ def while_kernel(ctx, attrs, xs, cond):
     cond_name = ctx.input_names("Condition")[0]
     reads, outs = ctx.input_names("X"), ctx.output_names("Out")
     scopes = StepScopes()
+    cap, steps = ctx.max_while_iterations, 0
     while holds(ctx.value(cond_name), "while"):
+        steps += 1
+        if cap is not None and steps > cap:
+            raise ResourceLimitError(
+                f"while (Condition={cond_name}) ran {cap} steps and its condition still "
+                f"holds; the Executor's max_while_iterations is {cap}",
+                hint="check that the loop body updates its condition, or raise the cap "
+                     "(paddle-ir run --max-while-iterations N)")
         if attrs["is_test"]:
             ctx.run_block(attrs["sub_block"], ctx.new_scope())
         else:

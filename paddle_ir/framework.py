@@ -26,6 +26,7 @@ from paddle_ir.core.errors import (
     PaddleIRError,
     ProgramFormatError,
 )
+from paddle_ir.core.names import check_var_dims, check_var_name
 from paddle_ir.core.user_frame import creation_site
 
 # The views and the append-time checks live in their own modules; they are
@@ -93,6 +94,8 @@ class Block:
         name = name or unique_name.generate("_generated_var")
         if name in self.vars:
             return self.vars[name]
+        check_var_name(name, persistable)
+        check_var_dims(name, list(shape or ()))
         desc = self.desc.vars.add()
         desc.name = name
         desc.type = type

@@ -54,6 +54,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.scope import global_scope
 from paddle_ir.framework import Program, default_main_program, names_of
+from paddle_ir.program_files import check_loaded, load_program, save_program
 from paddle_ir.proto import framework_pb2 as pb
 from paddle_ir.prune import prune
 
@@ -75,32 +76,11 @@ _SR = pb.VarDesc.SELECTED_ROWS
 _CSR = pb.VarDesc.CSR
 
 __all__ = [
-    "load_inference_model", "load_persistables", "load_program", "load_train_program",
-    "load_vars", "persistable_names", "read_saved", "save_inference_model", "save_persistables",
-    "save_program", "save_train_program", "save_vars", "scan_records",
+    "check_loaded", "load_inference_model", "load_persistables", "load_program",
+    "load_train_program", "load_vars", "persistable_names", "read_saved",
+    "save_inference_model", "save_persistables", "save_program", "save_train_program",
+    "save_vars", "scan_records",
 ]
-
-
-# --- programs ------------------------------------------------------------------------
-
-
-def save_program(path, program: Program) -> None:
-    """Write `program` as a serialized ProgramDesc (deterministic bytes), atomically."""
-    data = program.serialize()
-    tensor_io.atomic_write(path, lambda out: out.write(data))
-
-
-def load_program(path, root=None) -> Program:
-    """Read a `.pb` file; a file that is not a ProgramDesc raises ProgramFormatError.
-
-    With `root` (the model directory it belongs to), a link out of it is refused.
-    """
-    with open_regular(path, root) as f:
-        data = f.read()
-    try:
-        return Program.parse(data)
-    except ProgramFormatError as exc:
-        raise ProgramFormatError(f"{os.fspath(path)}: {exc.message}") from None
 
 
 # --- variables -----------------------------------------------------------------------
@@ -155,6 +135,10 @@ def _value_of(scope, name: str, storage: _Storage):
             f"persistable variable {name!r} is declared "
             f"{pb.VarDesc.VarType.Name(storage.var_type)} but the scope holds a "
             f"{type(value).__name__}")
+    if len(value.shape) > tensor_io.MAX_DIMS:  # what no reader would read back
+        raise InvalidProgramError(
+            f"persistable variable {name!r} has {len(value.shape)} dims; paddle-ir saves "
+            f"tensors of at most {tensor_io.MAX_DIMS} dims, as many as it reads")
     return value
 
 

@@ -33,6 +33,9 @@ def test_a_short_fuzz_run_finds_nothing(tmp_path):
     ("lod_tensor", b"\0" * 3),
     ("params", (b"", None, b"\0")),
     ("feeds", ("npy", b"\x93NUMPY\x01\x00")),
+    ("lod", "[" * 5000),
+    ("lod", "[[18446744073709551617]]"),
+    ("lod", "[[4611686018427387903, 4611686018427387903]]"),
 ])
 def test_targets_raise_only_project_errors(name, item):
     try:

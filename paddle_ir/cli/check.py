@@ -9,6 +9,7 @@ import os
 from paddle_ir import io
 from paddle_ir.checker import Problem, check_bytes
 from paddle_ir.cli import paddle_input
+from paddle_ir.cli.locate import saved_files
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
@@ -35,15 +36,61 @@ def _targets(directory: str) -> list[tuple[str, bytes, str | None]]:
 
     if not os.path.isdir(directory):
         return [(directory, read(directory), None)]
-    model = os.path.join(directory, io.MODEL_FILENAME)
-    if os.path.exists(model):
-        return [(model, read(model), os.path.join(directory, io.PARAMS_FILENAME))]
-    main = os.path.join(directory, io.MAIN_FILENAME)
-    if os.path.exists(main):
-        startup = os.path.join(directory, io.STARTUP_FILENAME)
-        return [(main, read(main), None), (startup, read(startup), None)]
-    raise FileNotFoundError(f"{directory} holds neither {io.MODEL_FILENAME} nor "
-                            f"{io.MAIN_FILENAME}")
+    found = saved_files(directory)
+    if found.kind == "model":
+        return [(found.program, read(found.program), found.params)]
+    return [(found.program, read(found.program), None),
+            (found.startup, read(found.startup), None)]
+
+
+_NESTED_LOOPS_WARNED = 3  # loops inside loops: block runs multiply by each trip count
+
+
+def _sub_blocks(op: pb.OpDesc) -> list[int]:
+    refs = []
+    for attr in op.attrs:
+        if attr.type == pb.BLOCK:
+            refs.append(attr.block_idx)
+        elif attr.type == pb.BLOCKS:
+            refs.extend(attr.blocks_idx)
+    return refs
+
+
+def loop_warnings(desc: pb.ProgramDesc) -> list[str]:
+    """Loops that may never end (no op of the body writes the condition), and loops nested
+    so deep that their block runs multiply. Linear in the program's size."""
+    count = len(desc.blocks)
+    writes: list[set[str]] = [set() for _ in range(count)]  # a block's writes, sub-blocks in
+    children: list[list[int]] = [[] for _ in range(count)]
+    for b, block in enumerate(desc.blocks):
+        for op in block.ops:
+            writes[b].update(n for v in op.outputs for n in v.arguments)
+            children[b] += [r for r in _sub_blocks(op) if 0 < r < count and r > b]
+    for b in reversed(range(count)):  # children come after their parents
+        for child in children[b]:
+            writes[b] |= writes[child]
+    warnings, depth = [], [0] * count
+    for b, block in enumerate(desc.blocks):
+        for i, op in enumerate(block.ops):
+            if op.type != "while":
+                continue
+            cond = next((v.arguments[0] for v in op.inputs
+                         if v.parameter == "Condition" and v.arguments), None)
+            for body in _sub_blocks(op):
+                if not 0 < body < count or body <= b:
+                    continue
+                depth[body] = depth[b] + 1
+                if cond is not None and cond not in writes[body]:
+                    warnings.append(f"block {b}, op #{i} while: no op of its body (block "
+                                    f"{body}) writes its condition {cond!r}, so once it holds "
+                                    f"the loop never ends")
+                if depth[body] == _NESTED_LOOPS_WARNED:
+                    warnings.append(f"block {b}, op #{i} while: loops nest {depth[body]} deep "
+                                    f"here; the innermost body runs the product of their "
+                                    f"trip counts")
+        for child in children[b]:  # a conditional block inside a loop body is inside it too
+            depth[child] = max(depth[child], depth[b])
+    return warnings
 
 
 def _summary(data: bytes) -> str:
@@ -82,6 +129,9 @@ def check_command(args) -> int:
     for program_path, data, problems, params in io.read_saved(args.path, _checked):
         if os.path.isdir(args.path):  # name the file the user knows, not the generation's
             program_path = os.path.join(args.path, os.path.basename(program_path))
+        if not problems:
+            for warning in loop_warnings(pb.ProgramDesc.FromString(data)):
+                print(f"{program_path}: warning: {warning}")
         if problems:
             failed = True
             print(f"{program_path}: {len(problems)} problem(s)")

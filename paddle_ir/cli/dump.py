@@ -30,6 +30,7 @@ from google.protobuf import json_format, text_format
 from paddle_ir import io
 from paddle_ir.cli import paddle_input
 from paddle_ir.cli.feeds import UsageError
+from paddle_ir.cli.locate import saved_files
 from paddle_ir.core import tensor_io
 from paddle_ir.core.atomic import check_output_path, open_regular, temporary_name
 from paddle_ir.core.dtypes import dtype_name
@@ -63,19 +64,10 @@ def add_parser(subparsers, common) -> None:
 # --- what PATH is ------------------------------------------------------------------------
 
 
-def _program_in(directory: str) -> str:
-    for name in (io.MODEL_FILENAME, io.MAIN_FILENAME):
-        candidate = os.path.join(directory, name)
-        if os.path.exists(candidate):
-            return candidate
-    raise FileNotFoundError(f"{directory} holds neither {io.MODEL_FILENAME} nor "
-                            f"{io.MAIN_FILENAME}")
-
-
 def load_program_at(path: str):
     """The program PATH names: a .pb, or the committed program of a model or job directory."""
     if os.path.isdir(path):
-        return io.read_saved(path, lambda d: io.load_program(_program_in(d), d))
+        return io.read_saved(path, lambda d: io.load_program(saved_files(d).program, d))
     return io.load_program(path)
 
 

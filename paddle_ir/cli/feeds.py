@@ -27,7 +27,7 @@ import numpy as np
 from paddle_ir.cli import npyfile
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.errors import FeedError, FetchError
+from paddle_ir.core.errors import FeedError, FetchError, PaddleIRError
 from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
 from paddle_ir.core.selected_rows import SelectedRows
 
@@ -121,8 +121,11 @@ def group_entries(entries: dict, path: str) -> dict:
             shape = _integers(shape, 1, f"{path}: {stem}.shape")
             values[stem] = CSRTensor(data, indices, indptr, tuple(int(d) for d in shape))
             used |= {f"{stem}.{p}" for p in _CSR_PARTS}
+    except FeedError:
+        raise  # already says which file and entry (FeedError is a ValueError too)
     except ValueError as exc:  # the value classes' own errors are ValueErrors
-        raise FeedError(f"{path}: {exc}") from None
+        message = exc.message if isinstance(exc, PaddleIRError) else str(exc)
+        raise FeedError(f"{path}: {message}") from None
     for key, array in entries.items():
         if key not in used and not key.endswith(".lod"):
             values[key] = array

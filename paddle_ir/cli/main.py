@@ -76,6 +76,11 @@ def main(argv=None) -> int:
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         return _fail(f"{where}{exc.strerror or exc}", debug)
+    except MemoryError:
+        # A program or value too large for this machine: say so in one line, like any
+        # other limit, instead of a traceback.
+        return _fail("[ResourceLimitError] out of memory: the input is too large for this "
+                     "machine (--memory-budget bounds what one tensor may take)", debug)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

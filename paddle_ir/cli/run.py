@@ -33,6 +33,7 @@ import numpy as np
 from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli import paddle_input
+from paddle_ir.cli.locate import saved_files
 from paddle_ir.cli.values import describe_value, summarize_value
 from paddle_ir.core import tensor_io
 from paddle_ir.core.errors import (
@@ -100,6 +101,12 @@ def add_parser(subparsers, common) -> None:
                         "parameters included")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="stop the run with an error after SECONDS (checked between ops)")
+    p.add_argument("--memory-budget", type=_positive, metavar="BYTES",
+                   help="the most one tensor sized by a feed or attribute may take "
+                        "(default: the machine's physical memory)")
+    p.add_argument("--max-while-iterations", type=_positive, metavar="N",
+                   help="stop with an error when a while loop runs more than N steps "
+                        "(default: no cap)")
     p.add_argument("--steps", type=_positive, default=1, metavar="N",
                    help="run N steps (default 1), cycling through the feed batches")
     p.add_argument("--batch-size", type=_positive, metavar="B",
@@ -118,24 +125,15 @@ def add_parser(subparsers, common) -> None:
 
 def _saved_job(directory: str, path: str, params: str | None) -> Job:
     """The job in one committed save of a directory (see io.read_saved); `path` names it."""
-    model = os.path.join(directory, io.MODEL_FILENAME)
-    main = os.path.join(directory, io.MAIN_FILENAME)
-    if os.path.exists(model):
-        job = Job(io.load_program(model, directory), os.path.join(path, io.MODEL_FILENAME),
-                  params=params)
-        if params is None:
-            job.loaded = Scope()
-            io.load_vars(os.path.join(directory, io.PARAMS_FILENAME), job.program, job.loaded,
-                         directory)
-        return job
-    if os.path.exists(main):
-        return Job(io.load_program(main, directory), os.path.join(path, io.MAIN_FILENAME),
-                   params=params,
-                   startup=io.load_program(os.path.join(directory, io.STARTUP_FILENAME),
-                                           directory))
-    raise FileNotFoundError(
-        f"{directory} holds neither {io.MODEL_FILENAME} (an inference model) nor "
-        f"{io.MAIN_FILENAME} (a training job)")
+    found = saved_files(directory)
+    shown = os.path.join(path, os.path.basename(found.program))
+    job = Job(io.load_program(found.program, directory), shown, params=params)
+    if found.kind == "job":
+        job.startup = io.load_program(found.startup, directory)
+    elif params is None:
+        job.loaded = Scope()
+        io.load_vars(found.params, job.program, job.loaded, directory)
+    return job
 
 
 def resolve_job(path: str, params: str | None, startup: str | None,
@@ -285,7 +283,10 @@ def run_command(args) -> int:
                 f"{job.source} declares {len(persistables)} persistable variable(s) ({shown}) "
                 f"and nothing gives them values: pass --params FILE, --startup FILE.pb or "
                 f"--load DIR")
-    exe, scope = Executor(check_nan_inf=args.check_nan_inf), Scope()
+    exe = Executor(check_nan_inf=args.check_nan_inf,
+                   max_while_iterations=args.max_while_iterations,
+                   memory_budget=args.memory_budget)
+    scope = Scope()
     if job.startup is not None:
         exe.run(job.startup, scope=scope)
     if job.params is not None:

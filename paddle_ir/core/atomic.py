@@ -70,6 +70,24 @@ def write_new_file(path: str, write: Callable[[BinaryIO], None], mode: int | Non
         os.fsync(out.fileno())
 
 
+def drop_cached_pages(path: str) -> None:
+    """Ask the kernel to drop the cached pages of a file about to be replaced (clean pages,
+    soon unlinked), so the new file's pages come from free memory (see savedir)."""
+    if not hasattr(os, "posix_fadvise"):  # pragma: no cover - not POSIX
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def sync_directory(directory: str) -> None:
     """Make the renames and links in `directory` durable."""
     try:
@@ -102,6 +120,8 @@ def atomic_write_many(files: Mapping[str | os.PathLike, Callable[[BinaryIO], Non
     staged: list[tuple[str, str]] = []
     try:
         for path, write in zip(targets, files.values(), strict=True):
+            if modes[path] is not None:
+                drop_cached_pages(path)
             tmp = temporary_name(path)
             staged.append((tmp, path))
             write_new_file(tmp, write, modes[path])

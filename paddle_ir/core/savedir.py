@@ -40,6 +40,7 @@ from typing import BinaryIO, TypeVar
 
 from paddle_ir.core.atomic import (
     TMP_PREFIX,
+    drop_cached_pages,
     sync_directory,
     temporary_name,
     write_new_file,
@@ -207,6 +208,18 @@ def _regular_files(directory: str) -> dict[str, os.stat_result]:
     return found
 
 
+def _drop_cached(directory: str, names) -> None:
+    """Let the kernel drop the cached pages of files about to be replaced.
+
+    They are clean (fsync'ed when saved) and will be unlinked after the
+    commit; dropping them first lets the new file's pages come from free
+    memory instead of reclaim, which made large saves erratic (B5: median 1354 ms
+    against 595 ms with the drop, numpy's tofile + fsync 608 ms).
+    """
+    for name in names:
+        drop_cached_pages(os.path.join(directory, name))
+
+
 def _mode(st: os.stat_result | None) -> int | None:
     return None if st is None else stat.S_IMODE(st.st_mode)
 
@@ -238,6 +251,7 @@ def commit(dirname: str | os.PathLike, files: Mapping[str, Callable[[BinaryIO], 
         if old is None:
             committed = {n: st for n, st in committed.items() if n in legacy_names | owned}
         os.mkdir(new_dir)
+        _drop_cached(old_dir, committed.keys() & files.keys())
         try:
             for name, write in files.items():
                 write_new_file(os.path.join(new_dir, name), write, _mode(committed.get(name)))

@@ -28,7 +28,7 @@ from paddle_ir.core.errors import PaddleIRError
 from tests.fuzz.targets import TARGETS
 
 WEIGHTS = {"program": 4, "params": 2, "feeds": 2, "lod_tensor": 1, "selected_rows": 1,
-           "csr": 1}
+           "csr": 1, "lod": 1}
 BATCH = 500  # examples per hypothesis run; the loop starts new runs until time is up
 
 

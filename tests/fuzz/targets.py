@@ -11,7 +11,10 @@ RecursionError, an AssertionError of a round-trip check below) is a bug.
     params         io.load_vars with a dense file and its .selected_rows/.csr siblings,
                    tensor_io.load_combined and the dump scanners
     feeds          .npy and .npz feed files (allow_pickle=False), then the executor's
-                   feed checks against declared variables
+                   feed checks against declared variables; `NAME.lod` entries carry
+                   generated LoD texts
+    lod            `--lod` JSON texts (deep nesting, huge and negative numbers, garbage),
+                   parsed and applied to a feed
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from paddle_ir.checker import check_bytes, check_program
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.errors import FeedError
+from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
@@ -307,9 +311,10 @@ def npz_archive(draw) -> bytes:
         dtype = np.dtype(draw(st.sampled_from(_ENTRY_DTYPES)))
         shape = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
         if dtype.kind == "U":
-            text = draw(st.sampled_from(["[[3, 1]]", "[[4]]", "[[1, 1], [2, 2]]", "[]",
-                                         "[[-1, 5]]", "[[0.5]]", "{", "[[1, 2, 1]]"]))
-            entries[name] = np.full(shape, text, dtype)
+            text = draw(st.one_of(
+                st.sampled_from(["[[3, 1]]", "[[4]]", "[[1, 1], [2, 2]]", "[]", "[[-1, 5]]",
+                                 "[[0.5]]", "{", "[[1, 2, 1]]"]), lod_texts()))
+            entries[name] = np.full(shape, text, f"<U{max(1, len(text))}")
         else:
             entries[name] = np.asarray(draw(st.lists(st.integers(-2, 6),
                                                      min_size=math.prod(shape),
@@ -344,6 +349,41 @@ def run_feeds(item: tuple[str, bytes]) -> None:
                    scope=Scope())
 
 
+# --- LoD texts (--lod NAME=JSON, NAME.lod entries) ---------------------------------------------
+
+
+_LOD_ATOMS = st.one_of(st.integers(-3, 8), st.integers(2**62 - 2, 2**64 + 2),
+                       st.sampled_from(["1e400", "-0", "0.5", "true", "null", '"3"', "NaN",
+                                        "9" * 5000, "[]", "{}"]))
+
+
+@st.composite
+def lod_texts(draw) -> str:
+    """JSON-ish LoD texts: well formed, nested too deep, out of range, or mangled."""
+    kind = draw(st.sampled_from(["levels", "deep", "mangled"]))
+    if kind == "deep":
+        depth = draw(st.integers(3, 6000))
+        return "[" * depth + draw(st.sampled_from(["", "1", "[1]"])) + "]" * draw(
+            st.integers(0, depth))
+    levels = draw(st.lists(st.lists(_LOD_ATOMS, max_size=6), max_size=4))
+    text = "[" + ",".join("[" + ",".join(str(a) for a in level) + "]" for level in levels) + "]"
+    if kind == "mangled" and text:
+        cut = draw(st.integers(0, len(text)))
+        text = text[:cut] + draw(st.sampled_from(["", "]", "[", ",", "\0", "\udcff", "]]]"]))
+    return text
+
+
+def run_lod(text: str) -> None:
+    try:
+        lengths = feed_files.parse_lod(text)
+    except feed_files.UsageError as exc:  # the CLI's clean refusal (exit 2)
+        raise FeedError(str(exc)) from None
+    rows = sum(lengths[-1]) if lengths and lengths[-1] else 0
+    if rows <= 1000:  # applied to a feed of that many rows: the LoD's own checks
+        create_lod_tensor(np.zeros((rows, 1), np.float32), lengths)
+    create_lod_tensor(np.zeros((3, 1), np.float32), lengths)
+
+
 # --- all ------------------------------------------------------------------------------------
 
 
@@ -366,4 +406,5 @@ TARGETS = {t.name: t for t in (
                           tensor_io.serialize_csr)),
     Target("params", params_inputs(), run_params),
     Target("feeds", feed_inputs(), run_feeds),
+    Target("lod", lod_texts(), run_lod),
 )}
