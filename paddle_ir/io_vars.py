@@ -35,7 +35,7 @@ from collections.abc import Callable
 from paddle_ir import io as _io
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.dtypes import convert_dtype, dtype_name
 from paddle_ir.core.errors import InvalidProgramError, MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
@@ -123,7 +123,7 @@ def _file_of(dirname, name: str) -> str:
 
 
 def _check(path: str, name: str, value, var: Variable) -> None:
-    want = to_numpy_dtype(var.dtype) if var.dtype is not None else value.dtype
+    want = convert_dtype(var.dtype) if var.dtype is not None else value.dtype
     dims, shape = list(var.shape), list(value.shape)
     bad_shape = dims and (len(dims) != len(shape)
                           or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True)))
@@ -232,5 +232,15 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
     one) Fluid's per-variable files, of which the program may declare any subset."""
     if filename is not None and (filename != _io.PERSISTABLES_FILENAME
                                  or os.path.exists(_file_of(dirname, filename))):
-        return _combined_load_persistables(executor, dirname, main_program, scope, filename)
+        try:
+            return _combined_load_persistables(executor, dirname, main_program, scope,
+                                               filename)
+        except TensorFormatError as exc:
+            if "more variables than the program declares" not in exc.message:
+                raise
+            raise TensorFormatError(
+                exc.message, hint="a combined checkpoint loads only into a program declaring "
+                                  "the same persistables; to load a subset (an inference "
+                                  "program), save with filename=None (one file per variable, "
+                                  "Fluid's layout)") from None
     return load_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
