@@ -29,6 +29,7 @@ from paddle_ir import (  # noqa: E402
     regularizer,
     unique_name,
 )
+from paddle_ir import fluid_parallel as compiler  # noqa: E402 - Fluid's fluid.compiler
 from paddle_ir.backward import append_backward  # noqa: E402
 from paddle_ir.core.csr import CSRTensor  # noqa: E402
 from paddle_ir.core.dtypes import DataType  # noqa: E402
@@ -101,8 +102,8 @@ __all__ = [
 ]
 __all__ += [
     "BuildStrategy", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "CompiledProgram", "DataFeeder",
-    "EOFException", "ExecutionStrategy", "ParallelExecutor", "core", "create_random_int_lodtensor",
-    "data", "embedding", "is_compiled_with_cuda", "one_hot",
+    "EOFException", "ExecutionStrategy", "ParallelExecutor", "compiler", "core",
+    "create_random_int_lodtensor", "data", "embedding", "is_compiled_with_cuda", "one_hot",
 ]
 __all__ = sorted(set(__all__))
 
