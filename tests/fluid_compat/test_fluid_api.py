@@ -26,7 +26,8 @@ def fresh_programs():
 def test_places_are_objects_and_cuda_runs_on_the_cpu_with_one_warning(fresh_programs, monkeypatch):
     main, startup = fresh_programs
     assert fluid.CPUPlace() == fluid.core.CPUPlace() and fluid.CUDAPlace(1) != fluid.CUDAPlace(0)
-    assert fluid.CUDAPlace(1).gpu_device_id() == 1 and fluid.CUDAPinnedPlace().is_cuda_pinned_place()
+    assert fluid.CUDAPlace(1).gpu_device_id() == 1
+    assert fluid.CUDAPinnedPlace().is_cuda_pinned_place()
     assert fluid.core.is_compiled_with_cuda() is False
     x = fluid.layers.data("x", [3])
     y = fluid.layers.scale(x, 2.0)
