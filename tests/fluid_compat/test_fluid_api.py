@@ -54,6 +54,8 @@ def test_data_shapes_follow_fluid(fresh_programs):
     assert L.data("e", [4, 5], append_batch_size=False).shape == (4, 5)
     ids = L.data("f", [1], "int64", lod_level=1)  # a dtype in Fluid's third position
     assert ids.shape == (-1, 1) and ids.dtype == np.int64 and ids.lod_level == 1
+    old_order = L.data("f2", [-1, 1], "int64", 2)  # paddle-ir's earlier (dtype, lod_level)
+    assert old_order.dtype == np.int64 and old_order.lod_level == 2
     assert L.data("g", [2], append_batch_size=True, dtype="float64").dtype == np.float64
     assert fluid.data("h", [None, 3]).shape == (-1, 3)
     assert fluid.data("i", [3]).shape == (3,)  # fluid.data never prepends
