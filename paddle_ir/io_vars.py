@@ -23,6 +23,11 @@ Every record is checked against its declaration (dtype and known dims) before
 any is stored, and all files of one save are staged whole before any is
 renamed into place.
 
+save_inference_model/load_inference_model take Fluid's `model_filename=None`
+and `params_filename=None` (io.py's file names then) and Fluid's positional
+order (model_filename after main_program / executor); a string where io.py
+takes `scope` is read as the model file name.
+
 save_vars/load_vars also keep io.py's older signature, `(path, program, scope)`
 (told apart by the second argument being a Program), for callers of io.py.
 """
@@ -48,6 +53,8 @@ _combined_save = _io.save_vars
 _combined_load = _io.load_vars
 _combined_save_persistables = _io.save_persistables
 _combined_load_persistables = _io.load_persistables
+_save_inference_model = _io.save_inference_model
+_load_inference_model = _io.load_inference_model
 
 _SAVABLE = {
     pb.VarDesc.LOD_TENSOR: (LoDTensor, tensor_io.serialize_lod_tensor,
@@ -57,8 +64,9 @@ _SAVABLE = {
     pb.VarDesc.CSR: (CSRTensor, tensor_io.serialize_csr, tensor_io.deserialize_csr),
 }
 
-__all__ = ["is_parameter", "is_persistable", "load_params", "load_persistables", "load_vars",
-           "save_params", "save_persistables", "save_vars"]
+__all__ = ["is_parameter", "is_persistable", "load_inference_model", "load_params",
+           "load_persistables", "load_vars", "save_inference_model", "save_params",
+           "save_persistables", "save_vars"]
 
 
 def is_parameter(var: Variable) -> bool:
@@ -244,3 +252,33 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
                                   "program), save with filename=None (one file per variable, "
                                   "Fluid's layout)") from None
     return load_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
+
+
+def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
+                         main_program=None, scope=None, model_filename=None,
+                         params_filename=None, export_for_deployment: bool = True,
+                         program_only: bool = False):
+    """io.save_inference_model with Fluid's None file names and argument order.
+
+    `export_for_deployment` is accepted (the saved program is always the pruned
+    test-mode one); `program_only=True` is refused rather than ignored.
+    """
+    if isinstance(scope, str):  # Fluid's sixth positional argument is model_filename
+        scope, model_filename = None, scope
+    if program_only:
+        raise InvalidProgramError("save_inference_model(program_only=True) is not supported; "
+                                  "the program is saved with its parameters")
+    return _save_inference_model(dirname, feeded_var_names, target_vars, executor,
+                                 main_program, scope,
+                                 model_filename or _io.MODEL_FILENAME,
+                                 params_filename or _io.PARAMS_FILENAME)
+
+
+def load_inference_model(dirname, executor=None, scope=None, model_filename=None,
+                         params_filename=None, pserver_endpoints=None):
+    """io.load_inference_model with Fluid's None file names and argument order."""
+    if isinstance(scope, str):  # Fluid's third positional argument is model_filename
+        scope, model_filename, params_filename = None, scope, model_filename
+    return _load_inference_model(dirname, executor, scope,
+                                 model_filename or _io.MODEL_FILENAME,
+                                 params_filename or _io.PARAMS_FILENAME)

@@ -138,3 +138,25 @@ def test_saver_errors(tmp_path):
     with pytest.raises(fluid.PaddleIRError, match="is not a directory: there is no inference "
                                                   "model to load"):
         fluid.io.load_inference_model(str(tmp_path / "no_model"), exe)
+
+
+def test_inference_model_file_names_as_fluid_passes_them(tmp_path):
+    main, scope, exe, predict = train(tmp_path)
+    x = next(batches(1, seed=4))[0]
+    with fluid.scope_guard(scope):
+        # Fluid's positional order: ..., executor, main_program, model_filename, params_filename
+        fluid.io.save_inference_model(str(tmp_path / "a"), ["image"], [predict], exe, main,
+                                      None, None)
+        fluid.io.save_inference_model(str(tmp_path / "b"), ["image"], [predict], exe, main,
+                                      "__model__", "__params__", export_for_deployment=True)
+        with pytest.raises(fluid.PaddleIRError, match=r"program_only=True\) is not supported"):
+            fluid.io.save_inference_model(str(tmp_path / "c"), ["image"], [predict], exe, main,
+                                          program_only=True)
+    assert sorted(os.listdir(tmp_path / "b")) == ["__model__", "__params__"]
+    outs = []
+    for args in ((str(tmp_path / "a"), exe, None, None),
+                 (str(tmp_path / "b"), exe, "__model__", "__params__")):
+        with fluid.scope_guard(fluid.core.Scope()):
+            program, feeds, fetches = fluid.io.load_inference_model(*args)
+            outs.append(exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)[0])
+    np.testing.assert_array_equal(outs[0], outs[1])
