@@ -263,8 +263,8 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     `export_for_deployment` is accepted (the saved program is always the pruned
     test-mode one); `program_only=True` is refused rather than ignored.
     """
-    if isinstance(scope, str):  # Fluid's sixth positional argument is model_filename
-        scope, model_filename = None, scope
+    if isinstance(scope, str):  # Fluid's sixth and seventh: model_filename, params_filename
+        scope, model_filename, params_filename = None, scope, model_filename
     if program_only:
         raise InvalidProgramError("save_inference_model(program_only=True) is not supported; "
                                   "the program is saved with its parameters")
