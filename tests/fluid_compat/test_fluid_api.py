@@ -41,6 +41,9 @@ def test_places_are_objects_and_cuda_runs_on_the_cpu_with_one_warning(fresh_prog
     out, = exe.run(main, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=[y])
     np.testing.assert_array_equal(out, np.full((2, 3), 2.0, np.float32))
     assert fluid.Executor(fluid.CPUPlace).place == "cpu"  # the class, uncalled, is accepted
+    again, = exe.run(main, feed={"x": np.ones((1, 3), np.float32)}, fetch_list=[y.name],
+                     feed_var_name="feed", fetch_var_name="fetch", use_program_cache=True)
+    assert again.tolist() == [[2.0, 2.0, 2.0]]
 
 
 # --- 2. layers.data, fluid.data, fluid.embedding, one_hot ---------------------------------------
