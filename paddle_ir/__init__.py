@@ -67,7 +67,14 @@ from paddle_ir.fluid_parallel import (  # noqa: E402
     ExecutionStrategy,
     ParallelExecutor,
 )
-from paddle_ir.fluid_top import data, embedding, one_hot  # noqa: E402
+from paddle_ir.fluid_top import (  # noqa: E402
+    data,
+    embedding,
+    memory_optimize,
+    name_scope,
+    one_hot,
+    release_memory,
+)
 from paddle_ir.framework import (  # noqa: E402
     Block,
     Operator,
@@ -103,7 +110,8 @@ __all__ = [
 __all__ += [
     "BuildStrategy", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "CompiledProgram", "DataFeeder",
     "EOFException", "ExecutionStrategy", "ParallelExecutor", "compiler", "core",
-    "create_random_int_lodtensor", "data", "embedding", "is_compiled_with_cuda", "one_hot",
+    "create_random_int_lodtensor", "data", "embedding", "is_compiled_with_cuda",
+    "memory_optimize", "name_scope", "one_hot", "release_memory",
 ]
 __all__ = sorted(set(__all__))
 

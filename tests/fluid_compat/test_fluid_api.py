@@ -309,6 +309,18 @@ def test_missing_names_suggest_the_closest():
         fluid.core.Tensorish  # noqa: B018
 
 
+def test_memory_optimize_and_name_scope_change_nothing(fresh_programs):
+    main, _ = fresh_programs
+    with fluid.name_scope("encoder"):
+        y = fluid.layers.scale(fluid.layers.data("x", [2]), 3.0)
+    before = main.serialize()
+    fluid.memory_optimize(main)
+    fluid.release_memory(main)
+    assert main.serialize() == before
+    out, = fluid.Executor().run(main, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=[y])
+    assert out.tolist() == [[3.0, 3.0]]
+
+
 def test_the_fluid_alias_module():
     from paddle_ir import fluid as via_from
 
