@@ -47,6 +47,8 @@ from paddle_ir.core.places import (  # noqa: E402
     CPUPlace,
     CUDAPinnedPlace,
     CUDAPlace,
+    cpu_places,
+    cuda_places,
     is_compiled_with_cuda,
 )
 from paddle_ir.core.rank_table import LoDRankTable  # noqa: E402
@@ -110,7 +112,8 @@ __all__ = [
 __all__ += [
     "BuildStrategy", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "CompiledProgram", "DataFeeder",
     "EOFException", "ExecutionStrategy", "ParallelExecutor", "compiler", "core",
-    "create_random_int_lodtensor", "data", "embedding", "is_compiled_with_cuda",
+    "cpu_places", "create_random_int_lodtensor", "cuda_places", "data", "embedding",
+    "is_compiled_with_cuda",
     "memory_optimize", "name_scope", "one_hot", "release_memory",
 ]
 __all__ = sorted(set(__all__))
