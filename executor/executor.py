@@ -234,7 +234,10 @@ class Executor:
 
     # -- public API ---------------------------------------------------------------------------
     def run(self, program=None, feed=None, fetch_list=None, scope: Scope | None = None,
-            return_numpy: bool = True):
+            return_numpy: bool = True, *, feed_var_name: str = "feed",
+            fetch_var_name: str = "fetch", use_program_cache: bool = False):
+        # Fluid's feed_var_name / fetch_var_name / use_program_cache are accepted: feeds
+        # and fetches go straight to their variables, and plans are always cached.
         if program is None:
             program = default_main_program()  # the builder's, through the core's slot
         feed = _fluid_feed(program, feed)

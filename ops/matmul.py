@@ -5,7 +5,7 @@ X of shape [K] is the row [1, K] ([K, 1] when transposed); a 1-D Y is the
 column [K, 1] ([1, K] when transposed). Tensors of rank > 2 are stacks of
 matrices in their last two dims, and the stack dims broadcast as numpy's do.
 The unit dim added to a non-transposed 1-D operand is dropped from Out, so
-two 1-D operands give a 0-D Out (numpy's rule; Paddle 1.x gave [1]).
+two 1-D operands give Out of shape [1], as in Fluid 1.x (numpy would give 0-D).
 
 Gradients, in the matrix views, summed over broadcast stack dims:
 
@@ -105,7 +105,7 @@ def infer_product(ctx, tx: bool, ty: bool, names=("transpose_X", "transpose_Y"))
                 f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
                 hint="insert a cast op")
     out = batch + ([] if drop_row else [xm[-2]]) + ([] if drop_col else [ym[-1]])
-    ctx.set_output("Out", out, x_dtype)
+    ctx.set_output("Out", out or [1], x_dtype)  # a dot product is [1] (Fluid 1.x)
 
 
 @matmul.kernel(dtypes=FLOATS)
@@ -116,6 +116,8 @@ def matmul_dense(attrs, x, y):
         out = out[..., 0, :]
     if y.ndim == 1 and not attrs["transpose_Y"]:
         out = out[..., 0]
+    if out.ndim == 0:
+        out = out.reshape(1)
     alpha = attrs["alpha"]
     if alpha != 1.0:
         out *= alpha  # out is matmul's fresh result (or a view of it)

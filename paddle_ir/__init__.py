@@ -32,6 +32,7 @@ from paddle_ir import (  # noqa: E402
     regularizer,
     unique_name,
 )
+from paddle_ir import fluid_parallel as compiler  # noqa: E402 - Fluid's fluid.compiler
 from paddle_ir.backward import append_backward  # noqa: E402
 from paddle_ir.core.csr import CSRTensor  # noqa: E402
 from paddle_ir.core.dtypes import DataType  # noqa: E402
@@ -49,6 +50,8 @@ from paddle_ir.core.places import (  # noqa: E402
     CPUPlace,
     CUDAPinnedPlace,
     CUDAPlace,
+    cpu_places,
+    cuda_places,
     is_compiled_with_cuda,
 )
 from paddle_ir.core.rank_table import LoDRankTable  # noqa: E402
@@ -69,7 +72,14 @@ from paddle_ir.fluid_parallel import (  # noqa: E402
     ExecutionStrategy,
     ParallelExecutor,
 )
-from paddle_ir.fluid_top import data, embedding, one_hot  # noqa: E402
+from paddle_ir.fluid_top import (  # noqa: E402
+    data,
+    embedding,
+    memory_optimize,
+    name_scope,
+    one_hot,
+    release_memory,
+)
 from paddle_ir.framework import (  # noqa: E402
     Block,
     Operator,
@@ -106,8 +116,10 @@ __all__ = [
 ]
 __all__ += [
     "BuildStrategy", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "CompiledProgram", "DataFeeder",
-    "EOFException", "ExecutionStrategy", "ParallelExecutor", "core", "create_random_int_lodtensor",
-    "data", "embedding", "is_compiled_with_cuda", "one_hot",
+    "EOFException", "ExecutionStrategy", "ParallelExecutor", "compiler", "core",
+    "cpu_places", "create_random_int_lodtensor", "cuda_places", "data", "embedding",
+    "is_compiled_with_cuda",
+    "memory_optimize", "name_scope", "one_hot", "release_memory",
 ]
 __all__ = sorted(set(__all__))
 

@@ -86,7 +86,7 @@ class _SlotBatch:
             bad = raw.reshape(-1)[np.flatnonzero(array.reshape(-1) != raw.reshape(-1))[0]]
             raise FeedError(
                 f"DataFeeder: {self.name!r} is {dtype_name(self.dtype)}, but a field holds "
-                f"{bad!r}, which it cannot hold exactly",
+                f"{bad.item()!r}, which it cannot hold exactly",
                 hint=f"declare the variable with a float dtype, or give "
                      f"{dtype_name(self.dtype)} values")
         return array

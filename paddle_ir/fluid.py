@@ -23,7 +23,6 @@ from paddle_ir import (  # noqa: F401 - Fluid's submodules
     regularizer,
     unique_name,
 )
-from paddle_ir import fluid_parallel as compiler  # noqa: F401 - fluid.compiler.CompiledProgram
 
 __all__ = list(_pir.__all__)
 

@@ -8,12 +8,14 @@ one_hot_v2) where the layers versions replace a trailing dim of 1.
 
 from __future__ import annotations
 
+import contextlib
+
 from paddle_ir.framework import Variable
 from paddle_ir.layers.embedding import embedding as _embedding
 from paddle_ir.layers.io import fluid_data as data
 from paddle_ir.layers.one_hot import one_hot_v2
 
-__all__ = ["data", "embedding", "one_hot"]
+__all__ = ["data", "embedding", "memory_optimize", "name_scope", "one_hot", "release_memory"]
 
 
 def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Fluid's name
@@ -28,3 +30,19 @@ def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Fl
 def one_hot(input: Variable, depth: int, allow_out_of_range: bool = False) -> Variable:  # noqa: A002
     """0/1 rows of `depth` for ids of any shape: Out = ids.shape + [depth]."""
     return one_hot_v2(input, depth, allow_out_of_range)
+
+
+def memory_optimize(input_program=None, skip_opt_set=None, print_log: bool = False,
+                    level: int = 0, skip_grads: bool = True) -> None:
+    """Fluid 1.x's memory_optimize: nothing to do (Fluid 1.6+ made it a no-op too); the
+    Executor already frees each temporary after its last reader."""
+
+
+def release_memory(input_program=None, skip_opt_set=None) -> None:
+    """Fluid 1.x's release_memory: nothing to do, as memory_optimize."""
+
+
+@contextlib.contextmanager
+def name_scope(prefix: str | None = None):
+    """Fluid's name_scope: groups ops for visualisation only; names and results are unchanged."""
+    yield

@@ -420,9 +420,11 @@ from paddle_ir.fluid_reader import DataLoader  # noqa: E402
 from paddle_ir.io_vars import (  # noqa: E402,F811 - Fluid forms replace those above
     is_parameter,
     is_persistable,
+    load_inference_model,
     load_params,
     load_persistables,
     load_vars,
+    save_inference_model,
     save_params,
     save_persistables,
     save_vars,

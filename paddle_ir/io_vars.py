@@ -23,6 +23,11 @@ Every record is checked against its declaration (dtype and known dims) before
 any is stored, and all files of one save are staged whole before any is
 renamed into place.
 
+save_inference_model/load_inference_model take Fluid's `model_filename=None`
+and `params_filename=None` (io.py's file names then) and Fluid's positional
+order (model_filename after main_program / executor); a string where io.py
+takes `scope` is read as the model file name.
+
 save_vars/load_vars also keep io.py's older signature, `(path, program, scope)`
 (told apart by the second argument being a Program), for callers of io.py.
 """
@@ -35,7 +40,7 @@ from collections.abc import Callable
 from paddle_ir import io as _io
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
+from paddle_ir.core.dtypes import convert_dtype, dtype_name
 from paddle_ir.core.errors import InvalidProgramError, MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
@@ -48,6 +53,8 @@ _combined_save = _io.save_vars
 _combined_load = _io.load_vars
 _combined_save_persistables = _io.save_persistables
 _combined_load_persistables = _io.load_persistables
+_save_inference_model = _io.save_inference_model
+_load_inference_model = _io.load_inference_model
 
 _SAVABLE = {
     pb.VarDesc.LOD_TENSOR: (LoDTensor, tensor_io.serialize_lod_tensor,
@@ -57,8 +64,9 @@ _SAVABLE = {
     pb.VarDesc.CSR: (CSRTensor, tensor_io.serialize_csr, tensor_io.deserialize_csr),
 }
 
-__all__ = ["is_parameter", "is_persistable", "load_params", "load_persistables", "load_vars",
-           "save_params", "save_persistables", "save_vars"]
+__all__ = ["is_parameter", "is_persistable", "load_inference_model", "load_params",
+           "load_persistables", "load_vars", "save_inference_model", "save_params",
+           "save_persistables", "save_vars"]
 
 
 def is_parameter(var: Variable) -> bool:
@@ -123,7 +131,7 @@ def _file_of(dirname, name: str) -> str:
 
 
 def _check(path: str, name: str, value, var: Variable) -> None:
-    want = to_numpy_dtype(var.dtype) if var.dtype is not None else value.dtype
+    want = convert_dtype(var.dtype) if var.dtype is not None else value.dtype
     dims, shape = list(var.shape), list(value.shape)
     bad_shape = dims and (len(dims) != len(shape)
                           or any(d >= 0 and d != s for d, s in zip(dims, shape, strict=True)))
@@ -232,5 +240,45 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
     one) Fluid's per-variable files, of which the program may declare any subset."""
     if filename is not None and (filename != _io.PERSISTABLES_FILENAME
                                  or os.path.exists(_file_of(dirname, filename))):
-        return _combined_load_persistables(executor, dirname, main_program, scope, filename)
+        try:
+            return _combined_load_persistables(executor, dirname, main_program, scope,
+                                               filename)
+        except TensorFormatError as exc:
+            if "more variables than the program declares" not in exc.message:
+                raise
+            raise TensorFormatError(
+                exc.message, hint="a combined checkpoint loads only into a program declaring "
+                                  "the same persistables; to load a subset (an inference "
+                                  "program), save with filename=None (one file per variable, "
+                                  "Fluid's layout)") from None
     return load_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
+
+
+def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
+                         main_program=None, scope=None, model_filename=None,
+                         params_filename=None, export_for_deployment: bool = True,
+                         program_only: bool = False):
+    """io.save_inference_model with Fluid's None file names and argument order.
+
+    `export_for_deployment` is accepted (the saved program is always the pruned
+    test-mode one); `program_only=True` is refused rather than ignored.
+    """
+    if isinstance(scope, str):  # Fluid's sixth and seventh: model_filename, params_filename
+        scope, model_filename, params_filename = None, scope, model_filename
+    if program_only:
+        raise InvalidProgramError("save_inference_model(program_only=True) is not supported; "
+                                  "the program is saved with its parameters")
+    return _save_inference_model(dirname, feeded_var_names, target_vars, executor,
+                                 main_program, scope,
+                                 model_filename or _io.MODEL_FILENAME,
+                                 params_filename or _io.PARAMS_FILENAME)
+
+
+def load_inference_model(dirname, executor=None, scope=None, model_filename=None,
+                         params_filename=None, pserver_endpoints=None):
+    """io.load_inference_model with Fluid's None file names and argument order."""
+    if isinstance(scope, str):  # Fluid's third positional argument is model_filename
+        scope, model_filename, params_filename = None, scope, model_filename
+    return _load_inference_model(dirname, executor, scope,
+                                 model_filename or _io.MODEL_FILENAME,
+                                 params_filename or _io.PARAMS_FILENAME)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from paddle_ir.core.attrs import block_refs
-from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.core.attrs import block_refs, from_attr_proto
+from paddle_ir.core.errors import InvalidProgramError, PaddleIRError
 from paddle_ir.framework import Program
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -110,9 +110,43 @@ def prune(program: Program, feed_names: Iterable[str], target_names: Iterable[st
     del desc.fetch_target_names[:]
     desc.fetch_target_names.extend(targets)
 
+    _refresh_test_mode_outputs(desc)
     result = Program.from_desc(desc)
     result.random_seed = program.random_seed
     return result
+
+
+def _refresh_test_mode_outputs(desc: pb.ProgramDesc) -> None:
+    """Re-declare block 0's outputs of ops that `is_test` changes, as inference now says.
+
+    The training build declared them in training mode (sequence_pool's MaxIndex
+    is [N, D] there and empty with is_test), so a saved model would otherwise
+    contradict its own ops and fail `paddle-ir check`.
+    """
+    block0 = desc.blocks[0]
+    test_ops = [op for op in block0.ops
+                if any(a.name == "is_test" and a.type == pb.BOOLEAN and a.b for a in op.attrs)]
+    if not test_ops:
+        return
+    skeleton = pb.ProgramDesc()
+    skeleton.CopyFrom(desc)
+    for block in skeleton.blocks:
+        del block.ops[:]
+    fresh = Program.from_desc(skeleton).global_block()
+    for op in block0.ops:  # in order: later ops infer from refreshed inputs
+        try:
+            fresh.append_op(op.type,
+                            inputs={v.parameter: list(v.arguments) for v in op.inputs},
+                            outputs={v.parameter: list(v.arguments) for v in op.outputs},
+                            attrs={a.name: from_attr_proto(a) for a in op.attrs})
+        except PaddleIRError:
+            return  # leave the declarations as they are; `check` reports the op
+    inferred = {v.name: v for v in fresh.desc.vars}
+    for op in test_ops:
+        for name in _args(op.outputs):
+            for var in block0.vars:
+                if var.name == name and name in inferred:
+                    var.CopyFrom(inferred[name])
 
 
 def _drop_blocks(desc: pb.ProgramDesc, keep: set[int]) -> None:

@@ -73,6 +73,16 @@ def is_compiled_with_cuda() -> bool:
     return False
 
 
+def cpu_places(device_count: int | None = None) -> list[CPUPlace]:
+    """Fluid's `fluid.cpu_places`: `device_count` CPU places (one by default: one device)."""
+    return [CPUPlace() for _ in range(device_count or 1)]
+
+
+def cuda_places(device_ids=None) -> list[CUDAPlace]:
+    """Fluid's `fluid.cuda_places`: CUDA places (they run on the CPU; see resolve_place)."""
+    return [CUDAPlace(i) for i in (device_ids if device_ids is not None else [0])]
+
+
 _warned_cuda = False
 
 

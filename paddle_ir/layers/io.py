@@ -34,9 +34,13 @@ def data(name: str, shape, append_batch_size=True, dtype="float32", lod_level: i
     is False or `shape` already holds a -1 or None (None becomes -1).
     `lod_level` > 0 declares a sequence input to be fed a LoDTensor. The
     argument order is Fluid's (append_batch_size third); a dtype given third,
-    as `data("x", [-1, 4], "int64")`, is read as the dtype.
+    as `data("x", [-1, 4], "int64")` or `data("x", [-1, 1], "int64", 1)`, is
+    read as the dtype (and the fourth as the lod_level), the order paddle-ir
+    used before.
     """
     if not isinstance(append_batch_size, bool):  # a dtype in Fluid's third position
+        if isinstance(dtype, int) and lod_level == 0:  # then (name, shape, dtype, lod_level)
+            lod_level = dtype
         dtype, append_batch_size = append_batch_size, True
     dims = []
     for d in shape:

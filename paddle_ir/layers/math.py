@@ -146,7 +146,7 @@ def softplus(x: Variable, beta: float = 1.0, threshold: float = 20.0, name=None)
 
 
 def mean(x: Variable, name=None) -> Variable:
-    """The mean of all of x's elements, a 0-D tensor."""
+    """The mean of all of x's elements, of shape [1] (Fluid 1.x)."""
     return _unary("mean", x, name)
 
 
@@ -160,10 +160,10 @@ def _reduce(op_type: str, input: Variable, dim, keep_dim: bool, name) -> Variabl
 
 
 def reduce_sum(input: Variable, dim=None, keep_dim: bool = False, name=None) -> Variable:  # noqa: A002
-    """The sum over `dim` (an int or a list; None: every axis, giving a 0-D tensor)."""
+    """The sum over `dim` (an int or a list; None: every axis, giving shape [1])."""
     return _reduce("reduce_sum", input, dim, keep_dim, name)
 
 
 def reduce_mean(input: Variable, dim=None, keep_dim: bool = False, name=None) -> Variable:  # noqa: A002
-    """The mean over `dim` (an int or a list; None: every axis, giving a 0-D tensor)."""
+    """The mean over `dim` (an int or a list; None: every axis, giving shape [1])."""
     return _reduce("reduce_mean", input, dim, keep_dim, name)

@@ -164,9 +164,9 @@ def topk(input: Variable, k: int, name: str | None = None):  # noqa: A002
 
 def accuracy(input: Variable, label: Variable, k: int = 1, correct: Variable | None = None,  # noqa: A002
              total: Variable | None = None) -> Variable:
-    """The fraction (0-D float32) of rows whose label is among input's top k classes.
+    """The fraction (float32, shape [1]) of rows whose label is among input's top k classes.
 
-    `correct` and `total` (0-D int32) receive the counts when given.
+    `correct` and `total` (int32, shape [1]) receive the counts when given.
     """
     helper = LayerHelper("accuracy")
     values, indices = topk(input, k)

@@ -87,13 +87,14 @@ def _op(a, transpose):
     ((3, 4), (2, 4, 5), False, False),        # a matrix against a stack
     ((4,), (4, 5), False, False),              # 1-D X: a row, dropped from Out
     ((2, 3, 4), (4,), False, False),           # 1-D Y: a column, dropped from Out
-    ((4,), (4,), False, False),                # dot product: 0-D Out
+    ((4,), (4,), False, False),                # dot product: Out [1] (Fluid 1.x)
 ])
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
 def test_matmul_matches_numpy(x_shape, y_shape, tx, ty, alpha):
     x = rng.randn(*x_shape).astype(np.float32)
     y = rng.randn(*y_shape).astype(np.float32)
     want = (alpha * np.matmul(_op(x, tx), _op(y, ty))).astype(np.float32)
+    want = want.reshape(1) if want.ndim == 0 else want
     check_op("matmul", {"X": x, "Y": y}, {"transpose_X": tx, "transpose_Y": ty, "alpha": alpha},
              {"Out": np.asarray(want)}, batch_unknown=True, rtol=1e-5, atol=1e-5)
 

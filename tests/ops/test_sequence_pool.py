@@ -180,7 +180,8 @@ def test_a_program_without_lod_on_its_input_fails_at_run_time_naming_the_variabl
 @pytest.mark.parametrize("fed, declared, fed_levels", [
     (np.ones((4, 2), np.float32), 1, 0),
     (pir.create_lod_tensor(np.ones((4, 2), np.float32), [[1, 1], [3, 1]]), 1, 2),
-    (pir.create_lod_tensor(np.ones((4, 2), np.float32), [[3, 1]]), 0, 1),
+    # A LoD on a lod_level-0 variable is accepted and carried, as in Fluid
+    # (tests/fluid_compat/test_fluid_api.py).
 ])
 def test_feed_with_the_wrong_number_of_lod_levels_names_the_var_and_both_numbers(
         fed, declared, fed_levels):
