@@ -34,6 +34,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     losses,
     lstm,
     matmul,
+    misc_more,
     momentum,
     mul,
     nn_more,
