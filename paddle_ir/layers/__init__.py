@@ -197,3 +197,7 @@ from paddle_ir.layers import control_flow_more as _control_flow_more  # noqa: E4
 from paddle_ir.layers.control_flow_more import *  # noqa: E402, F403
 
 __all__ += _control_flow_more.__all__
+from paddle_ir.layers import nn_more as _nn_more  # noqa: E402
+from paddle_ir.layers.nn_more import *  # noqa: E402, F403
+
+__all__ += _nn_more.__all__
