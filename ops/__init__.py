@@ -61,6 +61,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     sparse_dot,
     sum,
     tensor_array,
+    tensor_array_more,
     tensor_more,
     top_k,
     unary_math,
