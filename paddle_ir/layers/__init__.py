@@ -201,3 +201,7 @@ from paddle_ir.layers import nn_more as _nn_more  # noqa: E402
 from paddle_ir.layers.nn_more import *  # noqa: E402, F403
 
 __all__ += _nn_more.__all__
+from paddle_ir.layers import rnn_api as _rnn_api  # noqa: E402
+from paddle_ir.layers.rnn_api import *  # noqa: E402, F403
+
+__all__ += _rnn_api.__all__
