@@ -32,6 +32,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     lod_reset,
     lookup_table,
     losses,
+    losses_more,
     lstm,
     matmul,
     misc_more,

@@ -205,3 +205,7 @@ from paddle_ir.layers import rnn_api as _rnn_api  # noqa: E402
 from paddle_ir.layers.rnn_api import *  # noqa: E402, F403
 
 __all__ += _rnn_api.__all__
+from paddle_ir.layers import loss_more as _loss_more  # noqa: E402
+from paddle_ir.layers.loss_more import *  # noqa: E402, F403
+
+__all__ += _loss_more.__all__
