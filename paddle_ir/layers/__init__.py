@@ -209,3 +209,7 @@ from paddle_ir.layers import loss_more as _loss_more  # noqa: E402
 from paddle_ir.layers.loss_more import *  # noqa: E402, F403
 
 __all__ += _loss_more.__all__
+from paddle_ir.layers import rnn_more as _rnn_more  # noqa: E402
+from paddle_ir.layers.rnn_more import *  # noqa: E402, F403
+
+__all__ += _rnn_more.__all__
