@@ -66,6 +66,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     tensor_more,
     top_k,
     unary_math,
+    vision_more,
     weight_decay,
     while_op,
 )

@@ -213,3 +213,7 @@ from paddle_ir.layers import rnn_more as _rnn_more  # noqa: E402
 from paddle_ir.layers.rnn_more import *  # noqa: E402, F403
 
 __all__ += _rnn_more.__all__
+from paddle_ir.layers import vision_more as _vision_more  # noqa: E402
+from paddle_ir.layers.vision_more import *  # noqa: E402, F403
+
+__all__ += _vision_more.__all__
