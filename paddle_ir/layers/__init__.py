@@ -217,3 +217,7 @@ from paddle_ir.layers import vision_more as _vision_more  # noqa: E402
 from paddle_ir.layers.vision_more import *  # noqa: E402, F403
 
 __all__ += _vision_more.__all__
+from paddle_ir.layers import decode as _decode  # noqa: E402
+from paddle_ir.layers.decode import *  # noqa: E402, F403
+
+__all__ += _decode.__all__

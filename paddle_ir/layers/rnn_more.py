@@ -25,7 +25,7 @@ from paddle_ir.layers.extra_nn import clip, strided_slice
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.math import _unary, elementwise_add, elementwise_mul, sigmoid, tanh
 from paddle_ir.layers.nn import matmul, reshape
-from paddle_ir.layers.rnn_api import _stack, _time_slice
+from paddle_ir.layers.rnn_api import stack_steps, time_slice
 from paddle_ir.layers.sequence import sequence_reverse
 from paddle_ir.layers.tensor import concat
 from paddle_ir.param_attr import ParamAttr
@@ -120,19 +120,19 @@ def lstm(input: Variable, init_h: Variable, init_c: Variable, max_len: int,  # n
                                         input.dtype)
             b = helper.create_parameter(ParamAttr(initializer=init), [4 * h_size],
                                         input.dtype, is_bias=True)
-            h = _time_slice(init_h, k, 0)
-            c = _time_slice(init_c, k, 0)
+            h = time_slice(init_h, k, 0)
+            c = time_slice(init_c, k, 0)
             order = range(steps - 1, -1, -1) if direction else range(steps)
             step_out = {}
             for t in order:
-                gates = elementwise_add(matmul(_time_slice(layer_in, t, 0), w) + matmul(h, u),
+                gates = elementwise_add(matmul(time_slice(layer_in, t, 0), w) + matmul(h, u),
                                         b)
                 i, f, g, o = (_cols(gates, q, h_size) for q in range(4))
                 c = sigmoid(f) * c + sigmoid(i) * tanh(g)
                 h = sigmoid(o) * tanh(c)
                 step_out[t] = h
-            outs.append(_stack([step_out[t] for t in range(steps)], 0))
+            outs.append(stack_steps([step_out[t] for t in range(steps)], 0))
             last_h.append(h)
             last_c.append(c)
         layer_in = outs[0] if dirs == 1 else concat(outs, axis=2)
-    return layer_in, _stack(last_h, 0), _stack(last_c, 0)
+    return layer_in, stack_steps(last_h, 0), stack_steps(last_c, 0)
