@@ -20,6 +20,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     compare,
     concat,
     conditional_block,
+    conv3d,
     cross_entropy,
     elementwise,
     elementwise_more,

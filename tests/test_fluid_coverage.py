@@ -29,13 +29,9 @@ CATEGORY_REASONS = {
 # Core names deliberately left out, each with its reason.
 _ROI = ("a region-of-interest op of the detection family (it pools or samples boxes given "
         "as input); left out with object detection")
-_3D = ("3-D (volumetric/video) convolution and pooling are not implemented; the 2-D family "
-       "and unfold/im2sequence are")
 LEFT_OUT: dict[str, str] = {
-    "adaptive_pool3d": _3D,
-    "conv3d": _3D,
-    "conv3d_transpose": _3D,
-    "pool3d": _3D,
+    "adaptive_pool3d": "adaptive 3-D pooling (windows sized by the output) is not "
+                       "implemented; conv3d, conv3d_transpose and pool3d are",
     "deformable_conv": "deformable convolution (offsets and masks learned per position) is a "
                        "detection backbone op; left out with object detection",
     "deformable_roi_pooling": _ROI,

@@ -221,3 +221,7 @@ from paddle_ir.layers import decode as _decode  # noqa: E402
 from paddle_ir.layers.decode import *  # noqa: E402, F403
 
 __all__ += _decode.__all__
+from paddle_ir.layers import conv3d as _conv3d  # noqa: E402
+from paddle_ir.layers.conv3d import *  # noqa: E402, F403
+
+__all__ += _conv3d.__all__
