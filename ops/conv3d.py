@@ -250,3 +250,65 @@ register_simple(
      Attr("exclusive", "bool", True, "avg ignores padding"),
      Attr("data_format", "string", "NCDHW", "NCDHW only")],
     _infer_pool3d, _pool3d, backward=_pool3d_grad, wrt=["X"], keep=["Out"], doc=__doc__)
+
+
+# -- adaptive pool3d ---------------------------------------------------------------------------
+
+def _membership(size: int, out: int) -> np.ndarray:
+    """[out, size] bool: output cell i pools [floor(i size / out), ceil((i + 1) size / out))."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    pos = np.arange(size)
+    return (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
+
+
+def _adaptive_members(attrs, x):
+    return [_membership(s, o) for s, o in zip(x.shape[2:], _three(attrs["ksize"]),
+                                              strict=True)]
+
+
+def _adaptive_pool3d(attrs, x):
+    md, mh, mw = _adaptive_members(attrs, x)
+    if attrs["pooling_type"] == "avg":
+        md, mh, mw = (m.astype(x.dtype) for m in (md, mh, mw))
+        total = np.einsum("ad,bh,ew,ncdhw->ncabe", md, mh, mw, x)
+        count = np.einsum("ad,bh,ew->abe", md, mh, mw)
+        return (total / count).astype(x.dtype)
+    neg = np.array(-np.inf, dtype=x.dtype)
+    t = np.where(md[None, None, :, :, None, None], x[:, :, None], neg).max(axis=3)
+    t = np.where(mh[None, None, None, :, :, None], t[:, :, :, None], neg).max(axis=4)
+    t = np.where(mw[None, None, None, None, :, :], t[:, :, :, :, None], neg).max(axis=5)
+    return t.astype(x.dtype)
+
+
+def _adaptive_pool3d_grad(attrs, x, out, dout):
+    md, mh, mw = _adaptive_members(attrs, x)
+    if attrs["pooling_type"] == "avg":
+        md, mh, mw = (m.astype(x.dtype) for m in (md, mh, mw))
+        count = np.einsum("ad,bh,ew->abe", md, mh, mw)
+        return np.einsum("ad,bh,ew,ncabe->ncdhw", md, mh, mw, dout / count).astype(x.dtype)
+    # every element equal to its window's maximum takes that window's dOut
+    member = np.einsum("ad,bh,ew->abedhw", md, mh, mw).astype(bool)
+    hit = member[None, None] & (x[:, :, None, None, None] == out[..., None, None, None])
+    return np.einsum("ncabedhw,ncabe->ncdhw", hit.astype(x.dtype), dout).astype(x.dtype)
+
+
+def _infer_adaptive(ctx):
+    x = ctx.input_shape("X")
+    ctx.enforce(len(x) == 5, f"X must be [N, C, D, H, W], got {list(x)}")
+    ctx.enforce(ctx.attr("pooling_type") in ("max", "avg"),
+                f"pooling_type must be max or avg, got {ctx.attr('pooling_type')!r}")
+    size = _three(ctx.attr("ksize"))
+    ctx.enforce(all(s >= 1 for s in size), f"the output size must be >= 1, got {size}")
+    ctx.set_output("Out", [x[0], x[1]] + size, ctx.input_dtype("X"))
+
+
+register_simple(
+    "adaptive_pool3d", [In("X", "[N, C, D, H, W]")], [Out("Out", "[N, C] + ksize")],
+    [Attr("pooling_type", "string", "max", "max or avg"),
+     Attr("ksize", "ints", [1, 1, 1], "the output size [od, oh, ow]")],
+    _infer_adaptive, _adaptive_pool3d, backward=_adaptive_pool3d_grad, wrt=["X"],
+    keep=["Out"], doc="Out[.., i, j, k] = max or mean of X over the window cell (i, j, k) "
+                      "covers: [floor(i D / od), ceil((i + 1) D / od)) per dim. The max "
+                      "gradient goes to every element equal to its window's maximum.")

@@ -30,8 +30,6 @@ CATEGORY_REASONS = {
 _ROI = ("a region-of-interest op of the detection family (it pools or samples boxes given "
         "as input); left out with object detection")
 LEFT_OUT: dict[str, str] = {
-    "adaptive_pool3d": "adaptive 3-D pooling (windows sized by the output) is not "
-                       "implemented; conv3d, conv3d_transpose and pool3d are",
     "deformable_conv": "deformable convolution (offsets and masks learned per position) is a "
                        "detection backbone op; left out with object detection",
     "deformable_roi_pooling": _ROI,

@@ -113,13 +113,31 @@ def test_conv3d_layers_in_a_training_program():
         h = layers.conv3d(x, 3, 3, padding=1, act="relu")
         p = layers.pool3d(h, 2, "avg", pool_stride=2)
         up = layers.conv3d_transpose(p, 2, filter_size=2, stride=2)
-        g = layers.pool3d(up, pool_type="max", global_pooling=True)
+        a = layers.adaptive_pool3d(up, [2, 1, 3], pool_type="avg")
+        g = layers.pool3d(a, pool_type="max", global_pooling=True)
         loss = layers.mean(layers.square(g - 1.0))
         pir.optimizer.SGD(0.1).minimize(loss)
     assert h.shape[1:] == (3, 4, 4, 4) and p.shape[1:] == (3, 2, 2, 2)
-    assert up.shape[1:] == (2, 4, 4, 4) and g.shape[1:] == (2, 1, 1, 1)
+    assert up.shape[1:] == (2, 4, 4, 4) and a.shape[1:] == (2, 2, 1, 3)
+    assert g.shape[1:] == (2, 1, 1, 1)
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
     losses = [float(np.asarray(exe.run(main, feed={"vol": vol}, fetch_list=[loss],
                                        scope=scope)[0]).reshape(-1)[0]) for _ in range(5)]
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_adaptive_pool3d(kind):
+    x = rng.uniform(-1, 1, (2, 2, 5, 4, 3))
+    out_size = [2, 3, 2]
+    want = np.zeros((2, 2) + tuple(out_size))
+    for cell in itertools.product(*[range(o) for o in out_size]):
+        sl = tuple(slice((i * s) // o, -((-(i + 1) * s) // o))
+                   for i, s, o in zip(cell, x.shape[2:], out_size, strict=True))
+        block = x[(slice(None), slice(None)) + sl]
+        want[(slice(None), slice(None)) + cell] = (block.max(axis=(2, 3, 4)) if kind == "max"
+                                                   else block.mean(axis=(2, 3, 4)))
+    attrs = {"pooling_type": kind, "ksize": out_size}
+    check_op("adaptive_pool3d", {"X": x}, attrs, {"Out": want})
+    check_grad("adaptive_pool3d", {"X": x}, attrs)

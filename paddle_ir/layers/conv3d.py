@@ -1,4 +1,5 @@
-"""conv3d, conv3d_transpose and pool3d layers over NCDHW volumes (ops/conv3d.py)."""
+"""conv3d, conv3d_transpose, pool3d and adaptive_pool3d layers over NCDHW volumes
+(ops/conv3d.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from paddle_ir.initializer import Normal
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.param_attr import ParamAttr
 
-__all__ = ["conv3d", "conv3d_transpose", "pool3d"]
+__all__ = ["adaptive_pool3d", "conv3d", "conv3d_transpose", "pool3d"]
 
 
 def _three(v) -> list[int]:
@@ -89,4 +90,16 @@ def pool3d(input: Variable, pool_size=-1, pool_type: str = "max", pool_stride=1,
                             "strides": _three(pool_stride), "paddings": _three(pool_padding),
                             "global_pooling": bool(global_pooling),
                             "exclusive": bool(exclusive)})
+    return out
+
+
+def adaptive_pool3d(input: Variable, pool_size, pool_type: str = "max",  # noqa: A002
+                    require_index: bool = False, name=None) -> Variable:
+    """Max or average pooling to an output of pool_size [od, oh, ow] cells."""
+    if require_index:
+        raise ValueError("adaptive_pool3d: require_index (the max positions) is not supported")
+    helper = LayerHelper("adaptive_pool3d", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("adaptive_pool3d", inputs={"X": input}, outputs={"Out": out},
+                     attrs={"pooling_type": pool_type, "ksize": _three(pool_size)})
     return out
