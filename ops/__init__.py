@@ -26,6 +26,7 @@ from paddle_ir.ops import (  # noqa: F401 - imported for their registrations
     elementwise_more,
     fill,
     fill_any_like,
+    filter_by_instag,
     gather_scatter,
     group_norm,
     gru,

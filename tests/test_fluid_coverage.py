@@ -44,8 +44,6 @@ LEFT_OUT: dict[str, str] = {
                "program must allow",
     "data_norm": "its statistics are trained through the special gradients only Paddle's "
                  "distributed CTR trainers apply; not implemented",
-    "filter_by_instag": "PaddleRec's instance filter by tag sets over LoD batches; not "
-                        "implemented",
     "image_resize_short": "a wrapper over image_resize (resizing the short side), which this "
                           "layer set does not implement itself; not provided",
 }

@@ -10,11 +10,11 @@ from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["add_position_encoding", "affine_channel", "argmin", "bilinear_tensor_product",
-           "continuous_value_model", "ctc_greedy_decoder", "edit_distance", "fsp_matrix",
-           "gather_tree", "gaussian_random_batch_size_like", "group_norm", "im2sequence",
-           "instance_norm", "l2_normalize", "lrn", "maxout", "mean_iou", "multiplex", "prelu",
-           "random_crop", "row_conv", "sampling_id", "shard_index", "temporal_shift", "unfold",
-           "uniform_random_batch_size_like"]
+           "continuous_value_model", "ctc_greedy_decoder", "edit_distance", "filter_by_instag",
+           "fsp_matrix", "gather_tree", "gaussian_random_batch_size_like", "group_norm",
+           "im2sequence", "instance_norm", "l2_normalize", "lrn", "maxout", "mean_iou",
+           "multiplex", "prelu", "random_crop", "row_conv", "sampling_id", "shard_index",
+           "temporal_shift", "unfold", "uniform_random_batch_size_like"]
 
 
 def _op(op_type: str, inputs: dict, outputs, attrs=None, name=None, act=None, dtype=None):
@@ -315,3 +315,16 @@ def argmin(x: Variable, axis: int = 0) -> Variable:
         raise ValueError(f"argmin: x may have at most one unknown dim besides axis, got "
                          f"{list(x.shape)}")
     return reshape(first, shape or [1])
+
+
+def filter_by_instag(ins: Variable, ins_tag: Variable, filter_tag: Variable, is_lod: bool):
+    """(the instances of ins whose tags meet filter_tag, their loss weights)."""
+    helper = LayerHelper("filter_by_instag")
+    out = helper.create_variable_for_type_inference(ins.dtype)
+    weight = helper.create_variable_for_type_inference("float32", stop_gradient=True)
+    index_map = helper.create_variable_for_type_inference("int64", stop_gradient=True)
+    helper.append_op("filter_by_instag",
+                     inputs={"Ins": ins, "Ins_tag": ins_tag, "Filter_tag": filter_tag},
+                     outputs={"Out": out, "LossWeight": weight, "IndexMap": index_map},
+                     attrs={"is_lod": bool(is_lod)})
+    return out, weight
