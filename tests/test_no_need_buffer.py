@@ -30,6 +30,9 @@ CASES = {
     "elementwise_sub_grad": ({"axis": -1}, [X, Y, X - Y, D_OUT]),
     "elementwise_mul_grad": ({"axis": -1}, [X, Y, X * Y, D_OUT]),
     "fill_any_like": ({"value": 3.0, "dtype": -1}, [X]),
+    "gather_grad": ({}, [W, IDS, D_OUT]),
+    "gather_nd_grad": ({}, [W, IDS[:2, None], D_OUT[:2]]),
+    "scatter_grad": ({"overwrite": True}, [np.array([1, 3], np.int64), D_OUT[:2], D_OUT]),
     **{f"sequence_pool_grad/{pool}": ({"pooltype": pool, "is_test": False, "pad_value": 0.0},
                                       [SEQ, SEQ_D_OUT, None])
        for pool in ("SUM", "AVERAGE", "SQRT", "FIRST", "LAST")},
