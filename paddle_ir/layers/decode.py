@@ -260,7 +260,7 @@ def _batch_offsets(parents: Variable, beam: int) -> Variable:
     return elementwise_mul(row, fill_constant([1], "int64", beam))
 
 
-def _zeros_like_bool(ref: Variable, dtype: str, value=0):
+def _zeros_like_rows(ref: Variable, dtype: str, value=0):
     return fill_constant_batch_size_like(ref, [-1] + [d if d >= 0 else -1
                                                       for d in ref.shape[1:]], dtype, value)
 
@@ -275,7 +275,7 @@ def dynamic_decode(decoder: Decoder, inits=None, max_step_num: int | None = None
         raise InvalidProgramError("dynamic_decode needs max_step_num: the loop is unrolled "
                                   "when the program is built")
     inputs, states, finished = decoder.initialize(inits)
-    lengths = _zeros_like_bool(finished, "int64")
+    lengths = _zeros_like_rows(finished, "int64")
     step_outputs = []
     for t in range(int(max_step_num)):
         time = fill_constant([1], "int64", t)
