@@ -10,11 +10,9 @@
     lrn              Out = X / (k + alpha sum_{c' near c} X[c']^2)^beta, n channels wide
     maxout           Out[c] = max of X[c g : (c + 1) g]
     prelu            Out = X if X > 0 else Alpha X (mode all, channel or element)
-    temporal_shift   [N T, C, H, W]: the first C r channels shift one step back in time, the
-                     next C r one step forward, zeros at the ends
-    row_conv         Out[t] = sum_j X[t + j] Filter[j] within each sequence (lookahead)
-    group_norm       Y = (X - mean_g) / sqrt(var_g + eps) * Scale + Bias over channel groups
-    instance_norm    group_norm with one channel per group
+
+temporal_shift and row_conv live in ops/temporal.py, group_norm and instance_norm in
+ops/group_norm.py.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.registry import Attr, In, Out
-from paddle_ir.ops.sequence_common import lengths_of, require_lod, segment_ids
+from paddle_ir.ops.sequence_common import lengths_of
 from paddle_ir.ops.simple_op import register_simple
 
 
@@ -355,161 +353,3 @@ register_simple(
     "prelu", [In("X"), In("Alpha", "the slopes")], [Out("Out", "X's shape")],
     [Attr("mode", "string", "all", "all, channel or element")], _infer_prelu, _prelu,
     backward=_prelu_grad, wrt=["X", "Alpha"], doc=__doc__)
-
-
-# -- temporal_shift --------------------------------------------------------------------------
-
-def _shift(x, seg, ratio, sign):
-    n_t, c = x.shape[0], x.shape[1]
-    v = x.reshape((n_t // seg, seg) + x.shape[1:])
-    c1, c2 = int(c * ratio), int(c * 2 * ratio)
-    out = np.zeros_like(v)
-    out[:, :, c2:] = v[:, :, c2:]
-    if sign > 0:  # forward: channels [0, c1) take t - 1, [c1, c2) take t + 1
-        out[:, 1:, :c1] = v[:, :-1, :c1]
-        out[:, :-1, c1:c2] = v[:, 1:, c1:c2]
-    else:  # the adjoint moves them back
-        out[:, :-1, :c1] = v[:, 1:, :c1]
-        out[:, 1:, c1:c2] = v[:, :-1, c1:c2]
-    return out.reshape(x.shape)
-
-
-def _infer_tshift(ctx):
-    shape = ctx.input_shape("X")
-    seg = ctx.attr("seg_num")
-    ctx.enforce(len(shape) == 4, f"X must be [N T, C, H, W], got {list(shape)}")
-    ctx.enforce(seg >= 1 and (shape[0] < 0 or shape[0] % seg == 0),
-                f"X.shape[0] must be a multiple of seg_num {seg}, got {list(shape)}")
-    ctx.enforce(0 < ctx.attr("shift_ratio") < 0.5, "shift_ratio must be in (0, 0.5)")
-    _same(ctx)
-
-
-register_simple(
-    "temporal_shift", [In("X", "[N T, C, H, W]")], [Out("Out", "X's shape")],
-    [Attr("seg_num", "int", 1, "T, the segments per video"),
-     Attr("shift_ratio", "float", 0.25, "the fraction of channels shifted each way")],
-    _infer_tshift, lambda attrs, x: _shift(x, attrs["seg_num"], attrs["shift_ratio"], 1),
-    backward=lambda attrs, x, dout: _shift(dout, attrs["seg_num"], attrs["shift_ratio"], -1),
-    wrt=["X"], doc=__doc__)
-
-
-# -- row_conv --------------------------------------------------------------------------------
-
-def _infer_row_conv(ctx):
-    require_lod(ctx, "X")
-    x, f = ctx.input_shape("X"), ctx.input_shape("Filter")
-    ctx.enforce(len(x) == 2 and len(f) == 2 and (x[1] < 0 or f[1] < 0 or x[1] == f[1]),
-                f"X [T, D] and Filter [future + 1, D] expected, got {list(x)}, {list(f)}")
-    _same(ctx)
-
-
-def _row_conv_terms(x: LoDTensor, k: int):
-    """For lookahead j in [0, k): (source rows, valid mask) per row."""
-    offsets = x.offsets[-1]
-    rows = np.arange(x.shape[0])
-    end = offsets[1:][segment_ids(offsets)]
-    for j in range(k):
-        src = rows + j
-        yield j, np.minimum(src, max(x.shape[0] - 1, 0)), src < end
-
-
-def _row_conv(attrs, x: LoDTensor, filt: LoDTensor) -> LoDTensor:
-    arr, f = x.numpy(), filt.numpy()
-    out = np.zeros_like(arr)
-    for j, src, valid in _row_conv_terms(x, f.shape[0]):
-        out += np.where(valid[:, None], arr[src], 0) * f[j]
-    return LoDTensor._make(out, x.offsets)
-
-
-def _row_conv_grad(attrs, x: LoDTensor, filt: LoDTensor, dout: LoDTensor):
-    arr, f, d = x.numpy(), filt.numpy(), dout.numpy()
-    dx, df = np.zeros_like(arr), np.zeros_like(f)
-    for j, src, valid in _row_conv_terms(x, f.shape[0]):
-        contrib = np.where(valid[:, None], d, 0)
-        np.add.at(dx, src[valid], (contrib * f[j])[valid])
-        df[j] = (contrib * arr[src]).sum(0)
-    return LoDTensor._make(dx, x.offsets), LoDTensor._make(df)
-
-
-register_simple(
-    "row_conv", [In("X", "[T, D] with a LoD"), In("Filter", "[future_context + 1, D]")],
-    [Out("Out", "X's shape and LoD")], [], _infer_row_conv, _row_conv, backward=_row_conv_grad,
-    wrt=["X", "Filter"], lod=True, doc=__doc__)
-
-
-# -- group_norm / instance_norm --------------------------------------------------------------
-
-def _gn_stats(x, groups, eps):
-    n = x.shape[0]
-    g = x.reshape(n, groups, -1)
-    mean = g.mean(axis=2)
-    var = g.var(axis=2)
-    xhat = (g - mean[..., None]) / np.sqrt(var[..., None] + eps)
-    return xhat.reshape(x.shape), mean, var
-
-
-def _gn(x, scale, bias, groups, eps):
-    xhat, mean, var = _gn_stats(x, groups, eps)
-    view = [1, -1] + [1] * (x.ndim - 2)
-    y = xhat
-    if scale is not None:
-        y = y * scale.reshape(view)
-    if bias is not None:
-        y = y + bias.reshape(view)
-    return y, mean, var
-
-
-def _gn_grad(x, scale, bias, dy, groups, eps):
-    n = x.shape[0]
-    view = [1, -1] + [1] * (x.ndim - 2)
-    xhat, _, var = _gn_stats(x, groups, eps)
-    dxhat = dy * scale.reshape(view) if scale is not None else dy
-    gx, gd = xhat.reshape(n, groups, -1), dxhat.reshape(n, groups, -1)
-    m = gx.shape[2]
-    inv = 1 / np.sqrt(var[..., None] + eps)
-    dx = inv / m * (m * gd - gd.sum(2, keepdims=True) - gx * (gd * gx).sum(2, keepdims=True))
-    axes = tuple(i for i in range(x.ndim) if i != 1)
-    dscale = None if scale is None else (dy * xhat).sum(axis=axes)
-    dbias = None if bias is None else dy.sum(axis=axes)
-    return dx.reshape(x.shape), dscale, dbias
-
-
-def _infer_gn(ctx, groups_of, y="Y", mean="Mean", var="Variance"):
-    x = ctx.input_shape("X")
-    ctx.enforce(len(x) >= 2, f"X must be [N, C, ...], got {list(x)}")
-    groups = groups_of(ctx, x)
-    ctx.enforce(groups >= 1 and (x[1] < 0 or x[1] % groups == 0),
-                f"channels {x[1]} must be a multiple of groups {groups}")
-    ctx.set_output(y, x, ctx.input_dtype("X"))
-    ctx.set_output(mean, (x[0], groups if groups else -1), ctx.input_dtype("X"))
-    ctx.set_output(var, (x[0], groups if groups else -1), ctx.input_dtype("X"))
-
-
-register_simple(
-    "group_norm", [In("X", "[N, C, ...]"), In("Scale", "[C]", dispensable=True),
-                   In("Bias", "[C]", dispensable=True)],
-    [Out("Y", "X's shape"), Out("Mean", "[N, groups]"), Out("Variance", "[N, groups]")],
-    [Attr("groups", "int", 1, "channel groups"), Attr("epsilon", "float", 1e-5, "variance eps"),
-     Attr("data_layout", "string", "NCHW", "NCHW only")],
-    lambda ctx: _infer_gn(ctx, lambda c, x: c.attr("groups")),
-    lambda attrs, x, s, b: _gn(x, s, b, attrs["groups"], attrs["epsilon"]),
-    backward=lambda attrs, x, s, b, dy: _gn_grad(x, s, b, dy, attrs["groups"],
-                                                 attrs["epsilon"]),
-    wrt=["X", "Scale", "Bias"], out_slot="Y", doc=__doc__)
-
-
-def _instance_groups(ctx, x):
-    ctx.enforce(x[1] >= 0, f"instance_norm needs a known channel dim, got {list(x)}")
-    return x[1]
-
-
-register_simple(
-    "instance_norm", [In("X", "[N, C, ...]"), In("Scale", "[C]", dispensable=True),
-                      In("Bias", "[C]", dispensable=True)],
-    [Out("Y", "X's shape"), Out("SavedMean", "[N, C]"), Out("SavedVariance", "[N, C]")],
-    [Attr("epsilon", "float", 1e-5, "variance eps")],
-    lambda ctx: _infer_gn(ctx, _instance_groups, "Y", "SavedMean", "SavedVariance"),
-    lambda attrs, x, s, b: _gn(x, s, b, x.shape[1], attrs["epsilon"]),
-    backward=lambda attrs, x, s, b, dy: _gn_grad(x, s, b, dy, x.shape[1], attrs["epsilon"]),
-    wrt=["X", "Scale", "Bias"], out_slot="Y", doc=__doc__)
-

@@ -27,7 +27,26 @@ CATEGORY_REASONS = {
 }
 
 # Core names deliberately left out, each with its reason.
-LEFT_OUT: dict[str, str] = {}
+_ROI = ("a region-of-interest op of the detection family (it pools or samples boxes given "
+        "as input); left out with object detection")
+LEFT_OUT: dict[str, str] = {
+    "deformable_conv": "deformable convolution (offsets and masks learned per position) is a "
+                       "detection backbone op; left out with object detection",
+    "deformable_roi_pooling": _ROI,
+    "prroi_pool": _ROI,
+    "psroi_pool": _ROI,
+    "roi_align": _ROI,
+    "roi_pool": _ROI,
+    "hash": "Fluid hashes ids with XXH64 and the exact values are part of its meaning; "
+            "paddle-ir has no XXH64, and another hash would silently map ids elsewhere",
+    "py_func": "runs Python callables registered in the building process; a program holding "
+               "one cannot be serialized, loaded and run elsewhere, which every paddle-ir "
+               "program must allow",
+    "data_norm": "its statistics are trained through the special gradients only Paddle's "
+                 "distributed CTR trainers apply; not implemented",
+    "image_resize_short": "a wrapper over image_resize (resizing the short side), which this "
+                          "layer set does not implement itself; not provided",
+}
 
 
 def fluid_names() -> list[tuple[str, str, str]]:

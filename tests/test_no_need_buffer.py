@@ -57,6 +57,9 @@ CASES = {
                               [X[None, None], None, [], None,
                                rng.standard_normal((1, 1, 3, 5)).astype(np.float32)])
        for m in ("bilinear", "nearest") for v in ("", "_v2")},
+    "gather_grad": ({}, [W, IDS, D_OUT]),
+    "gather_nd_grad": ({}, [W, IDS[:2, None], D_OUT[:2]]),
+    "scatter_grad": ({"overwrite": True}, [np.array([1, 3], np.int64), D_OUT[:2], D_OUT]),
     **{f"sequence_pool_grad/{pool}": ({"pooltype": pool, "is_test": False, "pad_value": 0.0},
                                       [SEQ, SEQ_D_OUT, None])
        for pool in ("SUM", "AVERAGE", "SQRT", "FIRST", "LAST")},

@@ -277,6 +277,34 @@ from paddle_ir.layers import control_flow_more as _control_flow_more  # noqa: E4
 from paddle_ir.layers.control_flow_more import *  # noqa: E402, F403
 
 __all__ += _control_flow_more.__all__
+from paddle_ir.layers import nn_more as _nn_more  # noqa: E402
+from paddle_ir.layers.nn_more import *  # noqa: E402, F403
+
+__all__ += _nn_more.__all__
+from paddle_ir.layers import rnn_api as _rnn_api  # noqa: E402
+from paddle_ir.layers.rnn_api import *  # noqa: E402, F403
+
+__all__ += _rnn_api.__all__
+from paddle_ir.layers import loss_more as _loss_more  # noqa: E402
+from paddle_ir.layers.loss_more import *  # noqa: E402, F403
+
+__all__ += _loss_more.__all__
+from paddle_ir.layers import rnn_more as _rnn_more  # noqa: E402
+from paddle_ir.layers.rnn_more import *  # noqa: E402, F403
+
+__all__ += _rnn_more.__all__
+from paddle_ir.layers import vision_more as _vision_more  # noqa: E402
+from paddle_ir.layers.vision_more import *  # noqa: E402, F403
+
+__all__ += _vision_more.__all__
+from paddle_ir.layers import decode as _decode  # noqa: E402
+from paddle_ir.layers.decode import *  # noqa: E402, F403
+
+__all__ += _decode.__all__
+from paddle_ir.layers import conv3d as _conv3d  # noqa: E402
+from paddle_ir.layers.conv3d import *  # noqa: E402, F403
+
+__all__ += _conv3d.__all__
 
 # --- Fluid 1.x compatibility: names for a missing attribute (paddle_ir/fluid_names.py) ---
 __all__ += ["create_py_reader_by_data", "double_buffer", "one_hot", "py_reader", "read_file"]

@@ -19,8 +19,8 @@ from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["argsort", "create_global_var", "create_parameter", "create_tensor", "cumsum",
            "diag", "eye", "has_inf", "has_nan", "isfinite", "label_smooth", "linspace",
-           "ones_like", "range", "rank", "reverse", "shape", "size", "sum", "unique",
-           "unique_with_counts"]
+           "load", "ones_like", "range", "rank", "reverse", "shape", "size", "sum",
+           "tensor_array_to_tensor", "unique", "unique_with_counts"]
 
 
 def _op(op_type: str, inputs: dict, outputs: dict, attrs=None, name=None):
@@ -229,3 +229,22 @@ def create_global_var(shape, value, dtype, persistable: bool = False, force_cpu:
                "dtype": from_numpy_dtype(dtype)})
     return var
 
+
+
+def tensor_array_to_tensor(input: Variable, axis: int = 1, name=None,  # noqa: A002
+                           use_stack: bool = False):
+    """(the array's elements joined along axis, int32 sizes along axis)."""
+    helper = LayerHelper("tensor_array_to_tensor", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    index = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    helper.append_op("tensor_array_to_tensor", inputs={"X": input},
+                     outputs={"Out": out, "OutIndex": index},
+                     attrs={"axis": int(axis), "use_stack": bool(use_stack)})
+    return out, index
+
+
+def load(out: Variable, file_path: str, load_as_fp16: bool | None = None) -> None:
+    """Fill `out` from a tensor file (one LoDTensor record) when the program runs."""
+    helper = LayerHelper("load")
+    helper.append_op("load", outputs={"Out": out},
+                     attrs={"file_path": str(file_path), "load_as_fp16": bool(load_as_fp16)})

@@ -1,0 +1,360 @@
+"""Losses with structure: center_loss, hierarchical_sigmoid, nce, sample_logits, warpctc.
+
+    center_loss  Diff = X - Centers[label]; Loss = |Diff|^2 / 2 per row; with update_center,
+                 CentersOut[c] = Centers[c] + rate * sum_{i: label_i = c} Diff_i / (1 + n_c)
+    hierarchical_sigmoid  Paddle's default complete binary tree over num_classes leaves:
+                 code = label + num_classes; for bit j < floor(log2 code): node
+                 (code >> (j + 1)) - 1, target bit (code >> j) & 1; pre = x . W[node] +
+                 b[node] clipped to [-40, 40]; Out = sum_j softplus(pre_j) - bit_j pre_j
+    nce          per row: true classes and num_neg_samples classes drawn uniformly; logit
+                 o = sigmoid(x . W[c] + b[c]), k q = num_neg / num_total; Cost = sum over
+                 true -log(o / (o + k q)) + sum over negatives -log(k q / (o + k q))
+    sample_logits  [true labels, num_samples classes drawn log-uniformly] columns of Logits
+                 minus log Q(c) (accidental hits of a true label set to -1e20)
+    warpctc      CTC: -log p(label | logits) per sequence, blank `blank`; the gradient w.r.t.
+                 the logits (softmax - posterior occupancy) is computed with the loss
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.core.errors import KernelError
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.registry import INTS, Attr, In, Out
+from paddle_ir.ops.sequence_common import lengths_of, require_lod
+from paddle_ir.ops.simple_op import register_simple
+
+
+def _labels(label, bound: int, op: str) -> np.ndarray:
+    lab = np.asarray(label).reshape(-1).astype(np.int64)
+    if lab.size and (lab.min() < 0 or lab.max() >= bound):
+        raise KernelError(f"{op}: labels must lie in [0, {bound})")
+    return lab
+
+
+# -- center_loss -----------------------------------------------------------------------------
+
+def _infer_center(ctx):
+    x, c = ctx.input_shape("X"), ctx.input_shape("Centers")
+    ctx.enforce(len(x) == 2 and len(c) == 2 and (x[1] < 0 or c[1] < 0 or x[1] == c[1]),
+                f"X [N, D] and Centers [C, D] expected, got {list(x)} and {list(c)}")
+    ctx.set_output("SampleCenterDiff", x, ctx.input_dtype("X"))
+    ctx.set_output("Loss", (x[0], 1), ctx.input_dtype("X"))
+    ctx.set_output("CentersOut", c, ctx.input_dtype("Centers"))
+
+
+def _center(attrs, x, label, centers, rate):
+    lab = _labels(label, centers.shape[0], "center_loss")
+    diff = x - centers[lab]
+    loss = 0.5 * np.sum(diff * diff, axis=1, keepdims=True)
+    new = centers.copy()
+    if attrs["need_update"]:
+        count = np.bincount(lab, minlength=centers.shape[0])
+        total = np.zeros_like(centers)
+        np.add.at(total, lab, diff)
+        new += float(np.asarray(rate).reshape(-1)[0]) * total / (1 + count)[:, None]
+    return diff, loss, new
+
+
+register_simple(
+    "center_loss", [In("X", "[N, D] features"), In("Label", "[N, 1] int"),
+                    In("Centers", "[C, D] class centers (persistable)"),
+                    In("CenterUpdateRate", "[1] alpha")],
+    [Out("SampleCenterDiff", "X - Centers[label]"), Out("Loss", "[N, 1]"),
+     Out("CentersOut", "the updated centers (the Centers variable)")],
+    [Attr("cluster_num", "int", 0, "C"), Attr("need_update", "bool", True, "move the centers")],
+    _infer_center, _center,
+    backward=lambda attrs, x, label, centers, rate, diff, dloss: diff * dloss.reshape(-1, 1),
+    wrt=["X"], out_slot="Loss", keep=["SampleCenterDiff"], doc=__doc__)
+
+
+# -- hierarchical_sigmoid --------------------------------------------------------------------
+
+def _paths(label: np.ndarray, num_classes: int):
+    """(nodes [N, L], bits [N, L], valid [N, L]) of the default tree."""
+    code = label + num_classes
+    length = np.floor(np.log2(code)).astype(np.int64)
+    depth = int(length.max()) if length.size else 0
+    j = np.arange(depth)[None, :]
+    valid = j < length[:, None]
+    nodes = np.where(valid, (code[:, None] >> (j + 1)) - 1, 0)
+    bits = np.where(valid, (code[:, None] >> j) & 1, 0)
+    return nodes, bits.astype(np.float64), valid
+
+
+def _pre(x, w, bias, nodes, valid):
+    pre = np.einsum("nd,nld->nl", x, w[nodes])
+    if bias is not None:
+        pre = pre + bias.reshape(-1)[nodes]
+    return np.where(valid, np.clip(pre, -40.0, 40.0), 0.0)
+
+
+def _hsig(attrs, x, w, label, bias):
+    lab = _labels(label, attrs["num_classes"], "hierarchical_sigmoid")
+    nodes, bits, valid = _paths(lab, attrs["num_classes"])
+    pre = _pre(x, w, bias, nodes, valid)
+    terms = np.where(valid, np.logaddexp(0.0, pre) - bits * pre, 0.0)
+    return terms.sum(axis=1, keepdims=True).astype(x.dtype), pre.astype(x.dtype)
+
+
+def _hsig_grad(attrs, x, w, label, bias, pre, dout):
+    lab = _labels(label, attrs["num_classes"], "hierarchical_sigmoid")
+    nodes, bits, valid = _paths(lab, attrs["num_classes"])
+    raw = np.einsum("nd,nld->nl", x, w[nodes]) + (bias.reshape(-1)[nodes] if bias is not None
+                                                   else 0)
+    inside = valid & (raw > -40.0) & (raw < 40.0)  # the clip stops the gradient outside
+    g = np.where(inside, 1 / (1 + np.exp(-pre)) - bits, 0.0) * dout.reshape(-1, 1)
+    dx = np.einsum("nl,nld->nd", g, w[nodes]).astype(x.dtype)
+    dw = np.zeros_like(w)
+    np.add.at(dw, nodes[valid], (g[:, :, None] * x[:, None, :])[valid])
+    db = None
+    if bias is not None:
+        db = np.zeros(bias.size, dtype=bias.dtype)
+        np.add.at(db, nodes[valid], g[valid])
+        db = db.reshape(bias.shape)
+    return dx, dw, db
+
+
+def _infer_hsig(ctx):
+    x, w = ctx.input_shape("X"), ctx.input_shape("W")
+    c = ctx.attr("num_classes")
+    ctx.enforce(c >= 2, f"num_classes must be >= 2, got {c}")
+    ctx.enforce(len(w) == 2 and (w[0] < 0 or w[0] == c - 1),
+                f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
+    ctx.set_output("Out", (x[0], 1), ctx.input_dtype("X"))
+    ctx.set_output("PreOut", (x[0], -1), ctx.input_dtype("X"))
+
+
+register_simple(
+    "hierarchical_sigmoid", [In("X", "[N, D]"), In("W", "[num_classes - 1, D]"),
+                             In("Label", "[N, 1] int"),
+                             In("Bias", "[num_classes - 1, 1]", dispensable=True)],
+    [Out("Out", "[N, 1]"), Out("PreOut", "[N, path length] clipped node logits")],
+    [Attr("num_classes", "int", 2, "leaves of the tree")], _infer_hsig, _hsig,
+    backward=_hsig_grad, wrt=["X", "W", "Bias"], keep=["PreOut"], doc=__doc__)
+
+
+# -- nce -------------------------------------------------------------------------------------
+
+def _infer_nce(ctx):
+    x, label = ctx.input_shape("Input"), ctx.input_shape("Label")
+    k = ctx.attr("num_neg_samples")
+    ctx.enforce(k >= 1, f"num_neg_samples must be >= 1, got {k}")
+    width = label[1] + k if len(label) == 2 and label[1] >= 0 else -1
+    ctx.set_output("Cost", (x[0], 1), ctx.input_dtype("Input"))
+    ctx.set_output("SampleLogits", (x[0], width), ctx.input_dtype("Input"))
+    ctx.set_output("SampleLabels", (x[0], width), np.int64)
+
+
+def _nce_samples(attrs, n, true_labels):
+    gen = np.random.default_rng(attrs["seed"] if attrs["seed"] else None)
+    neg = gen.integers(0, attrs["num_total_classes"], size=(n, attrs["num_neg_samples"]))
+    return np.concatenate([true_labels, neg], axis=1)
+
+
+def _nce_cost(attrs, logits, num_true, weight):
+    o = 1 / (1 + np.exp(-logits))
+    kq = attrs["num_neg_samples"] / attrs["num_total_classes"]
+    cost = np.concatenate([-np.log(o[:, :num_true] / (o[:, :num_true] + kq)),
+                           -np.log(kq / (o[:, num_true:] + kq))], axis=1)
+    out = cost.sum(axis=1, keepdims=True)
+    return out * weight.reshape(-1, 1) if weight is not None else out
+
+
+def _nce(attrs, x, label, w, bias, weight):
+    true = np.asarray(label).reshape(x.shape[0], -1).astype(np.int64)
+    _labels(true, attrs["num_total_classes"], "nce")
+    samples = _nce_samples(attrs, x.shape[0], true)
+    logits = np.einsum("nd,nkd->nk", x, w[samples])
+    if bias is not None:
+        logits = logits + bias.reshape(-1)[samples]
+    cost = _nce_cost(attrs, logits, true.shape[1], weight)
+    return cost.astype(x.dtype), logits.astype(x.dtype), samples
+
+
+def _nce_grad(attrs, x, label, w, bias, weight, logits, samples, dcost):
+    num_true = np.asarray(label).reshape(x.shape[0], -1).shape[1]
+    o = 1 / (1 + np.exp(-logits))
+    kq = attrs["num_neg_samples"] / attrs["num_total_classes"]
+    # d/dlogit of -log(o / (o + kq)) = -(1 - o) kq / (o + kq); of -log(kq / (o + kq)) =
+    # o (1 - o) / (o + kq)
+    g = np.concatenate([-(1 - o[:, :num_true]) * kq / (o[:, :num_true] + kq),
+                        o[:, num_true:] * (1 - o[:, num_true:]) / (o[:, num_true:] + kq)],
+                       axis=1)
+    scale = dcost.reshape(-1, 1)
+    if weight is not None:
+        scale = scale * weight.reshape(-1, 1)
+    g = g * scale
+    dx = np.einsum("nk,nkd->nd", g, w[samples]).astype(x.dtype)
+    dw = np.zeros_like(w)
+    np.add.at(dw, samples, g[:, :, None] * x[:, None, :])
+    db = None
+    if bias is not None:
+        db = np.zeros(bias.size, dtype=bias.dtype)
+        np.add.at(db, samples, g)
+        db = db.reshape(bias.shape)
+    return dx, dw, db
+
+
+register_simple(
+    "nce", [In("Input", "[N, D]"), In("Label", "[N, num_true] int"),
+            In("Weight", "[num_total_classes, D]"),
+            In("Bias", "[num_total_classes, 1]", dispensable=True),
+            In("SampleWeight", "[N, 1]", dispensable=True)],
+    [Out("Cost", "[N, 1]"), Out("SampleLogits", "[N, num_true + k]"),
+     Out("SampleLabels", "[N, num_true + k] the classes used")],
+    [Attr("num_total_classes", "int", 2, "the classes"),
+     Attr("num_neg_samples", "int", 10, "negatives per row"),
+     Attr("seed", "int", 0, "0: random"), Attr("sampler", "int", 0, "0: uniform (only)")],
+    _infer_nce, _nce, backward=_nce_grad, wrt=["Input", "Weight", "Bias"], out_slot="Cost",
+    keep=["SampleLogits", "SampleLabels"], doc=__doc__)
+
+
+# -- sample_logits ---------------------------------------------------------------------------
+
+def _log_uniform(n_classes, size, gen):
+    """Samples from P(c) = log((c + 2) / (c + 1)) / log(n + 1), and those probabilities."""
+    u = gen.uniform(0, 1, size=size)
+    samples = np.minimum((np.exp(u * np.log(n_classes + 1)) - 1).astype(np.int64),
+                         n_classes - 1)
+    return samples
+
+
+def _log_uniform_prob(c, n_classes):
+    return np.log((c + 2.0) / (c + 1.0)) / np.log(n_classes + 1.0)
+
+
+def _infer_sample_logits(ctx):
+    logits, labels = ctx.input_shape("Logits"), ctx.input_shape("Labels")
+    s = ctx.attr("num_samples")
+    width = labels[1] + s if labels[1] >= 0 else -1
+    for slot, dt in (("SampledLogits", ctx.input_dtype("Logits")), ("Samples", np.int64),
+                     ("Probabilities", ctx.input_dtype("Logits"))):
+        ctx.set_output(slot, (logits[0], width), dt)
+    ctx.set_output("SampledLabels", (logits[0], labels[1]), np.int64)
+
+
+def _sample_logits(attrs, logits, labels):
+    n, classes = logits.shape
+    true = np.asarray(labels).reshape(n, -1).astype(np.int64)
+    _labels(true, classes, "sample_logits")
+    gen = np.random.default_rng(attrs["seed"] if attrs["seed"] else None)
+    shared = _log_uniform(classes, attrs["num_samples"], gen)  # one draw shared by the batch
+    samples = np.concatenate([true, np.broadcast_to(shared, (n, shared.size))], axis=1)
+    probs = _log_uniform_prob(samples, classes)
+    picked = np.take_along_axis(logits, samples, axis=1) - np.log(probs)
+    if attrs["remove_accidental_hits"]:
+        hits = (samples[:, true.shape[1]:, None] == true[:, None, :]).any(axis=2)
+        picked[:, true.shape[1]:][hits] = -1e20
+    labels_out = np.tile(np.arange(true.shape[1], dtype=np.int64), (n, 1))
+    return picked.astype(logits.dtype), samples, probs.astype(logits.dtype), labels_out
+
+
+def _sample_logits_grad(attrs, logits, labels, samples, dsampled):
+    dl = np.zeros_like(logits)
+    rows = np.repeat(np.arange(logits.shape[0]), samples.shape[1])
+    np.add.at(dl, (rows, samples.reshape(-1)), dsampled.reshape(-1))
+    return dl
+
+
+register_simple(
+    "sample_logits", [In("Logits", "[N, K]"), In("Labels", "[N, num_true] int")],
+    [Out("SampledLogits", "[N, num_true + S]"), Out("Samples", "the classes"),
+     Out("Probabilities", "their sampling probabilities"),
+     Out("SampledLabels", "[N, num_true]: the true columns 0..num_true-1")],
+    [Attr("num_samples", "int", 1, "S"), Attr("seed", "int", 0, "0: random"),
+     Attr("remove_accidental_hits", "bool", True, "mask samples equal to a true label")],
+    _infer_sample_logits, _sample_logits, backward=_sample_logits_grad, wrt=["Logits"],
+    out_slot="SampledLogits", keep=["Samples"], doc=__doc__)
+
+
+# -- warpctc ---------------------------------------------------------------------------------
+
+def _ctc_one(logp: np.ndarray, label: np.ndarray, blank: int):
+    """(loss, d loss / d logits) for one sequence; logp [T, C] log-softmax."""
+    steps = logp.shape[0]
+    ext = np.full(2 * label.size + 1, blank, dtype=np.int64)
+    ext[1::2] = label
+    s = ext.size
+    skip = np.zeros(s, dtype=bool)
+    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+    neg = -np.inf
+    alpha = np.full((steps, s), neg)
+    alpha[0, 0] = logp[0, ext[0]]
+    if s > 1:
+        alpha[0, 1] = logp[0, ext[1]]
+    for t in range(1, steps):
+        a = alpha[t - 1]
+        prev1 = np.concatenate([[neg], a[:-1]])
+        prev2 = np.where(skip, np.concatenate([[neg, neg], a[:-2]]), neg)
+        alpha[t] = np.logaddexp(np.logaddexp(a, prev1), prev2) + logp[t, ext]
+    beta = np.full((steps, s), neg)
+    beta[-1, -1] = logp[-1, ext[-1]]
+    if s > 1:
+        beta[-1, -2] = logp[-1, ext[-2]]
+    skip_next = np.zeros(s, dtype=bool)
+    skip_next[:-2] = skip[2:]
+    for t in range(steps - 2, -1, -1):
+        b = beta[t + 1]
+        next1 = np.concatenate([b[1:], [neg]])
+        next2 = np.where(skip_next, np.concatenate([b[2:], [neg, neg]]), neg)
+        beta[t] = np.logaddexp(np.logaddexp(b, next1), next2) + logp[t, ext]
+    ll = np.logaddexp(alpha[-1, -1], alpha[-1, -2]) if s > 1 else alpha[-1, -1]
+    if not np.isfinite(ll):
+        raise KernelError(f"warpctc: the label of length {label.size} cannot be aligned to "
+                          f"{steps} steps")
+    occupancy = alpha + beta - logp[:, ext]  # log sum over paths through (t, s)
+    post = np.zeros_like(logp)
+    for k in np.unique(ext):  # a handful of distinct labels per sequence
+        cols = ext == k
+        post[:, k] = np.exp(np.logaddexp.reduce(occupancy[:, cols], axis=1) - ll)
+    grad = np.exp(logp) - post
+    return -ll, grad
+
+
+def _warpctc(attrs, logits: LoDTensor, label: LoDTensor):
+    x = logits.numpy().astype(np.float64)
+    lo, bo = logits.offsets[-1], label.offsets[-1]
+    if lo.size != bo.size:
+        raise KernelError(f"warpctc: Logits has {lo.size - 1} sequences but Label has "
+                          f"{bo.size - 1}")
+    lab = label.numpy().reshape(-1)
+    shifted = x - x.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    loss = np.zeros((lo.size - 1, 1))
+    grad = np.zeros_like(x)
+    for k in range(lo.size - 1):
+        sl = slice(lo[k], lo[k + 1])
+        loss[k, 0], g = _ctc_one(logp[sl], lab[bo[k]:bo[k + 1]], attrs["blank"])
+        if attrs["norm_by_times"]:
+            g = g / max(lo[k + 1] - lo[k], 1)
+        grad[sl] = g
+    dtype = logits.dtype
+    return (LoDTensor._make(grad.astype(dtype), logits.offsets),
+            LoDTensor._make(loss.astype(dtype)))
+
+
+def _warpctc_grad(attrs, logits, label, grad, dloss):
+    lengths = lengths_of(logits.offsets[-1])
+    per_row = np.repeat(dloss.numpy().reshape(-1), lengths)[:, None]
+    return LoDTensor._make((grad.numpy() * per_row).astype(grad.dtype), logits.offsets)
+
+
+def _infer_warpctc(ctx):
+    require_lod(ctx, "Logits")
+    require_lod(ctx, "Label")
+    ctx.enforce(ctx.input_dtype("Label") in INTS, "Label must be int32 or int64")
+    ctx.set_output("WarpCTCGrad", ctx.input_shape("Logits"), ctx.input_dtype("Logits"))
+    ctx.share_lod("Logits", "WarpCTCGrad")
+    ctx.set_output("Loss", (-1, 1), ctx.input_dtype("Logits"))
+
+
+register_simple(
+    "warpctc", [In("Logits", "[T, C + 1] unnormalized, with a LoD"),
+                In("Label", "int ids with a LoD")],
+    [Out("WarpCTCGrad", "d loss / d Logits"), Out("Loss", "[nseq, 1]")],
+    [Attr("blank", "int", 0, "the blank id"),
+     Attr("norm_by_times", "bool", False, "divide the gradient by the sequence length")],
+    _infer_warpctc, _warpctc, backward=_warpctc_grad, wrt=["Logits"], out_slot="Loss",
+    keep=["WarpCTCGrad"], lod=True, doc=__doc__)

@@ -1,0 +1,227 @@
+"""affine_grid, grid_sampler, spectral_norm (+ grads) and similarity_focus.
+
+    affine_grid      Output[n, h, w] = Theta[n] @ [x_w, y_h, 1], with x, y on linspace(-1, 1)
+                     over W and H (corners aligned); dTheta sums dOutput outer the base grid
+    grid_sampler     Output[n, c, i, j] = bilinear sample of X[n, c] at Grid[n, i, j] = (x, y) in
+                     [-1, 1], pixel (x + 1)(W - 1) / 2, (y + 1)(H - 1) / 2; zeros outside
+    spectral_norm    Out = W / sigma, sigma = u^T W v after power_iters power iterations
+                     (W viewed as [dim size, rest]); U and V are read, not updated; dW treats
+                     u, v as constants: (dOut - <dOut, W> / sigma u v^T) / sigma
+    similarity_focus for each index, the slice of X at it along `axis` is scanned greedily for
+                     its largest remaining value whose row and column are both unused; every
+                     chosen (row, col) is set to 1 across the axis (the masks of all indexes
+                     are OR-ed)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.core.errors import KernelError
+from paddle_ir.ops.registry import Attr, In, Out
+from paddle_ir.ops.simple_op import register_simple
+
+# -- affine_grid -----------------------------------------------------------------------------
+
+
+def _base_grid(h: int, w: int) -> np.ndarray:
+    ys, xs = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
+    return np.stack([xs, ys, np.ones_like(xs)], axis=-1)  # [H, W, 3]
+
+
+def _out_hw(attrs, shape_input):
+    shape = (list(np.asarray(shape_input).reshape(-1)) if shape_input is not None
+             else list(attrs["output_shape"]))
+    if len(shape) != 4:
+        raise KernelError(f"affine_grid: the output shape must be [N, C, H, W], got {shape}")
+    return int(shape[2]), int(shape[3])
+
+
+def _affine_grid(attrs, theta, shape):
+    h, w = _out_hw(attrs, shape)
+    return np.einsum("hwk,njk->nhwj", _base_grid(h, w), theta).astype(theta.dtype)
+
+
+def _affine_grid_grad(attrs, theta, shape, dout):
+    h, w = _out_hw(attrs, shape)
+    return np.einsum("nhwj,hwk->njk", dout, _base_grid(h, w)).astype(theta.dtype)
+
+
+def _infer_affine_grid(ctx):
+    theta = ctx.input_shape("Theta")
+    ctx.enforce(len(theta) == 3 and list(theta[1:]) in ([2, 3], [-1, 3], [2, -1], [-1, -1]),
+                f"Theta must be [N, 2, 3], got {list(theta)}")
+    shape = list(ctx.attr("output_shape"))
+    h, w = (shape[2], shape[3]) if len(shape) == 4 else (-1, -1)
+    ctx.enforce(len(shape) == 4 or ctx.has_input("OutputShape"),
+                "give output_shape [N, C, H, W] or an OutputShape input")
+    ctx.set_output("Output", (theta[0], h, w, 2), ctx.input_dtype("Theta"))
+
+
+register_simple(
+    "affine_grid", [In("Theta", "[N, 2, 3]"),
+                    In("OutputShape", "int [4] (else the attribute)", dispensable=True)],
+    [Out("Output", "[N, H, W, 2] sampling grid")],
+    [Attr("output_shape", "ints", [], "[N, C, H, W]")], _infer_affine_grid, _affine_grid,
+    backward=_affine_grid_grad, wrt=["Theta"], out_slot="Output", doc=__doc__)
+
+
+# -- grid_sampler ----------------------------------------------------------------------------
+
+def _corners(x_shape, grid):
+    h, w = x_shape[2], x_shape[3]
+    px = (grid[..., 0] + 1) * (w - 1) / 2
+    py = (grid[..., 1] + 1) * (h - 1) / 2
+    x0, y0 = np.floor(px).astype(np.int64), np.floor(py).astype(np.int64)
+    fx, fy = px - x0, py - y0
+    corners = []
+    for dy, dx, wy, wx in ((0, 0, 1 - fy, 1 - fx), (0, 1, 1 - fy, fx), (1, 0, fy, 1 - fx),
+                           (1, 1, fy, fx)):
+        yy, xx = y0 + dy, x0 + dx
+        inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+        corners.append((np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1), wy * wx * inside,
+                        inside, dy, dx))
+    return corners, fx, fy
+
+
+def _gather(x, yy, xx):
+    """x [N, C, H, W] at per-sample positions [N, H', W'] -> [N, C, H', W']."""
+    n = np.arange(x.shape[0])[:, None, None]
+    return x[n, :, yy, xx].transpose(0, 3, 1, 2)
+
+
+def _grid_sample(attrs, x, grid):
+    corners, _, _ = _corners(x.shape, grid)
+    out = np.zeros((x.shape[0], x.shape[1]) + grid.shape[1:3], dtype=x.dtype)
+    for yy, xx, weight, _, _, _ in corners:
+        out += _gather(x, yy, xx) * weight[:, None]
+    return out
+
+
+def _grid_sample_grad(attrs, x, grid, dout):
+    corners, fx, fy = _corners(x.shape, grid)
+    h, w = x.shape[2], x.shape[3]
+    dx = np.zeros_like(x)
+    dgrid = np.zeros_like(grid)
+    n = np.arange(x.shape[0])[:, None, None]
+    for yy, xx, weight, inside, oy, ox in corners:
+        contrib = dout * weight[:, None]  # [N, C, H', W']
+        np.add.at(dx.transpose(0, 2, 3, 1), (n, yy, xx), contrib.transpose(0, 2, 3, 1))
+        value = (_gather(x, yy, xx) * dout).sum(axis=1) * inside  # [N, H', W']
+        # d weight / d px and d py for this corner
+        dwx = (1 if ox else -1) * (fy if oy else 1 - fy)
+        dwy = (1 if oy else -1) * (fx if ox else 1 - fx)
+        dgrid[..., 0] += value * dwx * (w - 1) / 2
+        dgrid[..., 1] += value * dwy * (h - 1) / 2
+    return dx, dgrid
+
+
+def _infer_grid_sampler(ctx):
+    x, grid = ctx.input_shape("X"), ctx.input_shape("Grid")
+    ctx.enforce(len(x) == 4 and len(grid) == 4 and grid[3] in (2, -1),
+                f"X [N, C, H, W] and Grid [N, H', W', 2] expected, got {list(x)}, {list(grid)}")
+    ctx.set_output("Output", (x[0], x[1], grid[1], grid[2]), ctx.input_dtype("X"))
+
+
+register_simple(
+    "grid_sampler", [In("X", "[N, C, H, W]"), In("Grid", "[N, H', W', 2] in [-1, 1]")],
+    [Out("Output", "[N, C, H', W']")], [], _infer_grid_sampler, _grid_sample,
+    backward=_grid_sample_grad, wrt=["X", "Grid"], out_slot="Output", doc=__doc__)
+
+
+# -- spectral_norm ---------------------------------------------------------------------------
+
+def _as_matrix(w, dim):
+    moved = np.moveaxis(w, dim, 0)
+    return moved.reshape(moved.shape[0], -1), moved.shape
+
+
+def _power(mat, u, v, iters, eps):
+    u, v = u.astype(np.float64), v.astype(np.float64)
+    for _ in range(iters):
+        v = mat.T @ u
+        v = v / (np.linalg.norm(v) + eps)
+        u = mat @ v
+        u = u / (np.linalg.norm(u) + eps)
+    return u, v, float(u @ mat @ v)
+
+
+def _spectral(attrs, w, u, v):
+    mat, moved = _as_matrix(w.astype(np.float64), attrs["dim"])
+    u, v, sigma = _power(mat, u.reshape(-1), v.reshape(-1), attrs["power_iters"], attrs["eps"])
+    out = (mat / sigma).reshape(moved)
+    return np.moveaxis(out, 0, attrs["dim"]).astype(w.dtype)
+
+
+def _spectral_grad(attrs, w, u, v, dout):
+    mat, moved = _as_matrix(w.astype(np.float64), attrs["dim"])
+    dmat, _ = _as_matrix(dout.astype(np.float64), attrs["dim"])
+    u, v, sigma = _power(mat, u.reshape(-1), v.reshape(-1), attrs["power_iters"], attrs["eps"])
+    dw = (dmat - np.sum(dmat * mat) / sigma * np.outer(u, v)) / sigma
+    return np.moveaxis(dw.reshape(moved), 0, attrs["dim"]).astype(w.dtype)
+
+
+def _infer_spectral(ctx):
+    w, u, v = ctx.input_shape("Weight"), ctx.input_shape("U"), ctx.input_shape("V")
+    dim = ctx.attr("dim")
+    ctx.enforce(0 <= dim < len(w), f"dim {dim} is out of range for Weight {list(w)}")
+    ctx.enforce(ctx.attr("power_iters") >= 0, "power_iters must be >= 0")
+    h = w[dim]
+    rest = int(np.prod([d for i, d in enumerate(w) if i != dim])) if all(d >= 0 for d in w) \
+        else -1
+    ctx.enforce(u[0] < 0 or h < 0 or u[0] == h, f"U must be [{h}], got {list(u)}")
+    ctx.enforce(v[0] < 0 or rest < 0 or v[0] == rest, f"V must be [{rest}], got {list(v)}")
+    ctx.set_output("Out", w, ctx.input_dtype("Weight"))
+
+
+register_simple(
+    "spectral_norm", [In("Weight"), In("U", "[h] left vector"), In("V", "[w] right vector")],
+    [Out("Out", "Weight / sigma")],
+    [Attr("dim", "int", 0, "the dim that becomes the rows"),
+     Attr("power_iters", "int", 1, "power iterations"),
+     Attr("eps", "float", 1e-12, "added to norms")],
+    _infer_spectral, _spectral, backward=_spectral_grad, wrt=["Weight"], doc=__doc__)
+
+
+# -- similarity_focus ------------------------------------------------------------------------
+
+def _focus_2d(t: np.ndarray) -> np.ndarray:
+    """The greedy row/column-exclusive picks of the largest values of a matrix."""
+    mask = np.zeros(t.shape, dtype=bool)
+    work = t.astype(np.float64).copy()
+    for _ in range(min(t.shape)):
+        r, c = np.unravel_index(np.argmax(work), work.shape)
+        mask[r, c] = True
+        work[r, :] = -np.inf
+        work[:, c] = -np.inf
+    return mask
+
+
+def _similarity_focus(attrs, x):
+    axis = attrs["axis"]
+    out = np.zeros_like(x)
+    moved = np.moveaxis(x, axis, 1)  # [N, A, B, C] with the focus axis at 1
+    out_m = np.moveaxis(out, axis, 1)
+    for n in range(x.shape[0]):
+        union = np.zeros(moved.shape[2:], dtype=bool)
+        for index in attrs["indexes"]:
+            if not 0 <= index < moved.shape[1]:
+                raise KernelError(f"similarity_focus: index {index} is out of range for "
+                                  f"axis {axis} of size {moved.shape[1]}")
+            union |= _focus_2d(moved[n, index])
+        out_m[n, :, union] = 1
+    return out
+
+
+def _infer_focus(ctx):
+    x = ctx.input_shape("X")
+    ctx.enforce(len(x) == 4, f"X must be 4-D, got {list(x)}")
+    ctx.enforce(ctx.attr("axis") in (1, 2, 3), f"axis must be 1, 2 or 3, got {ctx.attr('axis')}")
+    ctx.enforce(len(ctx.attr("indexes")) > 0, "indexes must not be empty")
+    ctx.set_output("Out", x, ctx.input_dtype("X"))
+
+
+register_simple(
+    "similarity_focus", [In("X", "[N, A, B, C]")], [Out("Out", "a 0/1 mask of X's shape")],
+    [Attr("axis", "int", 1, "1, 2 or 3"), Attr("indexes", "ints", [], "slices along axis")],
+    _infer_focus, _similarity_focus, doc=__doc__)
