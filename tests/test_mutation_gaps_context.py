@@ -130,3 +130,21 @@ def test_the_default_var_type_rule_makes_every_output_dense():
     ctx = DictContext({}, {"Out": ["a", "b"], "Mask": ["m"]})
     default_infer_var_type(ctx)
     assert {n: ctx.vars[n].var_type for n in ("a", "b", "m")} == dict.fromkeys("abm", LOD_TENSOR)
+
+
+def test_reading_an_input_that_was_not_given_fails_naming_the_slot():
+    ctx = two_outputs()
+    assert ctx.input_shape("X") == (2, 3) and ctx.input_dtype("X") == np.float32
+    assert ctx.input_lod_level("X") == 1 and ctx.input_var_type("X") == LOD_TENSOR
+    for read in (ctx.input_shape, ctx.input_dtype, ctx.input_lod_level, ctx.input_var_type):
+        with pytest.raises(ShapeInferenceError, match="input Y is required but was not given"):
+            read("Y")
+        with pytest.raises(ShapeInferenceError, match="input X is required but was not given"):
+            read("X", 1)  # one past the last of the slot's inputs
+    assert not ctx.has_input("Y") and ctx.has_output("Out") and ctx.input_count("X") == 1
+
+
+def test_an_input_without_a_data_type_fails_naming_it():
+    ctx = DictContext({"X": ["x"]}, {"Out": ["a"]}, {"x": VarInfo((2,), None, 0, LOD_TENSOR)})
+    with pytest.raises(ShapeInferenceError, match=r"input X \(x\) has no data type"):
+        ctx.input_dtype("X")
