@@ -158,3 +158,17 @@ def test_sequence_pool_grad_declares_x_grad_like_x_with_the_gradient_dtype(poolt
                    {"X@GRAD": pir.create_lod_tensor(want, [[3, 2, 0]])},
                    outputs={"X@GRAD": 1})
     assert got["X@GRAD"][0].dtype == np.float64
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("grad_sparse", [False, True])
+def test_adam_with_decays_below_one_half(grad_sparse, lazy):
+    """1 % beta equals 1 - beta for beta in (0.5, 1): only smaller decays tell them apart."""
+    attrs = {"beta1": 0.3, "beta2": 0.4, "epsilon": 1e-3, "lazy_mode": lazy}
+    state = _adam_state(7)
+    grad = np.random.RandomState(8).randn(6, 3)
+    given = pir.SelectedRows(np.arange(6), grad, 6) if grad_sparse else grad
+    got = _run_adam(given, attrs, state)
+    want = _adam_reference(state, grad, 0.3, 0.4, 1e-3)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-10, err_msg=name)
