@@ -120,3 +120,19 @@ def test_slice_past_the_last_sequence_is_refused(branch):
     with pytest.raises(InvalidLoDError, match=rf"branch index {branch[0]} at level 0 is out of "
                                               r"range \[0, 3\)"):
         t.slice(branch)
+
+
+# --- CSRTensor ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("indices, bad", [([1, 5], 5), ([-1, 2], -1), ([0, 3], 3)])
+def test_csr_names_the_offending_column_index(indices, bad):
+    with pytest.raises(ValueError, match=rf"column index {bad} is out of range \[0, 3\)"):
+        CSRTensor([1.0, 2.0], indices, [0, 2], (1, 3))
+
+
+def test_csr_of_width_zero_is_valid():
+    empty = CSRTensor(np.zeros(0), np.zeros(0, np.int64), np.zeros(3, np.int64), (2, 0))
+    assert empty.shape == (2, 0) and empty.to_dense().shape == (2, 0)
+    with pytest.raises(ValueError, match=r"shape must not be negative, got \[2, -1\]"):
+        CSRTensor(np.zeros(0), np.zeros(0, np.int64), np.zeros(3, np.int64), (2, -1))
