@@ -78,10 +78,12 @@ def test_set_output_dtype_shape_and_lod_level_by_index():
     ctx.set_output_lod_level("Out", 2, i=1)
     assert ctx.vars["b"] == VarInfo((4, -1), np.dtype("float64"), 2, SELECTED_ROWS)
     assert ctx.vars["a"] == VarInfo((), None, 0, SELECTED_ROWS)
-    for past_the_end in (lambda: ctx.set_output_dtype("Out", "int64", i=2),
-                         lambda: ctx.set_output("Out", [1], i=2),
-                         lambda: ctx.set_output_lod_level("Out", 1, i=2)):
-        past_the_end()  # an absent output is no error and changes nothing
+    for i in (2, 5):  # an absent output is no error and changes nothing
+        ctx.set_output_dtype("Out", "int64", i=i)
+        ctx.set_output("Out", [1], i=i)
+        ctx.set_output_lod_level("Out", 1, i=i)
+        ctx.set_output_type("Out", LOD_TENSOR, i=i)
+        ctx.share_lod("X", "Out", j=i)
     assert ctx.vars["a"] == VarInfo((), None, 0, SELECTED_ROWS)
 
 
