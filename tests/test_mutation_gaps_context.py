@@ -10,6 +10,7 @@ import pytest
 
 from paddle_ir.core.errors import OpLocation, ShapeInferenceError
 from paddle_ir.ops.context import (
+    CSR,
     LOD_TENSOR,
     MAX_LOD_LEVEL,
     SELECTED_ROWS,
@@ -64,8 +65,9 @@ def two_outputs():
 
 def test_set_output_type_with_an_index_sets_only_that_output():
     ctx = two_outputs()
+    ctx.set_output_type("Out", CSR, i=0)
     ctx.set_output_type("Out", LOD_TENSOR, i=1)
-    assert [ctx.vars[n].var_type for n in ("a", "b")] == [SELECTED_ROWS, LOD_TENSOR]
+    assert [ctx.vars[n].var_type for n in ("a", "b")] == [CSR, LOD_TENSOR]
     ctx.set_output_type("Out", LOD_TENSOR, i=2)  # past the end: nothing
     ctx.set_output_type("Out", LOD_TENSOR)
     assert [ctx.vars[n].var_type for n in ("a", "b")] == [LOD_TENSOR, LOD_TENSOR]

@@ -97,3 +97,18 @@ def test_a_csr_input_without_a_kernel_hints_at_cast_storage(probe):
     with pytest.raises(KernelNotFoundError, match="no kernel of probe_dense_only") as info:
         pir.Executor().run(program, feed={"x": csr}, fetch_list=["out"])
     assert "cast_storage them to dense first" in str(info.value)
+
+
+def test_storage_fallback_warn_given_as_any_equal_string_allows_the_fallback(probe):
+    """Options compared as text: a "warn" read from a config file is not the literal."""
+    probe("probe_fallback", lambda attrs, x: x * 2, fallback=True)
+    program = one_op_program("probe_fallback", pir.VarType.SELECTED_ROWS, shape=(3, 2))
+    sr = pir.SelectedRows([2], np.ones((1, 2), np.float32), 3)
+    warn = "".join(["w", "arn"])
+    with pytest.warns(pir.StorageFallbackWarning, match="probe_fallback"):
+        (out,) = pir.Executor(storage_fallback=warn).run(program, feed={"x": sr},
+                                                         fetch_list=["out"])
+    np.testing.assert_array_equal(np.asarray(out), [[0, 0], [0, 0], [2, 2]])
+    with pytest.raises(KernelNotFoundError, match="storage fallback is turned off"):
+        pir.Executor(storage_fallback="".join(["er", "ror"])).run(program, feed={"x": sr},
+                                                                  fetch_list=["out"])

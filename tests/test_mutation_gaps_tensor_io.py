@@ -3,6 +3,8 @@ the byte-size limit exactly, CSR records with an empty height or a mis-sized dat
 tensor, and serialize_csr itself."""
 
 import io
+import os
+import stat
 import struct
 
 import numpy as np
@@ -63,3 +65,13 @@ def test_a_csr_data_tensor_of_another_shape_than_nnz_is_refused(data):
     with pytest.raises(TensorFormatError, match=r"the data tensor must have shape \[2\] \(nnz\)"):
         tensor_io.deserialize_csr(_csr_record(2, data))
     assert tensor_io.deserialize_csr(_csr_record(2, np.ones(2, np.float32))).nnz == 2
+
+
+def test_a_saved_tensor_file_gets_the_permissions_of_any_new_file(tmp_path):
+    """0666 less the umask, as open() would give: never an execute bit."""
+    umask = os.umask(0)
+    os.umask(umask)
+    path = tmp_path / "w.bin"
+    tensor_io.save_lod_tensor(path, np.ones((2, 2), np.float32))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~umask
+    np.testing.assert_array_equal(tensor_io.load_lod_tensor(path).numpy(), np.ones((2, 2)))
