@@ -207,3 +207,11 @@ def test_a_csr_feed_of_another_tuple_length_is_refused():
     main = _csr_program([-1, 4])
     with pytest.raises(FeedError, match="must be a CSRTensor, a scipy.sparse matrix or a "):
         pir.Executor().run(main, feed={"x": ([1.0], [0], [0, 1], (1, 4))}, fetch_list=["x"])
+
+
+def test_feeding_a_variable_of_a_type_that_takes_no_feed_names_the_type():
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="arr", dtype="float32", type=pir.VarType.LOD_TENSOR_ARRAY)
+    with pytest.raises(FeedError, match="variable 'arr' of type LOD_TENSOR_ARRAY cannot be fed"):
+        pir.Executor().run(main, feed={"arr": np.ones((1, 2), np.float32)})
