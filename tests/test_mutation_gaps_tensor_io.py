@@ -68,10 +68,13 @@ def test_a_csr_data_tensor_of_another_shape_than_nnz_is_refused(data):
 
 
 def test_a_saved_tensor_file_gets_the_permissions_of_any_new_file(tmp_path):
-    """0666 less the umask, as open() would give: never an execute bit."""
-    umask = os.umask(0)
-    os.umask(umask)
-    path = tmp_path / "w.bin"
-    tensor_io.save_lod_tensor(path, np.ones((2, 2), np.float32))
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~umask
-    np.testing.assert_array_equal(tensor_io.load_lod_tensor(path).numpy(), np.ones((2, 2)))
+    """0666 less the umask, as open() would give; umask 0 shows every bit."""
+    for umask in (0o022, 0):
+        old = os.umask(umask)
+        try:
+            path = tmp_path / f"w{umask}.bin"
+            tensor_io.save_lod_tensor(path, np.ones((2, 2), np.float32))
+        finally:
+            os.umask(old)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~umask
+        np.testing.assert_array_equal(tensor_io.load_lod_tensor(path).numpy(), np.ones((2, 2)))
