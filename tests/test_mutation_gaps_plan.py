@@ -112,3 +112,23 @@ def test_storage_fallback_warn_given_as_any_equal_string_allows_the_fallback(pro
     with pytest.raises(KernelNotFoundError, match="storage fallback is turned off"):
         pir.Executor(storage_fallback="".join(["er", "ror"])).run(program, feed={"x": sr},
                                                                   fetch_list=["out"])
+
+
+def test_an_absent_dispensable_key_input_selects_the_dense_kernel(probe):
+    op = register_op("probe_optional_key", inputs=[In("X", dispensable=True), In("Y")],
+                     outputs=[Out("Out")], key_inputs=["X"], dtype_from="Y")
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("Y"), ctx.input_dtype("Y"))
+
+    op.kernel(dtypes=[np.float32])(lambda attrs, x, y: y * 2 if x is None else x + y)
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="y", shape=[-1, 2], dtype="float32")
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_optional_key", inputs={"Y": ["y"]}, outputs={"Out": ["out"]})
+    exe = pir.Executor()
+    (out,) = exe.run(program, feed={"y": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    np.testing.assert_array_equal(out, [[2.0, 2.0]])
+    assert exe.last_plan.choices[0].key.storage == ("dense",)
