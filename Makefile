@@ -84,7 +84,7 @@ demo: $(STAMP)
 # Sampled mutants per module against the tests that cover it, then the report.
 #   make mutation MUTATION_MODULES='ops/adam.py executor/*.py' MUTATION_SAMPLE=60
 MUTATION_MODULES ?=
-MUTATION_SAMPLE ?= 40
+MUTATION_SAMPLE ?= 25
 MUTATION_STAMP := $(VENV)/.mutation-stamp
 $(MUTATION_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,mutation]'

@@ -10,6 +10,7 @@ import pytest
 
 from paddle_ir.core.errors import OpLocation, ShapeInferenceError
 from paddle_ir.ops.context import (
+    CSR,
     LOD_TENSOR,
     MAX_LOD_LEVEL,
     SELECTED_ROWS,
@@ -64,8 +65,9 @@ def two_outputs():
 
 def test_set_output_type_with_an_index_sets_only_that_output():
     ctx = two_outputs()
+    ctx.set_output_type("Out", CSR, i=0)
     ctx.set_output_type("Out", LOD_TENSOR, i=1)
-    assert [ctx.vars[n].var_type for n in ("a", "b")] == [SELECTED_ROWS, LOD_TENSOR]
+    assert [ctx.vars[n].var_type for n in ("a", "b")] == [CSR, LOD_TENSOR]
     ctx.set_output_type("Out", LOD_TENSOR, i=2)  # past the end: nothing
     ctx.set_output_type("Out", LOD_TENSOR)
     assert [ctx.vars[n].var_type for n in ("a", "b")] == [LOD_TENSOR, LOD_TENSOR]
@@ -78,10 +80,12 @@ def test_set_output_dtype_shape_and_lod_level_by_index():
     ctx.set_output_lod_level("Out", 2, i=1)
     assert ctx.vars["b"] == VarInfo((4, -1), np.dtype("float64"), 2, SELECTED_ROWS)
     assert ctx.vars["a"] == VarInfo((), None, 0, SELECTED_ROWS)
-    for past_the_end in (lambda: ctx.set_output_dtype("Out", "int64", i=2),
-                         lambda: ctx.set_output("Out", [1], i=2),
-                         lambda: ctx.set_output_lod_level("Out", 1, i=2)):
-        past_the_end()  # an absent output is no error and changes nothing
+    for i in (2, 5):  # an absent output is no error and changes nothing
+        ctx.set_output_dtype("Out", "int64", i=i)
+        ctx.set_output("Out", [1], i=i)
+        ctx.set_output_lod_level("Out", 1, i=i)
+        ctx.set_output_type("Out", LOD_TENSOR, i=i)
+        ctx.share_lod("X", "Out", j=i)
     assert ctx.vars["a"] == VarInfo((), None, 0, SELECTED_ROWS)
 
 
@@ -130,3 +134,21 @@ def test_the_default_var_type_rule_makes_every_output_dense():
     ctx = DictContext({}, {"Out": ["a", "b"], "Mask": ["m"]})
     default_infer_var_type(ctx)
     assert {n: ctx.vars[n].var_type for n in ("a", "b", "m")} == dict.fromkeys("abm", LOD_TENSOR)
+
+
+def test_reading_an_input_that_was_not_given_fails_naming_the_slot():
+    ctx = two_outputs()
+    assert ctx.input_shape("X") == (2, 3) and ctx.input_dtype("X") == np.float32
+    assert ctx.input_lod_level("X") == 1 and ctx.input_var_type("X") == LOD_TENSOR
+    for read in (ctx.input_shape, ctx.input_dtype, ctx.input_lod_level, ctx.input_var_type):
+        with pytest.raises(ShapeInferenceError, match="input Y is required but was not given"):
+            read("Y")
+        with pytest.raises(ShapeInferenceError, match="input X is required but was not given"):
+            read("X", 1)  # one past the last of the slot's inputs
+    assert not ctx.has_input("Y") and ctx.has_output("Out") and ctx.input_count("X") == 1
+
+
+def test_an_input_without_a_data_type_fails_naming_it():
+    ctx = DictContext({"X": ["x"]}, {"Out": ["a"]}, {"x": VarInfo((2,), None, 0, LOD_TENSOR)})
+    with pytest.raises(ShapeInferenceError, match=r"input X \(x\) has no data type"):
+        ctx.input_dtype("X")

@@ -97,3 +97,42 @@ def test_slice_rejects_negative_indices_at_every_level():
     with pytest.raises(InvalidLoDError, match=r"branch index -1 at level 1 is out of range "
                                               r"\[0, 1\)"):
         t.slice([1, -1])
+
+
+def test_height_minus_one_is_refused_even_without_rows():
+    with pytest.raises(InvalidSelectedRowsError, match="height must be >= 0, got -1"):
+        pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), -1)
+    assert pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), 0).shape == (0, 2)
+
+
+def test_a_lod_with_more_than_256_sequences_is_valid():
+    """Offsets compared as numbers, not as objects (ints above 256 are distinct objects)."""
+    t = pir.create_lod_tensor(np.zeros((600, 1), np.float32), [[300], [2] * 300])
+    assert t.lod()[0] == [0, 300] and t.lod()[1][-1] == 600
+    assert t.has_valid_recursive_sequence_lengths()
+    with pytest.raises(InvalidLoDError, match="level 0 ends at 299, but level 1 holds 300"):
+        t.set_lod([[0, 299], list(range(0, 601, 2))])
+
+
+@pytest.mark.parametrize("branch", [[3], [4], [-1]])
+def test_slice_past_the_last_sequence_is_refused(branch):
+    t = pir.create_lod_tensor(np.arange(6, dtype=np.float32).reshape(6, 1), [[2, 1, 3]])
+    with pytest.raises(InvalidLoDError, match=rf"branch index {branch[0]} at level 0 is out of "
+                                              r"range \[0, 3\)"):
+        t.slice(branch)
+
+
+# --- CSRTensor ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("indices, bad", [([1, 5], 5), ([-1, 2], -1), ([0, 3], 3)])
+def test_csr_names_the_offending_column_index(indices, bad):
+    with pytest.raises(ValueError, match=rf"column index {bad} is out of range \[0, 3\)"):
+        CSRTensor([1.0, 2.0], indices, [0, 2], (1, 3))
+
+
+def test_csr_of_width_zero_is_valid():
+    empty = CSRTensor(np.zeros(0), np.zeros(0, np.int64), np.zeros(3, np.int64), (2, 0))
+    assert empty.shape == (2, 0) and empty.to_dense().shape == (2, 0)
+    with pytest.raises(ValueError, match=r"shape must not be negative, got \[2, -1\]"):
+        CSRTensor(np.zeros(0), np.zeros(0, np.int64), np.zeros(3, np.int64), (2, -1))

@@ -7,8 +7,10 @@ its array stayed the same object.
 """
 
 import numpy as np
+import pytest
 
 import paddle_ir as pir
+from paddle_ir.core.errors import FeedError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor import executor as executor_module
 from paddle_ir.executor import runner as runner_module
@@ -117,3 +119,99 @@ def test_write_back_keeps_a_new_lod_on_the_same_array():
         scope.var("seq").set(pir.create_lod_tensor(data.copy(), [[3, 3]]))
         exe.run(program, scope=scope)
         assert scope.find_var("seq").value.lod() == [[0, 4, 6]]
+
+
+
+def first_write_program():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 3])
+        flag = pir.layers.data("flag", [1], dtype="bool")
+        parent = main.current_block()
+        y = parent.create_var(name="y", shape=[-1, 3], dtype="float32")
+        sub = main._create_block()
+        inner = pir.layers.scale(x, 2.0)
+        sub.append_op("elementwise_add", inputs={"X": inner, "Y": x}, outputs={"Out": y})
+        main._rollback()
+        parent.append_op("conditional_block", inputs={"Cond": flag, "Input": x},
+                         outputs={"Out": y}, attrs={"sub_block": sub.idx})
+        z = pir.layers.scale(y, 10.0)
+    return main, y, z
+
+
+def test_a_sub_block_s_first_write_of_a_parent_variable_reaches_the_parent():
+    main, y, z = first_write_program()
+    exe = pir.Executor()
+    for _ in range(2):
+        scope = pir.Scope()
+        got_y, got_z = exe.run(main, feed={"x": np.array([[1, 2, 3]], np.float32),
+                                           "flag": np.array([True])},
+                               fetch_list=[y, z], scope=scope)
+        np.testing.assert_allclose(got_y, [[3.0, 6.0, 9.0]])
+        np.testing.assert_allclose(got_z, [[30.0, 60.0, 90.0]])
+        assert scope.local_var_names() == []
+
+
+def test_a_child_scope_run_keeps_its_persistables_in_the_child():
+    """Block 0's first write of a persistable goes to the scope the run was given."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = pir.layers.data("x", [-1, 2])
+        pir.layers.fc(x, 3)
+    root = pir.Scope()
+    child = root.new_scope()
+    exe = pir.Executor()
+    exe.run(startup, scope=child)
+    params = [v.name for v in main.global_block().all_parameters()]
+    assert params and all(child.find_var(p) is not None for p in params)
+    assert root.local_var_names() == []
+
+
+def test_a_feed_with_a_fixed_dim_above_256_is_accepted():
+    """Dims compared as numbers (ints above 256 are distinct objects)."""
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 300])
+        y = pir.layers.scale(x, 2.0)
+    (out,) = pir.Executor().run(main, feed={"x": np.ones((2, 300), np.float32)},
+                                fetch_list=[y])
+    np.testing.assert_array_equal(out, np.full((2, 300), 2.0))
+    with pytest.raises(FeedError, match=r"feed 'x' has shape \[2, 299\]"):
+        pir.Executor().run(main, feed={"x": np.ones((2, 299), np.float32)}, fetch_list=[y])
+
+
+def _csr_program(shape):
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="x", shape=shape, dtype="float32", type=pir.VarType.CSR)
+    return main
+
+
+def test_a_csr_tuple_feed_takes_its_height_from_indptr_and_its_width_from_the_variable():
+    main = _csr_program([-1, 4])
+    data, indices, indptr = [1.0, 2.0, 3.0], [0, 3, 1], [0, 2, 2, 3]
+    (got,) = pir.Executor().run(main, feed={"x": (data, indices, indptr)}, fetch_list=["x"])
+    assert got.shape == (3, 4) and got.dtype == np.float32
+    np.testing.assert_array_equal(got.to_dense(), [[1, 0, 0, 2], [0, 0, 0, 0], [0, 3, 0, 0]])
+
+
+@pytest.mark.parametrize("shape", [[-1, -1], [-1, 4, 2], [-1]])
+def test_a_csr_tuple_feed_needs_a_declared_width(shape):
+    main = _csr_program(shape)
+    with pytest.raises(FeedError, match=r"feed 'x': a \(data, indices, indptr\) tuple needs the "
+                                        r"variable's width"):
+        pir.Executor().run(main, feed={"x": ([1.0], [0], [0, 1])}, fetch_list=["x"])
+
+
+def test_a_csr_feed_of_another_tuple_length_is_refused():
+    main = _csr_program([-1, 4])
+    with pytest.raises(FeedError, match="must be a CSRTensor, a scipy.sparse matrix or a "):
+        pir.Executor().run(main, feed={"x": ([1.0], [0], [0, 1], (1, 4))}, fetch_list=["x"])
+
+
+def test_feeding_a_variable_of_a_type_that_takes_no_feed_names_the_type():
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="arr", dtype="float32", type=pir.VarType.LOD_TENSOR_ARRAY)
+    with pytest.raises(FeedError, match="variable 'arr' of type LOD_TENSOR_ARRAY cannot be fed"):
+        pir.Executor().run(main, feed={"arr": np.ones((1, 2), np.float32)})

@@ -139,3 +139,36 @@ def test_adam_without_attributes_uses_paddles_defaults(grad_sparse):
     want = _adam_reference(state, grad, 0.9, 0.999, 1e-8)
     for name in want:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-10, err_msg=name)
+
+
+@pytest.mark.parametrize("pooltype", ["MAX", "SUM"])
+def test_sequence_pool_grad_declares_x_grad_like_x_with_the_gradient_dtype(pooltype):
+    """The grad op's build-time rule, checked against its run by the op-test harness."""
+    x = pir.create_lod_tensor(np.arange(10, dtype=np.float64).reshape(5, 2), [[3, 2, 0]])
+    inputs = {"X": x, "Out@GRAD": pir.create_lod_tensor(np.ones((3, 2)), [[1, 1, 1]])}
+    if pooltype == "MAX":
+        inputs["MaxIndex"] = pir.create_lod_tensor(
+            np.array([[2, 2], [4, 4], [-1, -1]], np.int32), [[1, 1, 1]])
+    want = np.zeros((5, 2))
+    if pooltype == "MAX":
+        want[2] = want[4] = 1.0
+    else:
+        want[:] = 1.0
+    got = check_op("sequence_pool_grad", inputs, {"pooltype": pooltype},
+                   {"X@GRAD": pir.create_lod_tensor(want, [[3, 2, 0]])},
+                   outputs={"X@GRAD": 1})
+    assert got["X@GRAD"][0].dtype == np.float64
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("grad_sparse", [False, True])
+def test_adam_with_decays_below_one_half(grad_sparse, lazy):
+    """1 % beta equals 1 - beta for beta in (0.5, 1): only smaller decays tell them apart."""
+    attrs = {"beta1": 0.3, "beta2": 0.4, "epsilon": 1e-3, "lazy_mode": lazy}
+    state = _adam_state(7)
+    grad = np.random.RandomState(8).randn(6, 3)
+    given = pir.SelectedRows(np.arange(6), grad, 6) if grad_sparse else grad
+    got = _run_adam(given, attrs, state)
+    want = _adam_reference(state, grad, 0.3, 0.4, 1e-3)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-10, err_msg=name)

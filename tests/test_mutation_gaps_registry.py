@@ -113,3 +113,22 @@ def test_decorators_return_the_function_they_attach(empty_registry):
     assert op.infer_var_type(rule) is rule and op.infer_var_type_fn is rule
     assert op.grad_maker(rule) is rule and op.grad_maker_fn is rule
     assert op.kernel(dtypes=[np.float64])(rule) is rule
+
+
+def test_slot_and_attribute_specs_are_immutable_hashable_values():
+    x = In("X")
+    assert (x.duplicable, x.dispensable, x.no_need_buffer) == (False, False, False)
+    assert hash(x) == hash(In("X")) and {x, In("X")} == {x}
+    attr = Attr("axis", "int", 0)
+    assert hash(attr) == hash(Attr("axis", "int", 0))
+    for spec, field in ((x, "name"), (attr, "default")):
+        with pytest.raises(AttributeError):
+            setattr(spec, field, "changed")
+
+
+def test_op_roles_are_paddles():
+    # Paddle's OpRole values (framework/op_proto_maker.h): forward 0, backward 1,
+    # optimize 2, loss 0x100; an op without the attribute is a forward op.
+    assert (registry.OP_ROLE_FORWARD, registry.OP_ROLE_BACKWARD, registry.OP_ROLE_OPTIMIZE,
+            registry.OP_ROLE_LOSS) == (0, 1, 2, 256)
+    assert COMMON_ATTRS["op_role"].default == registry.OP_ROLE_FORWARD

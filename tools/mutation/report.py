@@ -37,9 +37,9 @@ class Mutant:
 
 def _changed_lines(diff: str) -> tuple[str, str]:
     minus = [ln[1:].strip() for ln in diff.splitlines()
-             if ln.startswith("-") and not ln.startswith("---")]
+             if ln.startswith("-") and not ln.startswith("---") and ln[1:].strip()]
     plus = [ln[1:].strip() for ln in diff.splitlines()
-            if ln.startswith("+") and not ln.startswith("+++")]
+            if ln.startswith("+") and not ln.startswith("+++") and ln[1:].strip()]
     return " / ".join(minus), " / ".join(plus)
 
 

@@ -133,7 +133,7 @@ def run_module(module: str, sample: int, seed: int, fresh: bool, survivors: bool
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="module paths or globs (default: the core)")
-    parser.add_argument("--sample", type=int, default=40, help="mutants per module (default 40)")
+    parser.add_argument("--sample", type=int, default=25, help="mutants per module (default 25)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fresh", action="store_true", help="discard earlier results")
     parser.add_argument("--survivors", action="store_true",

@@ -1,0 +1,134 @@
+"""How the executor's plans treat kernels, on probe ops registered for one test.
+
+Mutation testing (docs/testing.md) found these paths unreached by the real ops: a kernel
+whose output disagrees with inference under check=True, a kernel returning a numpy scalar
+or a wrong class, the per-op profile, and the hint for a sparse input no kernel takes.
+"""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.errors import KernelError, KernelNotFoundError
+from paddle_ir.ops import registry
+from paddle_ir.ops.registry import In, Out, register_op
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    """register_op into a copy of the registry: the probe ops vanish after the test."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    def make(op_type, kernel, dtypes=(np.float32,), **kwargs):
+        op = register_op(op_type, inputs=[In("X")], outputs=[Out("Out")], **kwargs)
+
+        @op.infer_shape
+        def _(ctx):
+            ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+        op.kernel(dtypes=dtypes)(kernel)
+        return op
+
+    return make
+
+
+def one_op_program(op_type, x_type=pir.VarType.LOD_TENSOR, shape=(-1, 2)):
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=list(shape), dtype="float32", type=x_type)
+    block.create_var(name="out", dtype="float32")
+    block.append_op(op_type, inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    return program
+
+
+def test_check_mode_reports_an_output_that_disagrees_with_inference(probe):
+    probe("probe_widen", lambda attrs, x: np.concatenate([x, x], axis=1))
+    program = one_op_program("probe_widen")
+    x = np.ones((3, 2), np.float32)
+    for exe in (pir.Executor(check=True), pir.Executor()):  # a compiling run checks too
+        with pytest.raises(KernelError, match=r"wrote 'out' with shape \[3, 4\] \(declared "
+                                              r"\[3, 2\]\): it disagrees with the op's "
+                                              r"InferShape"):
+            exe.run(program, feed={"x": x}, fetch_list=["out"])
+
+
+def test_a_numpy_scalar_from_a_kernel_becomes_a_0d_array(probe):
+    probe("probe_total", lambda attrs, x: np.float32(x.sum()))
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[], dtype="float32")
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_total", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    for exe in (pir.Executor(), pir.Executor(check=True)):
+        for _ in range(2):
+            (out,) = exe.run(program, feed={"x": np.array(2.5, np.float32)},
+                             fetch_list=["out"])
+            assert isinstance(out, np.ndarray) and out.shape == () and out == 2.5
+
+
+def test_a_kernel_returning_another_class_is_a_kernel_error(probe):
+    probe("probe_list", lambda attrs, x: x.tolist())
+    program = one_op_program("probe_list")
+    with pytest.raises(KernelError, match=r"the kernel of probe_list returned a list for "
+                                          r"'out', but var-type inference declared ndarray"):
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["out"])
+
+
+def test_the_profile_counts_each_op_type_and_its_seconds():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2])
+        y = pir.layers.scale(pir.layers.scale(x, 2.0), 3.0)
+    exe = pir.Executor()
+    exe.profile = {}
+    for _ in range(3):
+        exe.run(main, feed={"x": np.ones((4, 2), np.float32)}, fetch_list=[y])
+    count, seconds = exe.profile["scale"]
+    # the cached runs' steps: the first run compiles the plan while running it, unprofiled
+    assert count == 4 and isinstance(seconds, float) and 0 <= seconds < 60
+
+
+def test_a_csr_input_without_a_kernel_hints_at_cast_storage(probe):
+    probe("probe_dense_only", lambda attrs, x: x * 2)
+    program = one_op_program("probe_dense_only", pir.VarType.CSR)
+    csr = CSRTensor.from_dense(np.eye(2, dtype=np.float32))
+    with pytest.raises(KernelNotFoundError, match="no kernel of probe_dense_only") as info:
+        pir.Executor().run(program, feed={"x": csr}, fetch_list=["out"])
+    assert "cast_storage them to dense first" in str(info.value)
+
+
+def test_storage_fallback_warn_given_as_any_equal_string_allows_the_fallback(probe):
+    """Options compared as text: a "warn" read from a config file is not the literal."""
+    probe("probe_fallback", lambda attrs, x: x * 2, fallback=True)
+    program = one_op_program("probe_fallback", pir.VarType.SELECTED_ROWS, shape=(3, 2))
+    sr = pir.SelectedRows([2], np.ones((1, 2), np.float32), 3)
+    warn = "".join(["w", "arn"])
+    with pytest.warns(pir.StorageFallbackWarning, match="probe_fallback"):
+        (out,) = pir.Executor(storage_fallback=warn).run(program, feed={"x": sr},
+                                                         fetch_list=["out"])
+    np.testing.assert_array_equal(np.asarray(out), [[0, 0], [0, 0], [2, 2]])
+    with pytest.raises(KernelNotFoundError, match="storage fallback is turned off"):
+        pir.Executor(storage_fallback="".join(["er", "ror"])).run(program, feed={"x": sr},
+                                                                  fetch_list=["out"])
+
+
+def test_an_absent_dispensable_key_input_selects_the_dense_kernel(probe):
+    op = register_op("probe_optional_key", inputs=[In("X", dispensable=True), In("Y")],
+                     outputs=[Out("Out")], key_inputs=["X"], dtype_from="Y")
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("Y"), ctx.input_dtype("Y"))
+
+    op.kernel(dtypes=[np.float32])(lambda attrs, x, y: y * 2 if x is None else x + y)
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="y", shape=[-1, 2], dtype="float32")
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_optional_key", inputs={"Y": ["y"]}, outputs={"Out": ["out"]})
+    exe = pir.Executor()
+    (out,) = exe.run(program, feed={"y": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    np.testing.assert_array_equal(out, [[2.0, 2.0]])
+    assert exe.last_plan.choices[0].key.storage == ("dense",)
