@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import erf
 
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
+from paddle_ir.ops.special import erf
 from paddle_ir.ops.storage import register_rowwise
 
 

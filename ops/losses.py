@@ -20,8 +20,8 @@ the differentiable inputs (labels get none).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
+from paddle_ir.ops import special
 from paddle_ir.ops.registry import INTS, Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple, same_shape
 

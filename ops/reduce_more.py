@@ -20,8 +20,9 @@ _BOOL = (np.dtype(np.bool_),)
 def _forward(numpy_fn, name):
     def kernel(attrs, x):
         axes = kernel_axes(attrs, x.ndim)
-        return np.asarray(numpy_fn(x, axis=axes, keepdims=attrs["keep_dim"])).astype(
+        out = np.asarray(numpy_fn(x, axis=axes, keepdims=attrs["keep_dim"])).astype(
             x.dtype, copy=False)
+        return out.reshape(1) if out.ndim == 0 else out  # a full reduction is [1] (Fluid)
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.ops import special
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
@@ -90,7 +91,5 @@ def _(ctx):
 @grad.kernel(dtypes=FLOATS)
 def sigmoid_cross_entropy_with_logits_grad_dense(attrs, x, label, dout):
     kept, norm = _kept_and_norm(attrs, label)
-    from scipy.special import expit  # scipy.special costs 0.15 s of start-up otherwise
-
-    dx = np.where(kept, (expit(x) - label) * dout, 0).astype(x.dtype, copy=False)
+    dx = np.where(kept, (special.expit(x) - label) * dout, 0).astype(x.dtype, copy=False)
     return dx / x.dtype.type(norm) if norm != 1 else dx

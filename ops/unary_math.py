@@ -9,8 +9,8 @@ is 0 whatever the attributes keep a SelectedRows input sparse.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
+from paddle_ir.ops import special
 from paddle_ir.ops.activation import Activation, register_activation
 from paddle_ir.ops.registry import Attr
 

@@ -114,7 +114,7 @@ def test_static_rnn_matches_numpy_and_trains():
     xv = rng.uniform(-1, 1, (t, b, d)).astype(np.float32)
     main, startup = _fresh()
     with pir.program_guard(main, startup):
-        x = layers.data("x", [t, b, d])
+        x = layers.data("x", [t, b, d], append_batch_size=False)
         rnn = layers.StaticRNN()
         with rnn.step():
             word = rnn.step_input(x)

@@ -134,7 +134,7 @@ def test_reduce_forward_and_grad(op, fn, dim, keep):
 def test_reduce_all_axes_and_prod_grad_with_zeros():
     x = rng.uniform(0.5, 1.5, (3, 4))
     x[1, 2] = 0.0
-    check_op("reduce_prod", {"X": x}, {"reduce_all": True}, {"Out": np.array(np.prod(x))})
+    check_op("reduce_prod", {"X": x}, {"reduce_all": True}, {"Out": np.array([np.prod(x)])})
     check_grad("reduce_prod", {"X": x}, {"dim": [1]})
     check_grad("reduce_prod", {"X": x}, {"reduce_all": True})
 
@@ -149,4 +149,4 @@ def test_reduce_max_ties_all_get_the_gradient():
 def test_reduce_all_any(op, fn):
     x = rng.uniform(0, 1, (3, 4, 2)) > 0.3
     check_op(op, {"X": x}, {"dim": [1]}, {"Out": fn(x, axis=1)})
-    check_op(op, {"X": x}, {"reduce_all": True}, {"Out": np.array(fn(x))})
+    check_op(op, {"X": x}, {"reduce_all": True}, {"Out": np.array([fn(x)])})
