@@ -9,10 +9,10 @@ gradient clipping and the optimizers' bookkeeping.
 
 from __future__ import annotations
 
+from paddle_ir.core.kinds import STYPE_SELECTED_ROWS as STYPE_SR
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS
 from paddle_ir.ops.registry import NUMERIC, In, Out, register_op
-from paddle_ir.ops.registry import SELECTED_ROWS as STYPE_SR
 
 
 def _require_sr(ctx, op: str) -> None:
