@@ -1,10 +1,10 @@
 """A training program Paddle saved (its own *_grad and adam ops) trains here as in Paddle."""
 
 import numpy as np
-import pytest
 
 from paddle_ir import io, paddle_format
 from paddle_ir.executor import Executor, Scope
+from paddle_ir.framework import Program
 from paddle_ir.paddle_format.grad_slots import from_paddle_slots, to_paddle_slots
 from paddle_ir.proto import paddle_framework_pb2 as ppb
 from tests.paddle_helpers import FIXTURES
@@ -96,14 +96,15 @@ def test_paddles_startup_program_initializes_every_persistable():
             assert value.shape == after[name].shape and value.dtype == after[name].dtype
 
 
-def test_fill_constant_str_value_must_repeat_value():
-    from paddle_ir.paddle_format.convert import PaddleFormatError
-
+def test_fill_constant_str_value_is_the_value_as_in_paddle():
+    """Paddle's fill_constant fills with str_value when it is set; so does paddle-ir's."""
     desc = paddle_format.parse_paddle_program((TRAIN / "startup.pdmodel").read_bytes(), "s")
     fill = next(op for op in desc.blocks[0].ops if op.type == "fill_constant")
     assert next(a.s for a in fill.attrs if a.name == "str_value") == "0.0"
-    paddle_format.from_paddle(desc)  # '0.0' repeats value 0.0: accepted
     next(a for a in fill.attrs if a.name == "str_value").s = "0.5"
-    with pytest.raises(PaddleFormatError, match=r"fill_constant: attribute str_value = '0.5' "
-                                                r"would change the result"):
-        paddle_format.from_paddle(desc)
+    out = next(v for v in fill.outputs if v.parameter == "Out").arguments[0]
+    program = Program.from_desc(paddle_format.from_paddle(desc))
+    scope = Scope()
+    Executor().run(program, scope=scope)
+    value = scope.find_var(out).get_tensor().numpy()
+    assert value.size and np.all(value == np.float32(0.5))

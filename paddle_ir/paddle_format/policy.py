@@ -11,8 +11,6 @@ the op and the attribute, instead of running something different from Paddle.
 
 from __future__ import annotations
 
-import numpy as np
-
 # Attributes Paddle's framework adds to every op: bookkeeping, never math.
 FRAMEWORK_ATTRS = frozenset({
     "op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
@@ -49,7 +47,6 @@ NOOP_VALUES: dict[tuple[str | None, str], object] = {
     ("momentum", "rescale_grad"): 1.0,
     ("momentum", "regularization_method"): "",
     ("momentum", "regularization_coeff"): 0.0,
-    ("fill_constant", "str_value"): "",  # or `value` written as text (see below)
     ("softmax_with_cross_entropy", "numeric_stable_mode"): True,
     ("softmax_with_cross_entropy", "use_softmax"): True,
     ("batch_norm", "trainable_statistics"): False,
@@ -81,25 +78,12 @@ def _keys(op_type: str, name: str):
     return ((op_type, name), (forward, name), (None, name))
 
 
-def _str_value_agrees(value, siblings: dict) -> bool:
-    """fill_constant's str_value (Paddle writes the value as text too) may only repeat
-    `value`: read as float32, as Paddle reads it, it must be the same number."""
-    try:
-        text = float(value)
-    except (TypeError, ValueError):
-        return False
-    number = siblings.get("value")
-    return number is not None and float(np.float32(text)) == float(np.float32(number))
-
-
 def keeps_verbatim(op_type: str, name: str, value, siblings: dict | None = None) -> str | None:
     """Why an attribute the op spec lacks may be kept without interpreting it, or None.
 
     `siblings` are the op's other attributes (name -> value), for an attribute whose
     no-op condition is agreeing with another one.
     """
-    if op_type == "fill_constant" and name == "str_value" and value != "":
-        return "repeats value" if _str_value_agrees(value, siblings or {}) else None
     if name in FRAMEWORK_ATTRS:
         return "framework attribute"
     if name in EXTRA_ATTRS or name in _PLACE_ATTRS:
