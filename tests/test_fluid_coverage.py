@@ -44,8 +44,8 @@ LEFT_OUT: dict[str, str] = {
                "program must allow",
     "data_norm": "its statistics are trained through the special gradients only Paddle's "
                  "distributed CTR trainers apply; not implemented",
-    "image_resize_short": "a wrapper over image_resize (resizing the short side), which this "
-                          "layer set does not implement itself; not provided",
+    "resize_trilinear": "needs a trilinear_interp op over 5-D volumes [N, C, D, H, W], which "
+                        "paddle-ir does not have; not provided",
 }
 
 

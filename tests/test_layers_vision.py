@@ -176,3 +176,29 @@ def test_layer_errors(call, message):
         x = pir.layers.data("x", [-1, 2, 5, 5])
         with pytest.raises(pir.ProgramError, match=message):
             call(x)
+
+
+@pytest.mark.parametrize("hw, short_len, want", [((6, 9), 4, (4, 6)), ((10, 5), 3, (6, 3)),
+                                                 ((7, 7), 2, (2, 2))])
+def test_image_resize_short_keeps_the_aspect_ratio(hw, short_len, want):
+    """The short side becomes short_len; the long side scales with it, rounded (Fluid 1.7)."""
+    x_value = np.random.RandomState(0).rand(1, 2, *hw).astype(np.float32)
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [1, 2, *hw], append_batch_size=False)
+        short = pir.layers.image_resize_short(x, short_len)
+        direct = pir.layers.image_resize(x, out_shape=list(want))
+    got, ref = pir.Executor().run(main, feed={"x": x_value}, fetch_list=[short, direct])
+    assert got.shape == (1, 2, *want)
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_image_resize_short_needs_a_known_4d_shape():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [3, 8], append_batch_size=False)
+        with pytest.raises(pir.ProgramError, match="must be 4-D"):
+            pir.layers.image_resize_short(x, 4)
+        y = pir.layers.data("y", [1, 3, -1, 8], append_batch_size=False)
+        with pytest.raises(pir.ProgramError, match="H and W must be known"):
+            pir.layers.image_resize_short(y, 4)

@@ -74,7 +74,12 @@ from paddle_ir.layers.nn import (
     topk,
 )
 from paddle_ir.layers.one_hot import one_hot
-from paddle_ir.layers.resize import image_resize, resize_bilinear, resize_nearest
+from paddle_ir.layers.resize import (
+    image_resize,
+    image_resize_short,
+    resize_bilinear,
+    resize_nearest,
+)
 from paddle_ir.layers.rnn import dynamic_gru, dynamic_lstm
 from paddle_ir.layers.rnn_cells import gru_unit, lstm_unit
 from paddle_ir.layers.sequence import (
@@ -233,6 +238,7 @@ __all__ = [
     "hard_sigmoid",
     "hard_swish",
     "image_resize",
+    "image_resize_short",
     "layer_norm",
     "leaky_relu",
     "pool2d",

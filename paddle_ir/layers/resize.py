@@ -7,7 +7,7 @@ from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
 
-__all__ = ["image_resize", "resize_bilinear", "resize_nearest"]
+__all__ = ["image_resize", "image_resize_short", "resize_bilinear", "resize_nearest"]
 
 _OPS = {"BILINEAR": "bilinear_interp", "NEAREST": "nearest_interp"}
 
@@ -80,3 +80,21 @@ def resize_nearest(input, out_shape=None, scale=None, name=None,  # noqa: A002
     """image_resize with resample="NEAREST"."""
     return image_resize(input, out_shape, scale, name, "NEAREST", actual_shape,
                         align_corners, 1, data_format)
+
+
+def image_resize_short(input, out_short_len: int, resample: str = "BILINEAR") -> Variable:  # noqa: A002
+    """Resize so that the shorter of H and W becomes out_short_len, keeping the aspect
+    ratio (the longer side rounded to the nearest pixel), as Fluid 1.7 does."""
+    shape = list(input.shape)
+    if len(shape) != 4:
+        raise InvalidProgramError(f"image_resize_short: input must be 4-D [N, C, H, W], got "
+                                  f"shape {shape}")
+    hw = shape[2:4]
+    if any(d is None or d < 0 for d in hw):
+        raise InvalidProgramError(f"image_resize_short: H and W must be known to find the "
+                                  f"short side, got shape {shape}")
+    short = 0 if hw[0] <= hw[1] else 1
+    out = list(hw)
+    out[short] = int(out_short_len)
+    out[1 - short] = int(float(hw[1 - short]) * (float(out_short_len) / float(hw[short])) + 0.5)
+    return image_resize(input, out_shape=out, resample=resample)
