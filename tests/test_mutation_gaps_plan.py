@@ -5,6 +5,8 @@ whose output disagrees with inference under check=True, a kernel returning a num
 or a wrong class, the per-op profile, and the hint for a sparse input no kernel takes.
 """
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,31 @@ def test_an_absent_dispensable_key_input_selects_the_dense_kernel(probe):
     (out,) = exe.run(program, feed={"y": np.ones((1, 2), np.float32)}, fetch_list=["out"])
     np.testing.assert_array_equal(out, [[2.0, 2.0]])
     assert exe.last_plan.choices[0].key.storage == ("dense",)
+
+
+def test_a_value_read_later_only_for_its_shape_is_released_after_its_last_data_read():
+    """a's data is read by reduce_sum; fill_any_like later needs only a's shape
+    (no_need_buffer), so a becomes a stand-in and its 4 MB go before b's are taken."""
+    main = pir.Program()
+    block = main.global_block()
+    for n in ("x", "a", "s", "b", "f"):
+        block.create_var(name=n, shape=[1] if n == "s" else [-1, 1000], dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["a"]}, attrs={"scale": 2.0})
+    block.append_op("reduce_sum", inputs={"X": ["a"]}, outputs={"Out": ["s"]},
+                    attrs={"reduce_all": True})
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["b"]}, attrs={"scale": 3.0})
+    block.append_op("fill_any_like", inputs={"X": ["a"]}, outputs={"Out": ["f"]},
+                    attrs={"value": 1.0, "dtype": -1})
+    x = np.ones((1000, 1000), np.float32)
+    exe = pir.Executor()
+    exe.run(main, feed={"x": x}, fetch_list=["s"])  # compile; measure a cached run
+    tracemalloc.start()  # numpy reports its data allocations to tracemalloc
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        (s,) = exe.run(main, feed={"x": x}, fetch_list=["s"])
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert float(np.asarray(s).reshape(-1)[0]) == 2e6
+    # at most two of a, b, f alive at once (8 MB); keeping a whole would make it three
+    assert peak < 2.5 * x.nbytes, f"peak {peak / x.nbytes:.2f} x 4 MB"
