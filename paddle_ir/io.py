@@ -174,7 +174,7 @@ def _vars_writers(filename: str, program: Program, scope) -> tuple[dict, list[st
     return files, every, saved
 
 
-def save_vars(path, program: Program, scope=None) -> list[str]:
+def save_vars_file(path, program: Program, scope=None) -> list[str]:
     """Write the program's persistables from `scope`: `path` and its sparse siblings.
 
     All values are gathered before anything is written, so a missing value
@@ -238,7 +238,7 @@ def _read_records(f, path, names: Sequence[str], storage: _Storage) -> dict:
     return result
 
 
-def load_vars(path, program: Program, scope=None, root=None) -> list[str]:
+def load_vars_file(path, program: Program, scope=None, root=None) -> list[str]:
     """Load the program's persistables from `path` (and its siblings) into `scope`.
 
     Every record is read and checked against its declaration before any is
@@ -343,7 +343,7 @@ def load_inference_model(dirname, executor=None, scope=None,
 
     def read_files(directory):
         program = load_program(os.path.join(directory, model_filename), directory)
-        load_vars(os.path.join(directory, params_filename), program, scope, directory)
+        load_vars_file(os.path.join(directory, params_filename), program, scope, directory)
         return program
 
     program = read_saved(dirname, read_files)
@@ -374,8 +374,8 @@ def load_persistables(executor, dirname, main_program: Program | None = None, sc
     program = default_main_program() if main_program is None else main_program
     scope = _global_scope() if scope is None else scope
     return read_saved(dirname,
-                      lambda directory: load_vars(os.path.join(directory, filename), program,
-                                                  scope, directory))
+                      lambda directory: load_vars_file(os.path.join(directory, filename),
+                                                       program, scope, directory))
 
 
 # --- training jobs -----------------------------------------------------------------------
@@ -415,7 +415,10 @@ def load_train_program(dirname) -> tuple[Program, Program]:
 
 
 # --- Fluid 1.x: savers with Fluid's signatures, and DataLoader (io_vars.py, fluid_reader.py) ---
-# Imported last: io_vars wraps this module's functions, so they must exist first.
+# Imported last: io_vars wraps this module's functions, so they must exist first. The
+# combined-file forms stay here as save_vars_file/load_vars_file, which this module and
+# the command line call; save_vars/load_vars are Fluid's (they still take the older
+# (path, program, scope) arguments too).
 from paddle_ir.fluid_reader import DataLoader  # noqa: E402
 from paddle_ir.io_vars import (  # noqa: E402,F811 - Fluid forms replace those above
     is_parameter,

@@ -47,10 +47,10 @@ from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.framework import Parameter, Program, Variable, default_main_program
 from paddle_ir.proto import framework_pb2 as pb
 
-# io.py's own (path, program, scope) forms, captured before this module's names
-# replace them in io's namespace (io.py imports this module at its end).
-_combined_save = _io.save_vars
-_combined_load = _io.load_vars
+# io.py's combined-file forms (save_vars_file/load_vars_file) and the functions whose
+# names this module's Fluid forms take over in io's namespace (io.py imports it last).
+_combined_save = _io.save_vars_file
+_combined_load = _io.load_vars_file
 _combined_save_persistables = _io.save_persistables
 _combined_load_persistables = _io.load_persistables
 _save_inference_model = _io.save_inference_model
@@ -201,8 +201,9 @@ def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
               predicate=None, filename=None, scope=None):
     """Load the selected variables of `main_program` into `scope`; the counterpart of
     save_vars with the same selection and filename. Returns their names."""
-    if isinstance(dirname, Program):  # io.py's (path, program, scope) form
-        return _combined_load(executor, dirname, main_program if scope is None else scope)
+    if isinstance(dirname, Program):  # io.load_vars_file's (path, program, scope, root) form
+        return _combined_load(executor, dirname, main_program if scope is None else scope,
+                              vars)
     if not os.path.isdir(dirname):
         raise TensorFormatError(f"{os.fspath(dirname)} is not a directory of saved variables")
     program = default_main_program() if main_program is None else main_program
@@ -257,11 +258,13 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
 def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
                          main_program=None, scope=None, model_filename=None,
                          params_filename=None, export_for_deployment: bool = True,
-                         program_only: bool = False):
+                         program_only: bool = False,
+                         format: str = "paddle-ir"):  # noqa: A002 - the user's word
     """io.save_inference_model with Fluid's None file names and argument order.
 
     `export_for_deployment` is accepted (the saved program is always the pruned
-    test-mode one); `program_only=True` is refused rather than ignored.
+    test-mode one); `program_only=True` is refused rather than ignored. `format`
+    ("paddle-ir", "paddle", "fluid") is io.save_inference_model's.
     """
     if isinstance(scope, str):  # Fluid's sixth and seventh: model_filename, params_filename
         scope, model_filename, params_filename = None, scope, model_filename
@@ -271,7 +274,7 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     return _save_inference_model(dirname, feeded_var_names, target_vars, executor,
                                  main_program, scope,
                                  model_filename or _io.MODEL_FILENAME,
-                                 params_filename or _io.PARAMS_FILENAME)
+                                 params_filename or _io.PARAMS_FILENAME, format=format)
 
 
 def load_inference_model(dirname, executor=None, scope=None, model_filename=None,

@@ -112,7 +112,7 @@ def _checked(directory: str) -> list[tuple[str, bytes, list, bool]]:
         problems = check_bytes(data)
         if params is not None and not problems:
             try:
-                io.load_vars(params, Program.parse(data), Scope(), directory)
+                io.load_vars_file(params, Program.parse(data), Scope(), directory)
             except PaddleIRError as exc:
                 problems.append(Problem(exc.category, exc.message))
         results.append((program_path, data, problems, params is not None))

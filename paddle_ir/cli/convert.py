@@ -41,7 +41,7 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
     program = load_paddle_program(model.program_file)
     scope = Scope()
     if params:
-        io.load_vars(params, program, scope)
+        io.load_vars_file(params, program, scope)
     elif model.params_file or model.params_dir:
         load_paddle_params(model, program, scope)
     else:  # a program without parameters (e.g. a training main program): the .pb alone
@@ -51,7 +51,7 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
         return [target]
     os.makedirs(output, exist_ok=True)
     params_file = os.path.join(output, io.PARAMS_FILENAME)
-    io.save_vars(params_file, program, scope)
+    io.save_vars_file(params_file, program, scope)
     model_file = os.path.join(output, io.MODEL_FILENAME)
     io.save_program(model_file, program)
     return [model_file, params_file]
@@ -66,7 +66,7 @@ def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[
     else:
         program = io.load_program(path)
         if params:
-            io.load_vars(params, program, scope)
+            io.load_vars_file(params, program, scope)
     return write_paddle_model(output, program, scope, layout)
 
 

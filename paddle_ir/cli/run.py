@@ -132,7 +132,7 @@ def _saved_job(directory: str, path: str, params: str | None) -> Job:
         job.startup = io.load_program(found.startup, directory)
     elif params is None:
         job.loaded = Scope()
-        io.load_vars(found.params, job.program, job.loaded, directory)
+        io.load_vars_file(found.params, job.program, job.loaded, directory)
     return job
 
 
@@ -290,7 +290,7 @@ def run_command(args) -> int:
     if job.startup is not None:
         exe.run(job.startup, scope=scope)
     if job.params is not None:
-        io.load_vars(job.params, job.program, scope)
+        io.load_vars_file(job.params, job.program, scope)
     if job.loaded is not None:
         for name in job.loaded.local_var_names():
             scope.var(name).value = job.loaded.find_var(name).value

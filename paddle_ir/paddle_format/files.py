@@ -120,7 +120,7 @@ def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]
     """Load the model's parameters into `scope`; every record checked against its var."""
     names = io.persistable_names(program)
     if model.params_file is not None:
-        return io.load_vars(model.params_file, program, scope)
+        return io.load_vars_file(model.params_file, program, scope)
     if model.params_dir is not None:
         return _load_separate(model.params_dir, program, names, scope)
     if names:

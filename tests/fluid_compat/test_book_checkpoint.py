@@ -152,7 +152,8 @@ def test_inference_model_file_names_as_fluid_passes_them(tmp_path):
         with pytest.raises(fluid.PaddleIRError, match=r"program_only=True\) is not supported"):
             fluid.io.save_inference_model(str(tmp_path / "c"), ["image"], [predict], exe, main,
                                           program_only=True)
-    assert sorted(os.listdir(tmp_path / "b")) == ["__model__", "__params__"]
+    # the files Fluid names sit at the top (beside the committed generation, docs/architecture.md)
+    assert {"__model__", "__params__"} <= set(os.listdir(tmp_path / "b"))
     outs = []
     for args in ((str(tmp_path / "a"), exe, None, None),
                  (str(tmp_path / "b"), exe, "__model__", "__params__")):
