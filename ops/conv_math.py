@@ -145,14 +145,17 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
 
         over_batch(n, cols6.nbytes, copy)
         cols = cols6.reshape(m, kh * kw * c)
-    if g == 1 and m < oc:
-        # OpenBLAS runs [M, K] @ [K, N] with M < N several times slower than the same
-        # product transposed (measured 4x for ResNet's last stage): compute Out^T =
-        # W [OC, K] @ cols^T and return it as an NCHW view of [OC, N, OH, OW] memory.
-        out_t = w.transpose(0, 2, 3, 1).reshape(oc, kh * kw * c) @ cols.T
-        return out_t.reshape(oc, n, oh, ow).transpose(1, 0, 2, 3)
     if g == 1:
-        out = cols @ w.transpose(2, 3, 1, 0).reshape(kh * kw * c, oc)
+        # The filter as [OC, kh*kw*C]: each filter's taps re-laid out in place (a cheap,
+        # cache-friendly copy, redone every run since parameters may change in place);
+        # BLAS reads its transpose without a copy.
+        wk = w.transpose(0, 2, 3, 1).reshape(oc, kh * kw * c)
+        if m < oc:
+            # OpenBLAS runs [M, K] @ [K, N] with M < N several times slower than the
+            # product transposed (4x on ResNet's last stage): Out^T = W @ cols^T, returned
+            # as an NCHW view of [OC, N, OH, OW] memory.
+            return (wk @ cols.T).reshape(oc, n, oh, ow).transpose(1, 0, 2, 3)
+        out = cols @ wk.T
     else:
         ocg = oc // g
         stacks = cols.reshape(m, kh * kw, g, cg).transpose(2, 0, 1, 3).reshape(g, m, -1)
