@@ -71,19 +71,20 @@ _SOFTPLUS_ATTRS = (
 )
 
 def _hard_swish(a, x):
-    return (x * np.clip(x + a["offset"], 0, a["threshold"]) / a["scale"]).astype(x.dtype)
+    out = x * np.clip(x + a["offset"], 0, a["threshold"]) / a["scale"]
+    return out.astype(x.dtype, copy=False)
 
 
 def _hard_swish_grad(a, x, d):
     shifted = x + a["offset"]
     slope = np.where(shifted < a["threshold"], (2 * x + a["offset"]) / a["scale"],
                      a["threshold"] / a["scale"])
-    return (d * np.where(shifted > 0, slope, 0)).astype(d.dtype)
+    return (d * np.where(shifted > 0, slope, 0)).astype(d.dtype, copy=False)
 
 
 def _swish_grad(a, x, d):
     s = _sigmoid(x * a["beta"])
-    return (d * (s + x * a["beta"] * s * (1 - s))).astype(d.dtype)
+    return (d * (s + x * a["beta"] * s * (1 - s))).astype(d.dtype, copy=False)
 
 
 _GELU_C = np.sqrt(2 / np.pi)
@@ -91,17 +92,18 @@ _GELU_C = np.sqrt(2 / np.pi)
 
 def _gelu(a, x):
     if a["approximate"]:
-        return (0.5 * x * (1 + np.tanh(_GELU_C * (x + 0.044715 * x ** 3)))).astype(x.dtype)
-    return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype)
+        out = 0.5 * x * (1 + np.tanh(_GELU_C * (x + 0.044715 * x ** 3)))
+        return out.astype(x.dtype, copy=False)
+    return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
 
 
 def _gelu_grad(a, x, d):
     if a["approximate"]:
         t = np.tanh(_GELU_C * (x + 0.044715 * x ** 3))
         dt = (1 - t * t) * _GELU_C * (1 + 3 * 0.044715 * x * x)
-        return (d * 0.5 * (1 + t + x * dt)).astype(d.dtype)
+        return (d * 0.5 * (1 + t + x * dt)).astype(d.dtype, copy=False)
     pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
-    return (d * (0.5 * (1 + erf(x / np.sqrt(2))) + x * pdf)).astype(d.dtype)
+    return (d * (0.5 * (1 + erf(x / np.sqrt(2))) + x * pdf)).astype(d.dtype, copy=False)
 
 
 ACTIVATIONS: tuple[Activation, ...] = (
@@ -127,17 +129,17 @@ ACTIVATIONS: tuple[Activation, ...] = (
                _softplus, "dOut * sigmoid(beta * X) (dOut where beta * X > threshold)",
                _softplus_grad, "X", False, FLOATS, _SOFTPLUS_ATTRS),
     Activation("relu6", "min(max(X, 0), threshold)",
-               lambda a, x: np.clip(x, 0, a["threshold"]).astype(x.dtype),
+               lambda a, x: np.clip(x, 0, a["threshold"]).astype(x.dtype, copy=False),
                "dOut where 0 < Out < threshold, else 0",
                lambda a, out, d: d * ((out > 0) & (out < a["threshold"])), "Out", True, FLOATS,
                (Attr("threshold", "float", 6.0, "the upper clip"),)),
     Activation("leaky_relu", "X if X > 0 else alpha * X",
-               lambda a, x: np.where(x > 0, x, x * a["alpha"]).astype(x.dtype),
+               lambda a, x: np.where(x > 0, x, x * a["alpha"]).astype(x.dtype, copy=False),
                "dOut if X > 0 else alpha * dOut",
-               lambda a, x, d: np.where(x > 0, d, d * a["alpha"]).astype(d.dtype), "X", True,
-               FLOATS, (Attr("alpha", "float", 0.02, "the slope for X <= 0"),)),
+               lambda a, x, d: np.where(x > 0, d, d * a["alpha"]).astype(d.dtype, copy=False),
+               "X", True, FLOATS, (Attr("alpha", "float", 0.02, "the slope for X <= 0"),)),
     Activation("hard_sigmoid", "min(max(slope * X + offset, 0), 1)",
-               lambda a, x: np.clip(x * a["slope"] + a["offset"], 0, 1).astype(x.dtype),
+               lambda a, x: np.clip(x * a["slope"] + a["offset"], 0, 1).astype(x.dtype, copy=False),
                "slope * dOut where 0 < Out < 1, else 0",
                lambda a, out, d: d * a["slope"] * ((out > 0) & (out < 1)), "Out", False, FLOATS,
                (Attr("slope", "float", 0.2, "the slope"), Attr("offset", "float", 0.5,
@@ -149,7 +151,7 @@ ACTIVATIONS: tuple[Activation, ...] = (
                 Attr("scale", "float", 6.0, "the divisor"),
                 Attr("offset", "float", 3.0, "added to X before clipping"))),
     Activation("swish", "X * sigmoid(beta * X)",
-               lambda a, x: (x * _sigmoid(x * a["beta"])).astype(x.dtype),
+               lambda a, x: (x * _sigmoid(x * a["beta"])).astype(x.dtype, copy=False),
                "dOut * (s + beta * X * s * (1 - s)), s = sigmoid(beta * X)", _swish_grad, "X",
                True, FLOATS, (Attr("beta", "float", 1.0, "the sigmoid's sharpness"),)),
     Activation("gelu", "X * Phi(X) (0.5 X (1 + erf(X / sqrt 2))); approximate: "

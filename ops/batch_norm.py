@@ -31,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.ops.context import dims_match, shape_str
-from paddle_ir.ops.parallel import over_batch
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 _ATTRS = [
@@ -123,14 +122,8 @@ def batch_norm_dense(attrs, x, scale, bias, mean, var, momentum_t):
     a = (scale * inv_std).astype(x.dtype)
     b = (bias - mu * a).astype(x.dtype)
     shape = _bshape(x.ndim, axis)
-    a, b = a.reshape(shape), b.reshape(shape)
-    y = np.empty_like(x)  # x's memory layout (conv outputs are channels-last)
-
-    def affine(lo, hi):
-        np.multiply(x[lo:hi], a, out=y[lo:hi])
-        y[lo:hi] += b
-
-    over_batch(x.shape[0], x.nbytes, affine)
+    y = x * a.reshape(shape)  # keeps x's memory layout (conv outputs are channels-last)
+    y += b.reshape(shape)
     reserve = np.zeros(0, dtype=x.dtype)
     return y, mean_out, var_out, mu.astype(mean.dtype, copy=True), inv_std, reserve
 

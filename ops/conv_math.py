@@ -18,8 +18,7 @@ without a transpose. A 1x1 stride-1 unpadded convolution skips im2col.
 Depthwise convolutions (one input channel per group) use kh*kw strided
 multiply-adds instead of C tiny products. The gradients im2col in NCHW
 ([N, G, Cg*kh*kw, OH*OW]) with one batched matmul. Python loops run over
-filter taps, images and row blocks, never over pixels; the memory-bound
-passes split the batch across cores (ops/parallel.py).
+filter taps, images and row blocks, never over pixels.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-
-from paddle_ir.ops.parallel import over_batch
 
 
 @dataclass(frozen=True)
@@ -138,21 +135,18 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
         view = as_strided(xp, shape=(n, oh, ow, kh, kw, c),
                           strides=(sn, sh * st_h, sw * st_w, sh * d_h, sw * d_w, sc),
                           writeable=False)
-        cols6 = np.empty(view.shape, dtype=x.dtype)  # im2col: one copy, split over images
-
-        def copy(lo, hi):
-            np.copyto(cols6[lo:hi], view[lo:hi])
-
-        over_batch(n, cols6.nbytes, copy)
-        cols = cols6.reshape(m, kh * kw * c)
-    if g == 1 and m < oc:
-        # OpenBLAS runs [M, K] @ [K, N] with M < N several times slower than the same
-        # product transposed (measured 4x for ResNet's last stage): compute Out^T =
-        # W [OC, K] @ cols^T and return it as an NCHW view of [OC, N, OH, OW] memory.
-        out_t = w.transpose(0, 2, 3, 1).reshape(oc, kh * kw * c) @ cols.T
-        return out_t.reshape(oc, n, oh, ow).transpose(1, 0, 2, 3)
+        cols = view.reshape(m, kh * kw * c)  # im2col: one copy
     if g == 1:
-        out = cols @ w.transpose(2, 3, 1, 0).reshape(kh * kw * c, oc)
+        # The filter as [OC, kh*kw*C]: each filter's taps re-laid out in place (a cheap,
+        # cache-friendly copy, redone every run since parameters may change in place);
+        # BLAS reads its transpose without a copy.
+        wk = w.transpose(0, 2, 3, 1).reshape(oc, kh * kw * c)
+        if m < oc:
+            # OpenBLAS runs [M, K] @ [K, N] with M < N several times slower than the
+            # product transposed (4x on ResNet's last stage): Out^T = W @ cols^T, returned
+            # as an NCHW view of [OC, N, OH, OW] memory.
+            return (wk @ cols.T).reshape(oc, n, oh, ow).transpose(1, 0, 2, 3)
+        out = cols @ wk.T
     else:
         ocg = oc // g
         stacks = cols.reshape(m, kh * kw, g, cg).transpose(2, 0, 1, 3).reshape(g, m, -1)
@@ -178,7 +172,7 @@ _CHUNK_BYTES = 1 << 18  # a block of output rows that stays in L2 across the kh*
 def _depthwise_forward(xl, w, geo, oh, ow):
     """One multiply-add per filter tap over [rows, OW, C] slices (C contiguous).
 
-    Each image is padded into a per-thread buffer and its output filled a block
+    Each image is padded into one reused buffer and its output filled a block
     of rows at a time, small enough to stay in cache while all kh*kw taps are
     added into it (the loops run over images and row blocks, never pixels).
     """
@@ -191,26 +185,23 @@ def _depthwise_forward(xl, w, geo, oh, ow):
     taps = w[:, 0].transpose(1, 2, 0).astype(dtype)  # [kh, kw, C]
     rows = max(1, _CHUNK_BYTES // max(1, ow * c * dtype.itemsize))
 
-    def images(lo, hi):
-        padded = np.zeros((h + t + b, wd + lft + r, c), dtype=xl.dtype)
-        scratch = np.empty((min(rows, oh), ow, c), dtype=dtype)
-        for img in range(lo, hi):
-            padded[t:t + h, lft:lft + wd] = xl[img]  # the border stays zero
-            for r0 in range(0, oh, rows):
-                r1 = min(oh, r0 + rows)
-                acc, tmp = out[img, r0:r1], scratch[:r1 - r0]
-                for i in range(kh):
-                    top = r0 * st_h + i * d_h
-                    for j in range(kw):
-                        tap = padded[top:top + st_h * (r1 - r0 - 1) + 1:st_h,
-                                     j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
-                        if i == 0 and j == 0:
-                            np.multiply(tap, taps[0, 0], out=acc)
-                        else:
-                            np.multiply(tap, taps[i, j], out=tmp)
-                            acc += tmp
-
-    over_batch(n, out.nbytes, images)
+    padded = np.zeros((h + t + b, wd + lft + r, c), dtype=xl.dtype)
+    scratch = np.empty((min(rows, oh), ow, c), dtype=dtype)
+    for img in range(n):
+        padded[t:t + h, lft:lft + wd] = xl[img]  # the border stays zero
+        for r0 in range(0, oh, rows):
+            r1 = min(oh, r0 + rows)
+            acc, tmp = out[img, r0:r1], scratch[:r1 - r0]
+            for i in range(kh):
+                top = r0 * st_h + i * d_h
+                for j in range(kw):
+                    tap = padded[top:top + st_h * (r1 - r0 - 1) + 1:st_h,
+                                 j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w]
+                    if i == 0 and j == 0:
+                        np.multiply(tap, taps[0, 0], out=acc)
+                    else:
+                        np.multiply(tap, taps[i, j], out=tmp)
+                        acc += tmp
     return out
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from bench import cases as C
+from bench.systems import torch_vision
 from bench.systems.common import base_versions
 
 
@@ -104,4 +105,5 @@ CASES = {
     "B3.average": lambda: PaddedPool("average"),
     "B5.save": lambda: TensorFile("save"),
     "B5.load": lambda: TensorFile("load"),
+    **torch_vision.CASES,
 }

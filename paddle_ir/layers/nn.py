@@ -1,5 +1,5 @@
 """Neural-network layers with Paddle Fluid's signatures: fc, mul, matmul, softmax, the
-cross-entropy losses, reshape, topk and accuracy.
+cross-entropy losses, topk and accuracy (reshape, a reshape2 op, is in layers/tensor_ops.py).
 
 Each appends its ops to the current main program (parameters get their
 initializer ops in the startup program); shapes are inferred as the ops are
@@ -16,7 +16,7 @@ from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.param_attr import ParamAttr
 
-__all__ = ["accuracy", "cross_entropy", "fc", "matmul", "mul", "reshape", "softmax",
+__all__ = ["accuracy", "cross_entropy", "fc", "matmul", "mul", "softmax",
            "softmax_with_cross_entropy", "topk"]
 
 
@@ -136,20 +136,6 @@ def softmax_with_cross_entropy(logits: Variable, label: Variable, soft_label: bo
                      attrs={"soft_label": soft_label, "ignore_index": ignore_index,
                             "numeric_stable_mode": numeric_stable_mode, "axis": axis})
     return (loss, softmax_out) if return_softmax else loss
-
-
-def reshape(x: Variable, shape, act: str | None = None, inplace: bool = False,
-            name: str | None = None) -> Variable:
-    """x with a new shape: a 0 copies x's dim at that index, one -1 is inferred.
-
-    `inplace` is accepted for Paddle's sake; the kernel never copies when it
-    need not. The shape is a list of ints (a shape tensor is not supported).
-    """
-    helper = LayerHelper("reshape", name)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op("reshape", inputs={"X": x}, outputs={"Out": out},
-                     attrs={"shape": [int(d) for d in shape]})
-    return helper.append_activation(out, act)
 
 
 def topk(input: Variable, k: int, name: str | None = None):  # noqa: A002
