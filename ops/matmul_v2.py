@@ -2,9 +2,10 @@
 
 op() swaps the last two dims when trans_x / trans_y is set; a 1-D operand is
 never transposed (Paddle 2.x): a 1-D X [K] acts as [1, K] and a 1-D Y as
-[K, 1], and those unit dims are dropped from Out. Stack dims broadcast as in
-numpy. Gradients as for matmul (ops/matmul.py) with alpha = 1, summed over
-broadcast dims.
+[K, 1], and those unit dims are dropped from Out; two 1-D operands give [1]
+as matmul does (Fluid 1.x and Paddle 2.0-2.4; Paddle 2.5+ gives a 0-D result).
+Stack dims broadcast as in numpy. Gradients as for matmul (ops/matmul.py) with
+alpha = 1, summed over broadcast dims.
 """
 
 from __future__ import annotations

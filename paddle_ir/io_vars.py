@@ -273,8 +273,9 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
                                   "the program is saved with its parameters")
     return _save_inference_model(dirname, feeded_var_names, target_vars, executor,
                                  main_program, scope,
-                                 model_filename or _io.MODEL_FILENAME,
-                                 params_filename or _io.PARAMS_FILENAME, format=format)
+                                 _io.MODEL_FILENAME if model_filename is None else model_filename,
+                                 _io.PARAMS_FILENAME if params_filename is None
+                                 else params_filename, format=format)
 
 
 def load_inference_model(dirname, executor=None, scope=None, model_filename=None,
@@ -283,5 +284,6 @@ def load_inference_model(dirname, executor=None, scope=None, model_filename=None
     if isinstance(scope, str):  # Fluid's third positional argument is model_filename
         scope, model_filename, params_filename = None, scope, model_filename
     return _load_inference_model(dirname, executor, scope,
-                                 model_filename or _io.MODEL_FILENAME,
-                                 params_filename or _io.PARAMS_FILENAME)
+                                 _io.MODEL_FILENAME if model_filename is None else model_filename,
+                                 _io.PARAMS_FILENAME if params_filename is None
+                                 else params_filename)

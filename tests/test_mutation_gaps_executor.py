@@ -126,7 +126,7 @@ def first_write_program():
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = pir.layers.data("x", [-1, 3])
-        flag = pir.layers.data("flag", [1], dtype="bool")
+        flag = pir.layers.data("flag", [1], dtype="bool", append_batch_size=False)
         parent = main.current_block()
         y = parent.create_var(name="y", shape=[-1, 3], dtype="float32")
         sub = main._create_block()

@@ -130,6 +130,7 @@ def test_matmul_v2(xs, ys, tx, ty):
         want = want[..., 0, :]
     if y.ndim == 1:
         want = want[..., 0]
+    want = want.reshape(1) if want.ndim == 0 else want  # a dot product is [1], as matmul's
     attrs = {"trans_x": tx, "trans_y": ty}
     check_op("matmul_v2", {"X": x, "Y": y}, attrs, {"Out": want}, atol=1e-10)
     check_grad("matmul_v2", {"X": x, "Y": y}, attrs, wrt=("X", "Y"))

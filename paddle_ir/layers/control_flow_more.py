@@ -20,8 +20,8 @@ from paddle_ir.framework import Variable, default_main_program, default_startup_
 from paddle_ir.layers.control_flow import While, assign, cond, equal, logical_not
 from paddle_ir.layers.extra_nn import gather, scatter, strided_slice, where
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.layers.nn import reshape
 from paddle_ir.layers.tensor import concat, fill_constant
+from paddle_ir.layers.tensor_ops import reshape
 
 __all__ = ["IfElse", "Print", "StaticRNN", "case", "switch_case", "while_loop"]
 

@@ -22,7 +22,7 @@ from paddle_ir.layers.control_flow import (
 from paddle_ir.layers.extra_math import elementwise_floordiv, elementwise_mod
 from paddle_ir.layers.extra_nn import expand_as, gather
 from paddle_ir.layers.math import elementwise_add, elementwise_mul, log
-from paddle_ir.layers.nn import reshape, softmax, topk
+from paddle_ir.layers.nn import softmax, topk
 from paddle_ir.layers.nn_more import gather_tree, sampling_id
 from paddle_ir.layers.rnn_api import (
     RNNCell,
@@ -34,6 +34,7 @@ from paddle_ir.layers.rnn_api import (
 )
 from paddle_ir.layers.tensor import cast, concat, fill_constant
 from paddle_ir.layers.tensor_more import range as range_
+from paddle_ir.layers.tensor_ops import reshape
 
 __all__ = ["BasicDecoder", "BeamSearchDecoder", "DecodeHelper", "Decoder",
            "GreedyEmbeddingHelper", "SampleEmbeddingHelper", "TrainingHelper",

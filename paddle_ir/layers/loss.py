@@ -7,8 +7,9 @@ from paddle_ir.framework import Variable
 from paddle_ir.layers.control_flow import equal
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.math import elementwise_div, mean, reduce_mean, reduce_sum, square
-from paddle_ir.layers.nn import matmul, reshape, softmax_with_cross_entropy
+from paddle_ir.layers.nn import matmul, softmax_with_cross_entropy
 from paddle_ir.layers.tensor import cast
+from paddle_ir.layers.tensor_ops import reshape
 
 __all__ = ["bpr_loss", "dice_loss", "huber_loss", "kldiv_loss", "log_loss", "margin_rank_loss",
            "mse_loss", "npair_loss", "rank_loss", "smooth_l1", "teacher_student_sigmoid_loss"]

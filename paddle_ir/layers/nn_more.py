@@ -303,8 +303,8 @@ def edit_distance(input: Variable, label: Variable, normalized: bool = True,  # 
 def argmin(x: Variable, axis: int = 0) -> Variable:
     """The index of the first minimum along axis (int64), via a stable argsort."""
     from paddle_ir.layers.extra_nn import strided_slice
-    from paddle_ir.layers.nn import reshape
     from paddle_ir.layers.tensor_more import argsort
+    from paddle_ir.layers.tensor_ops import reshape
 
     rank = len(x.shape)
     axis = axis % rank

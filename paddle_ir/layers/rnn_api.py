@@ -24,8 +24,9 @@ from paddle_ir.layers.control_flow import (
 from paddle_ir.layers.extra_nn import strided_slice
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.math import elementwise_add, elementwise_mul, sigmoid, tanh
-from paddle_ir.layers.nn import matmul, reshape
+from paddle_ir.layers.nn import matmul
 from paddle_ir.layers.tensor import cast, concat, fill_constant
+from paddle_ir.layers.tensor_ops import reshape
 from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "rnn"]

@@ -24,10 +24,11 @@ from paddle_ir.layers.dynamic_rnn import DynamicRNN
 from paddle_ir.layers.extra_nn import clip, strided_slice
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.math import _unary, elementwise_add, elementwise_mul, sigmoid, tanh
-from paddle_ir.layers.nn import matmul, reshape
+from paddle_ir.layers.nn import matmul
 from paddle_ir.layers.rnn_api import stack_steps, time_slice
 from paddle_ir.layers.sequence import sequence_reverse
 from paddle_ir.layers.tensor import concat
+from paddle_ir.layers.tensor_ops import reshape
 from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["dynamic_lstmp", "lstm"]

@@ -114,7 +114,7 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape=None,
 
 
 def _unsqueeze_front(x: Variable, count: int) -> Variable:
-    from paddle_ir.layers.nn import reshape
+    from paddle_ir.layers.tensor_ops import reshape
 
     return reshape(x, [1] * count + list(x.shape))
 
