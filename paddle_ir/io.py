@@ -40,7 +40,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from paddle_ir.core import savedir, tensor_io
+from paddle_ir.core import record_names, savedir, tensor_io
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
@@ -142,12 +142,14 @@ def _value_of(scope, name: str, storage: _Storage):
     return value
 
 
-def _vars_writers(filename: str, program: Program, scope) -> tuple[dict, list[str], list[str]]:
+def _vars_writers(filename: str, program: Program, scope,
+                  with_names: bool = False) -> tuple[dict, list[str], list[str]]:
     """(file name -> writer, every file name of this kind, names saved) for `filename`.
 
     All values are gathered here, before anything is written. A sparse
     sibling is written only when the program has such variables; the dense
-    file always.
+    file always. `with_names` adds FILE.names (core/record_names.py), so that a
+    program declaring a subset of the variables can load them.
     """
     known = {s.var_type for s in _STORAGES}
     for block in program.desc.blocks:
@@ -171,6 +173,11 @@ def _vars_writers(filename: str, program: Program, scope) -> tuple[dict, list[st
 
         files[target] = write  # a dense file always exists, maybe empty
         saved += names
+    if with_names:
+        data = record_names.encode({pb.VarDesc.VarType.Name(s.var_type):
+                                    persistable_names(program, s.var_type) for s in _STORAGES})
+        files[filename + record_names.SUFFIX] = lambda out: out.write(data)
+        every.append(filename + record_names.SUFFIX)
     return files, every, saved
 
 
@@ -247,17 +254,26 @@ def load_vars_file(path, program: Program, scope=None, root=None) -> list[str]:
     """
     scope = _global_scope() if scope is None else scope
     declared = _declarations(program)
+    recorded = record_names.read(path, root)  # None: the records are the program's, in order
     values: dict = {}
     for storage in _STORAGES:
         names = persistable_names(program, storage.var_type)
         target = os.fspath(path) + storage.suffix
         kind = pb.VarDesc.VarType.Name(storage.var_type)
+        in_file = names if recorded is None else recorded.get(kind, [])
+        missing = sorted(set(names) - set(in_file))
+        if missing:
+            raise TensorFormatError(
+                f"{target} holds no record for {missing[:8]}{' ...' if len(missing) > 8 else ''}"
+                f": the program declares {kind} persistables the checkpoint does not have "
+                f"(its {os.path.basename(target)}{record_names.SUFFIX} lists {len(in_file)})")
         try:
             f = open_regular(target, root)
         except FileNotFoundError:
             f = None
         if f is not None:
-            records = _read_records(f, target, names, storage)
+            records = _read_records(f, target, in_file, storage)
+            records = {n: records[n] for n in names}  # a subset program keeps its own
             for name, value in records.items():
                 _check_against(target, name, value, declared[name])
             values.update(records)
@@ -359,11 +375,13 @@ def save_persistables(executor, dirname, main_program: Program | None = None, sc
                       filename: str = PERSISTABLES_FILENAME) -> list[str]:
     """Checkpoint every persistable variable of `main_program` (optimizer state included).
 
-    The checkpoint replaces the previous one in `dirname` as one whole.
+    The checkpoint replaces the previous one in `dirname` as one whole. Beside the
+    combined file goes FILE.names (core/record_names.py), so that a program declaring
+    a subset of these variables (an inference program) can load them, as in Fluid.
     """
     program = default_main_program() if main_program is None else main_program
     scope = _global_scope() if scope is None else scope
-    files, every, saved = _vars_writers(filename, program, scope)
+    files, every, saved = _vars_writers(filename, program, scope, with_names=True)
     _commit(dirname, files, every)
     return saved
 

@@ -248,10 +248,11 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
             if "more variables than the program declares" not in exc.message:
                 raise
             raise TensorFormatError(
-                exc.message, hint="a combined checkpoint loads only into a program declaring "
-                                  "the same persistables; to load a subset (an inference "
-                                  "program), save with filename=None (one file per variable, "
-                                  "Fluid's layout)") from None
+                exc.message, hint="a combined file without its .names file (older paddle-ir, "
+                                  "Paddle's .pdiparams) loads only into a program declaring "
+                                  "the same persistables; save the checkpoint again with "
+                                  "save_persistables, or with filename=None (one file per "
+                                  "variable, Fluid's layout)") from None
     return load_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
 
 

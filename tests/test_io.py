@@ -1,6 +1,7 @@
 """Saving and loading: inference models, pruning, checkpoints, training jobs, bad files."""
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -264,7 +265,7 @@ def test_checkpoint_round_trip_includes_state_updated_in_place(tmp_path):
         exe.run(main, feed={"x": batch}, scope=scope)
     saved = io.save_persistables(exe, tmp_path, main, scope)
     assert saved == ["steps", "total"]
-    assert _saved(tmp_path) == ["persistables"]
+    assert _saved(tmp_path) == ["persistables", "persistables.names"]
 
     fresh = pir.Scope()
     assert io.load_persistables(exe, tmp_path, main, fresh) == ["steps", "total"]
@@ -288,7 +289,8 @@ def test_selected_rows_persistables_go_to_their_own_file(tmp_path):
     sr = pir.SelectedRows([7, 2, 7], np.arange(6, dtype=np.float32).reshape(3, 2), 10)
     scope.var("emb@ROWS").value = sr
     io.save_persistables(exe, tmp_path, main, scope)
-    assert _saved(tmp_path) == ["persistables", "persistables.selected_rows"]
+    assert _saved(tmp_path) == ["persistables", "persistables.names",
+                                "persistables.selected_rows"]
     assert ((tmp_path / "persistables.selected_rows").read_bytes()
             == tensor_io.serialize_selected_rows(sr))
     [(size, scanned)] = io.scan_records(tmp_path / "persistables.selected_rows",
@@ -306,9 +308,32 @@ def test_selected_rows_persistables_go_to_their_own_file(tmp_path):
     # the same directory re-saved for a program without sparse state: no stale sibling
     plain_main, _, _ = build_counter()
     io.save_persistables(exe, tmp_path, plain_main, fresh)
-    assert _saved(tmp_path) == ["persistables"]
-    with pytest.raises(TensorFormatError, match="persistables.selected_rows does not exist"):
+    assert _saved(tmp_path) == ["persistables", "persistables.names"]
+    with pytest.raises(TensorFormatError, match=r"persistables.selected_rows holds no record "
+                                                r"for \['emb@ROWS'\]"):
         io.load_persistables(exe, tmp_path, main, pir.Scope())
+
+
+def test_a_damaged_names_file_is_a_format_error(tmp_path):
+    main, startup, _ = build_counter()
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    io.save_persistables(exe, tmp_path, main, scope)
+    names = Path(savedir.committed_dir(tmp_path)) / "persistables.names"
+    for text, message in (("{not json", "is not a names file"),
+                          ('{"format": 2, "names": {}}', "must hold"),
+                          ('{"format": 1, "names": {"LOD_TENSOR": [1, 2]}}', "must hold")):
+        names.unlink()
+        names.write_text(text)
+        with pytest.raises(TensorFormatError, match=message):
+            io.load_persistables(exe, tmp_path, main, pir.Scope())
+    names.unlink()
+    names.write_text('{"format": 1, "names": {"LOD_TENSOR": ["steps", "total"]}}')
+    assert io.load_persistables(exe, tmp_path, main, pir.Scope()) == ["steps", "total"]
+    bigger = main.clone()
+    bigger.global_block().create_var("extra", [1], "float32", persistable=True)
+    with pytest.raises(TensorFormatError, match=r"holds no record for \['extra'\]"):
+        io.load_persistables(exe, tmp_path, bigger, pir.Scope())
 
 
 def test_sparse_sibling_without_sparse_variables_is_rejected(tmp_path):
@@ -318,6 +343,10 @@ def test_sparse_sibling_without_sparse_variables_is_rejected(tmp_path):
     scope.var("emb@ROWS").value = pir.SelectedRows([1], np.ones((1, 2), np.float32), 10)
     io.save_persistables(exe, tmp_path, main, scope)
     plain_main, _, _ = build_counter()
+    # its .names file lets a program without the sparse variable load the rest (a subset)
+    assert io.load_persistables(exe, tmp_path, plain_main, pir.Scope()) == ["steps", "total"]
+    for names in tmp_path.rglob("persistables.names"):  # an older checkpoint has none
+        names.unlink()
     with pytest.raises(TensorFormatError, match=r"selected_rows has \d+ bytes after its 0 "
                                                   r"expected records"):
         io.load_persistables(exe, tmp_path, plain_main, pir.Scope())
@@ -363,7 +392,7 @@ def test_csr_persistables_round_trip_through_their_sibling(tmp_path):
     csr = CSRTensor(np.array([7, 8, 9], np.float32), [0, 2, 1], [0, 2, 2, 3], (3, 5))
     scope.var("features").value = csr
     io.save_persistables(exe, tmp_path, main, scope)
-    assert _saved(tmp_path) == ["persistables", "persistables.csr"]
+    assert _saved(tmp_path) == ["persistables", "persistables.csr", "persistables.names"]
     fresh = pir.Scope()
     assert io.load_persistables(exe, tmp_path, main, fresh) == ["steps", "total", "features"]
     back = fresh.find_var("features").value
