@@ -30,6 +30,7 @@ from paddle_ir import (  # noqa: E402
     ops,  # noqa: E402,F401  (registers every operator)
     optimizer,
     regularizer,
+    transpiler,  # noqa: E402  (Fluid's fluid.transpiler)
     unique_name,
 )
 from paddle_ir import fluid_parallel as compiler  # noqa: E402 - Fluid's fluid.compiler
@@ -100,9 +101,14 @@ from paddle_ir.io import (  # noqa: E402
 )
 from paddle_ir.param_attr import ParamAttr  # noqa: E402
 from paddle_ir.proto import framework_pb2  # noqa: E402  (the schema)
+from paddle_ir.transpiler import (  # noqa: E402
+    DistributeTranspiler,
+    DistributeTranspilerConfig,
+)
 from paddle_ir.variable import VarType  # noqa: E402
 
 __all__ = [
+    "DistributeTranspiler", "DistributeTranspilerConfig", "transpiler",
     "Block", "CSRTensor", "DataType", "Executor", "LoDRankTable", "LoDTensor",
     "LoDTensorArray", "Operator", "PaddleIRError", "ParamAttr", "Parameter", "Program",
     "ProgramError", "Scope", "SelectedRows", "StorageFallbackWarning", "VarType", "Variable",

@@ -145,3 +145,17 @@ def test_vocab_stays_out_of_trainer_startup_for_any_server_count():
         t, _, _ = _transpiled(servers=servers)
         names = set(t.get_trainer_startup_program().global_block().vars)
         assert "table" not in names
+
+
+def test_fluid_programs_reach_the_transpiler_where_fluid_put_it():
+    import paddle_ir.fluid as fluid
+
+    main, startup, _, _ = ctr_model(True, lambda: fluid.optimizer.SGD(0.1))
+    config = fluid.DistributeTranspilerConfig()
+    config.slice_var_up = False
+    t = fluid.DistributeTranspiler(config=config)
+    t.transpile(trainer_id=0, program=main, pservers="127.0.0.1:6170,127.0.0.1:6171",
+                trainers=2, startup_program=startup)
+    ps = t.get_pserver_program("127.0.0.1:6170")
+    assert ps.global_block().ops[0].attr("endpoint") == "127.0.0.1:6170"
+    assert fluid.transpiler.DistributeTranspiler is fluid.DistributeTranspiler
