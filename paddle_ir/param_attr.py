@@ -11,7 +11,8 @@ from paddle_ir.core.errors import InvalidProgramError
 @dataclass
 class ParamAttr:
     """Fluid 1.x's ParamAttr. `do_model_average` is accepted and has no effect here
-    (there is no ModelAverage); `gradient_clip` must stay None (no clipping here)."""
+    (there is no ModelAverage). `gradient_clip` (a fluid.clip strategy) clips this
+    parameter's gradient, as `set_gradient_clip(clip, param_list=[param])` does."""
 
     name: str | None = None
     initializer: Any = None
@@ -22,11 +23,13 @@ class ParamAttr:
     do_model_average: bool = True
 
     def __post_init__(self):
-        if self.gradient_clip is not None:
+        # A clip strategy is callable on (param, grad) pairs (paddle_ir/clip.py); anything
+        # else would be ignored at minimize time, silently changing the training.
+        if self.gradient_clip is not None and not callable(self.gradient_clip):
             raise InvalidProgramError(
-                f"ParamAttr(gradient_clip={self.gradient_clip!r}): paddle-ir does not clip "
-                f"gradients, and ignoring it would change the training",
-                hint="leave gradient_clip=None")
+                f"ParamAttr(gradient_clip={self.gradient_clip!r}) is not a gradient clip",
+                hint="pass fluid.clip.GradientClipByValue(...), GradientClipByNorm(...) or "
+                     "GradientClipByGlobalNorm(...), or leave it None")
 
     @staticmethod
     def to_attr(arg) -> ParamAttr | None:

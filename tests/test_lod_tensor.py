@@ -100,3 +100,17 @@ def test_bad_branch_is_reported():
 def test_zero_d_tensor_cannot_carry_lod():
     with pytest.raises(InvalidLoDError, match="0-D"):
         pir.LoDTensor(np.float32(1.0), [[0, 1]])
+
+
+def test_np_array_of_a_tensor_is_a_snapshot_and_asarray_a_view():
+    """Fluid programs snapshot parameters with np.array(var.get_tensor()); optimizers then
+    update the tensor in place, so np.array must copy (numpy's copy=True), asarray not."""
+    tensor = pir.LoDTensor()
+    tensor.set(np.arange(3, dtype=np.float32))
+    snapshot, view = np.array(tensor), np.asarray(tensor)
+    as_double = np.array(tensor, dtype=np.float64)
+    tensor.numpy()[0] = 7
+    assert snapshot.tolist() == [0, 1, 2] and as_double.tolist() == [0, 1, 2]
+    assert view.tolist() == [7, 1, 2]
+    with pytest.raises(ValueError, match="without a copy"):
+        np.asarray(tensor, dtype=np.float64, copy=False)

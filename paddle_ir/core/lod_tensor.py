@@ -126,7 +126,15 @@ class LoDTensor:
         return self._array
 
     def __array__(self, dtype=None, copy=None):
-        return self._array if dtype is None else self._array.astype(dtype)
+        # numpy's protocol: np.array(t) asks for a copy (copy=True) and must get one, or a
+        # snapshot `np.array(scope.find_var(w).get_tensor())` would follow the parameter as
+        # optimizers update it in place; np.asarray(t) (copy=None) shares the data.
+        same = dtype is None or np.dtype(dtype) == self._array.dtype
+        if copy is False and not same:
+            raise ValueError(f"cannot view a {self._array.dtype} LoDTensor as {np.dtype(dtype)} "
+                             "without a copy")
+        array = self._array if same else self._array.astype(dtype)
+        return array.copy() if copy and array is self._array else array
 
     @property
     def shape(self) -> TensorShape:

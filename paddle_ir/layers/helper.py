@@ -52,6 +52,8 @@ class LayerHelper:
         param = main_block.create_parameter(
             name, shape, dtype, trainable=attr.trainable, regularizer=attr.regularizer,
             learning_rate=attr.learning_rate)
+        if attr.gradient_clip is not None:  # read by clip.append_gradient_clip_ops
+            param.gradient_clip_attr = attr.gradient_clip
         startup_block = self.startup_program.global_block()
         startup_var = startup_block.create_var(name=name, shape=shape, dtype=dtype,
                                                persistable=True)

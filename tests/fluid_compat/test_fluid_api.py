@@ -233,8 +233,28 @@ def test_argument_spellings(fresh_programs):
     with pytest.raises(fluid.PaddleIRError, match=r"(?s)cannot make a ParamAttr from 3.*"
                                                   r"pass None \(the default"):
         fluid.layers.fc(x, 2, param_attr=3)
-    with pytest.raises(fluid.PaddleIRError, match="does not clip gradients"):
+    with pytest.raises(fluid.PaddleIRError, match="is not a gradient clip"):
         fluid.ParamAttr(gradient_clip=object())
+
+
+def test_param_attr_gradient_clip_clips_that_parameter_only():
+    """ParamAttr(gradient_clip=...) clips the parameter's gradient before its update."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data("x", [4])
+        clip = fluid.clip.GradientClipByValue(max=0.001, min=-0.001)
+        y = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(name="w", gradient_clip=clip),
+                            bias_attr=fluid.ParamAttr(name="b"))
+        loss = fluid.layers.mean(y * 100.0)
+        fluid.optimizer.SGD(learning_rate=1.0).minimize(loss)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.core.Scope()
+    exe.run(startup, scope=scope)
+    before = {n: np.array(scope.find_var(n).get_tensor()) for n in ("w", "b")}
+    exe.run(main, feed={"x": np.ones((2, 4), np.float32)}, scope=scope)
+    moved = {n: np.abs(np.array(scope.find_var(n).get_tensor()) - before[n]).max()
+             for n in ("w", "b")}
+    assert moved["w"] <= 0.001 + 1e-7  # |grad| = 100 per element, clipped to 0.001
+    assert moved["b"] == pytest.approx(100.0)  # the bias has no clip
 
 
 # --- fill_constant keeps exact values (bug regression) ------------------------------------------
