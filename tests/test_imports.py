@@ -54,7 +54,8 @@ _HEAVY = ("scipy", "numpy.testing", "numpy.f2py", "tqdm",
           "paddle_ir.paddle_format", "paddle_ir.proto.paddle_framework_pb2",
           "paddle_ir.transpiler", "paddle_ir.distributed", "paddle_ir.graphviz",
           "google.protobuf.json_format", "zipfile",
-          "difflib", "tempfile", "subprocess", "ctypes.util", "logging")
+          "difflib", "tempfile", "subprocess", "ctypes.util", "logging", "json",
+          "paddle_ir.checker")
 
 
 def test_start_up_loads_no_heavy_module():

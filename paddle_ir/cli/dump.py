@@ -19,7 +19,6 @@ persistables), type, shape, dtype, LoD and byte size. `.selected_rows` and
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -215,6 +214,8 @@ def dump_command(args) -> int:
         if args.format not in ("text", "json") or args.block is not None:
             raise UsageError("a parameter file dumps as --format text or json, without --block")
         header, rows = describe_params(args.path, args.program)
+        import json  # only `dump --format json` of parameters needs it
+
         text = (params_table(header, rows) if args.format == "text"
                 else json.dumps({"file": args.path, "summary": header, "records": rows},
                                 indent=2) + "\n")
