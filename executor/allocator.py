@@ -17,10 +17,7 @@ still mapped and unmapped one by one. Elsewhere than glibc it does nothing;
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
-import platform
 
 # mallopt parameters (glibc's malloc.h) and the values paddle-ir sets.
 _M_TRIM_THRESHOLD = -1
@@ -39,10 +36,18 @@ def keep_freed_memory() -> bool:
     _applied = False
     if os.environ.get("PADDLE_IR_KEEP_FREED_MEMORY", "1") == "0":
         return False
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return False
+    # os.confstr names the C library without platform.libc_ver() (which reads the whole
+    # interpreter binary) or ctypes.util.find_library (which runs ldconfig): start-up.
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc_name = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (AttributeError, ValueError, OSError):
+        libc_name = ""
+    if not libc_name.startswith("glibc"):
+        return False
+    import ctypes  # only here: ctypes costs start-up time and only glibc needs it
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
         mallopt = libc.mallopt
     except (OSError, AttributeError):
         return False

@@ -16,11 +16,8 @@ fields so that programs that set them run; none changes the result here.
 
 from __future__ import annotations
 
-import logging
-
 from paddle_ir.core.places import resolve_place
 
-_log = logging.getLogger("paddle_ir")
 _said = False
 
 
@@ -28,8 +25,11 @@ def _say_once() -> None:
     global _said
     if not _said:
         _said = True
-        _log.info("paddle-ir: data-parallel program runs on the single CPU Executor (same "
-                  "results as one device over the whole batch)")
+        import logging  # here, not at import: logging costs start-up and is said once
+
+        logging.getLogger("paddle_ir").info(
+            "paddle-ir: data-parallel program runs on the single CPU Executor (same "
+            "results as one device over the whole batch)")
 
 
 class BuildStrategy:

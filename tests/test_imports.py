@@ -48,7 +48,14 @@ def test_the_executor_finds_the_default_program_through_the_core(monkeypatch):
         pir.Executor().run(feed={"x": np.ones((1, 2), np.float32)}, fetch_list=[y])
 
 
-_HEAVY = ("scipy", "numpy.testing", "numpy.f2py", "tqdm")
+_HEAVY = ("scipy", "numpy.testing", "numpy.f2py", "tqdm",
+          # what only other paths need: Paddle's format and schema, the distributed
+          # runtime, the protobuf printers, Graphviz output, .npz archives, spelling hints
+          "paddle_ir.paddle_format", "paddle_ir.proto.paddle_framework_pb2",
+          "paddle_ir.transpiler", "paddle_ir.distributed", "paddle_ir.graphviz",
+          "google.protobuf.json_format", "zipfile",
+          "difflib", "tempfile", "subprocess", "ctypes.util", "logging", "json",
+          "paddle_ir.checker")
 
 
 def test_start_up_loads_no_heavy_module():
@@ -69,3 +76,29 @@ def test_start_up_loads_no_heavy_module():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_cli_runs_a_saved_model_without_heavy_modules(tmp_path):
+    """`paddle-ir run MODEL --feed x=x.npy` on a paddle-ir model loads neither Paddle's
+    format nor any other subcommand's dependencies (bench/startup.py times it)."""
+    import paddle_ir as pir
+
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = pir.layers.data("x", [-1, 3])
+        y = pir.layers.fc(x, 2, act="softmax")
+    exe = pir.Executor()
+    scope = pir.Scope()
+    with pir.scope_guard(scope):
+        exe.run(startup)
+        pir.save_inference_model(str(tmp_path / "model"), ["x"], [y], exe, main_program=main)
+    np.save(tmp_path / "x.npy", np.ones((4, 3), np.float32))
+    code = (
+        "import sys\n"
+        "from paddle_ir.cli.main import main\n"
+        f"status = main(['run', {str(tmp_path / 'model')!r}, '--feed', "
+        f"'x=' + {str(tmp_path / 'x.npy')!r}])\n"
+        f"print(status, sorted(m for m in sys.modules if m.startswith({_HEAVY!r})))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 []"

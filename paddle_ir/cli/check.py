@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 from paddle_ir import io
-from paddle_ir.checker import Problem, check_bytes
 from paddle_ir.cli import paddle_input
 from paddle_ir.cli.locate import saved_files
 from paddle_ir.core.atomic import open_regular
@@ -107,6 +106,8 @@ def describe_program(desc: pb.ProgramDesc) -> str:
 
 def _checked(directory: str) -> list[tuple[str, bytes, list, bool]]:
     """(program file, bytes, problems, params checked?) of each program of one save."""
+    from paddle_ir.checker import Problem, check_bytes  # only `check` runs the checker
+
     results = []
     for program_path, data, params in _targets(directory):
         problems = check_bytes(data)

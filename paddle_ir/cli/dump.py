@@ -19,13 +19,8 @@ persistables), type, shape, dtype, LoD and byte size. `.selected_rows` and
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
-
-from google.protobuf import json_format, text_format
 
 from paddle_ir import io
 from paddle_ir.cli import paddle_input
@@ -35,7 +30,6 @@ from paddle_ir.core import tensor_io
 from paddle_ir.core.atomic import check_output_path, open_regular, temporary_name
 from paddle_ir.core.dtypes import dtype_name
 from paddle_ir.core.errors import PaddleIRError
-from paddle_ir.graphviz import program_to_dot
 from paddle_ir.printer import block_to_string, program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -102,15 +96,25 @@ def render_program(desc: pb.ProgramDesc, fmt: str, block: int | None) -> str:
         return block_to_string(desc.blocks[block]) + "\n" if block is not None else \
             program_to_string(desc)
     if fmt == "dot":
+        from paddle_ir.graphviz import program_to_dot
+
         return program_to_dot(desc, block)
     message = desc.blocks[block] if block is not None else desc
+    # The protobuf text and JSON printers load only for these formats (start-up).
     if fmt == "proto":
+        from google.protobuf import text_format
+
         return text_format.MessageToString(message)
+    from google.protobuf import json_format
+
     return json_format.MessageToJson(message, preserving_proto_field_name=True, indent=2,
                                      sort_keys=False) + "\n"
 
 
 def _render_dot(source: str, output: str, fmt: str) -> None:
+    import shutil
+    import subprocess
+
     dot = shutil.which("dot")
     if dot is None:
         raise PaddleIRError(
@@ -210,6 +214,8 @@ def dump_command(args) -> int:
         if args.format not in ("text", "json") or args.block is not None:
             raise UsageError("a parameter file dumps as --format text or json, without --block")
         header, rows = describe_params(args.path, args.program)
+        import json  # only `dump --format json` of parameters needs it
+
         text = (params_table(header, rows) if args.format == "text"
                 else json.dumps({"file": args.path, "summary": header, "records": rows},
                                 indent=2) + "\n")

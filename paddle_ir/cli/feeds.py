@@ -18,7 +18,6 @@ An .npz groups entries by name:
 from __future__ import annotations
 
 import io as _stdio
-import json
 import math
 import os
 
@@ -62,6 +61,8 @@ def parse_lod(text: str, option: str = "--lod") -> list[list[int]]:
     if depth.size and depth.max() > 2:
         raise UsageError(f"{option}: {_clip(text)} nests lists {int(depth.max())} deep; a LoD "
                          f"is a list of levels, each a flat list of lengths ({example})")
+    import json  # only for --lod: `paddle-ir run` without one starts without json
+
     try:
         lod = json.loads(text)
     except (ValueError, RecursionError) as exc:  # (too many digits is a ValueError)
@@ -235,6 +236,8 @@ def npz_entries(name: str, value) -> dict[str, np.ndarray]:
                 f"{name}.shape": np.asarray(value.shape, np.int64)}
     entries = {name: np.asarray(value)}
     if isinstance(value, LoDTensor) and value.lod_level:
+        import json
+
         entries[f"{name}.lod"] = np.asarray(json.dumps(value.recursive_sequence_lengths()))
     return entries
 

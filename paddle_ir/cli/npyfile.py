@@ -24,9 +24,8 @@ from __future__ import annotations
 import math
 import os
 import tokenize
-import zipfile
 import zlib
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -34,6 +33,9 @@ from numpy.lib import format as npy_format
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import FeedError, InputFileError
 from paddle_ir.core.tensor_io import MAX_DIMS
+
+if TYPE_CHECKING:
+    import zipfile
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -47,9 +49,14 @@ MAX_NPZ_BYTES = 4 * 2**30
 # TypeError when it sorts keys of mixed types).
 _HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, EOFError, UnicodeDecodeError,
                   TypeError)
-# What reading a damaged zip archive or member raises.
-_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError,
-               NotImplementedError, ValueError, OSError)
+
+
+def _zip_errors() -> tuple[type[BaseException], ...]:
+    """What reading a damaged zip archive or member raises (zipfile loads for .npz only)."""
+    import zipfile
+
+    return (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError,
+            NotImplementedError, ValueError, OSError)
 
 
 def _pickled(what: str) -> FeedError:
@@ -124,6 +131,8 @@ def load_npy(path: str) -> np.ndarray:
 
 
 def _check_member(path: str, info: zipfile.ZipInfo) -> None:
+    import zipfile
+
     what = f"{path}: entry {info.filename!r}"
     if info.flag_bits & 0x1:
         raise FeedError(f"{what} is encrypted")
@@ -146,6 +155,8 @@ def load_npz_entries(path: str) -> dict[str, np.ndarray]:
     magic = _magic(path)
     if magic.startswith(NPY_MAGIC):
         raise FeedError(f"{path} is a single .npy array; pass it with --feed NAME={path}")
+    import zipfile  # here, not at import: `paddle-ir run` with .npy feeds needs no zipfile
+
     entries: dict[str, np.ndarray] = {}
     try:
         with _open(path) as f, zipfile.ZipFile(f) as archive:
@@ -165,6 +176,6 @@ def load_npz_entries(path: str) -> dict[str, np.ndarray]:
                     entries[key] = read_npy(member, info.file_size, f"{path}: entry {key!r}")
     except FileNotFoundError:
         raise
-    except _ZIP_ERRORS as exc:
+    except _zip_errors() as exc:
         raise FeedError(f"{path} is not a readable .npz archive: {exc}") from None
     return entries

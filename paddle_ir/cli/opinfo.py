@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections import defaultdict
 
 from paddle_ir.core.dtypes import dtype_name
@@ -49,6 +48,8 @@ def _slot_line(slot) -> str:
 def describe_op(op_type: str) -> str:
     opdef = op_registry.get_op_def(op_type)
     if opdef is None:
+        import difflib  # only for a misspelt op type
+
         close = difflib.get_close_matches(op_type, op_registry.registered_op_types(), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise PaddleIRError(f"unknown op type {op_type!r}{hint} (`paddle-ir ops` lists them)")

@@ -8,9 +8,12 @@ file, its path prefix, a directory with one .pdmodel, or a fluid 1.x __model__ d
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from paddle_ir import io
-from paddle_ir.paddle_format import PaddleModel, locate, require_model
+
+if TYPE_CHECKING:
+    from paddle_ir.paddle_format import PaddleModel
 
 FORMATS = ("auto", "paddle-ir", "paddle")
 
@@ -29,8 +32,10 @@ def _ours(path: str) -> bool:
 
 def paddle_model(path: str, model_format: str = "auto") -> PaddleModel | None:
     """The Paddle model `path` names, or None when it is to be read as paddle-ir's."""
-    if model_format == "paddle-ir":
+    if model_format == "paddle-ir" or (model_format != "paddle" and _ours(path)):
         return None
-    if model_format == "paddle":
-        return require_model(path)
-    return None if _ours(path) else locate(path)
+    # paddle_format (and Paddle's schema) loads only when a path may be Paddle's: a
+    # paddle-ir model starts the CLI without it.
+    from paddle_ir.paddle_format import locate, require_model
+
+    return require_model(path) if model_format == "paddle" else locate(path)

@@ -27,7 +27,6 @@ from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli.run import _positive
 from paddle_ir.executor import Executor, Scope
-from paddle_ir.transpiler import DistributeTranspilerConfig
 
 
 def add_parser(subparsers, common) -> None:
@@ -71,7 +70,8 @@ def _readers(batches: list[dict], trainers: int, steps: int) -> list[list[dict]]
 
 
 def train_command(args) -> int:
-    from paddle_ir.distributed import train
+    from paddle_ir.distributed import train  # the distributed runtime loads only here
+    from paddle_ir.transpiler import DistributeTranspilerConfig
 
     main, startup = io.load_train_program(args.job)
     files, lods = feed_files.parse_feed_options(args.feed, args.lod)

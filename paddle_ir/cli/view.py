@@ -9,7 +9,6 @@ optional extra: `pip install 'paddle-ir[view]'`.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 
 from paddle_ir import io
@@ -63,6 +62,8 @@ def paddle_copy(path: str, directory: str, model_format: str = "auto") -> str:
 def view_model(path: str, launcher: Callable[[str], None] | None = None,
                model_format: str = "auto") -> None:
     """Write the Paddle-format copy and hand it to `launcher` (Netron by default)."""
+    import tempfile  # only `view` needs it: the CLI's other commands start without it
+
     launch = netron_launcher if launcher is None else launcher
     with tempfile.TemporaryDirectory(prefix="paddle-ir-view-") as directory:
         launch(paddle_copy(path, directory, model_format))

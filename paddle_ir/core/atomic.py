@@ -18,7 +18,6 @@ rename itself.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from collections.abc import Callable, Mapping
 from typing import BinaryIO
@@ -102,7 +101,7 @@ def sync_directory(directory: str) -> None:
 
 def temporary_name(path: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(path)),
-                        f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(8)}")
+                        f"{TMP_PREFIX}{os.path.basename(path)}-{os.urandom(8).hex()}")
 
 
 def atomic_write_many(files: Mapping[str | os.PathLike, Callable[[BinaryIO], None]]) -> None:

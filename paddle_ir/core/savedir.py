@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -54,6 +53,14 @@ except ImportError:  # pragma: no cover - no flock (Windows): savers are not ser
 
 CURRENT = "CURRENT"
 LOCK = "LOCK"
+
+
+def _rmtree(path: str, ignore_errors: bool = False) -> None:
+    import shutil  # only for cleaning up: shutil (and bz2, lzma) cost every start-up
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
 _GENERATION = re.compile(r"gen-(\d{6,12})")
 _TMP = re.compile(re.escape(TMP_PREFIX) + r"(.+)-[0-9a-f]{16}")
 _READ_ATTEMPTS = 50
@@ -191,7 +198,7 @@ def _clean(dirname: str, keep: str | None, names: set[str]) -> None:
         temporary = _TMP.fullmatch(entry)
         if _GENERATION.fullmatch(entry) and entry != keep:
             if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
+                _rmtree(path, ignore_errors=True)
             else:
                 os.unlink(path)
         elif temporary and (temporary.group(1) in names or temporary.group(1) == CURRENT):
@@ -266,7 +273,7 @@ def commit(dirname: str | os.PathLike, files: Mapping[str, Callable[[BinaryIO], 
             # names on disk, drop the rest; what an interrupt leaves, the next save drops.
             with contextlib.suppress(Exception):
                 if current_generation(dirname) != new:
-                    shutil.rmtree(new_dir, ignore_errors=True)
+                    _rmtree(new_dir, ignore_errors=True)
             raise
         _refresh_links(dirname, new_dir, committed)
         sync_directory(dirname)
