@@ -30,7 +30,6 @@ from paddle_ir import (  # noqa: E402
     ops,  # noqa: E402,F401  (registers every operator)
     optimizer,
     regularizer,
-    transpiler,  # noqa: E402  (Fluid's fluid.transpiler)
     unique_name,
 )
 from paddle_ir import fluid_parallel as compiler  # noqa: E402 - Fluid's fluid.compiler
@@ -101,10 +100,6 @@ from paddle_ir.io import (  # noqa: E402
 )
 from paddle_ir.param_attr import ParamAttr  # noqa: E402
 from paddle_ir.proto import framework_pb2  # noqa: E402  (the schema)
-from paddle_ir.transpiler import (  # noqa: E402
-    DistributeTranspiler,
-    DistributeTranspilerConfig,
-)
 from paddle_ir.variable import VarType  # noqa: E402
 
 __all__ = [
@@ -131,6 +126,11 @@ __all__ = sorted(set(__all__))
 
 
 def __getattr__(name: str):
+    # Fluid's fluid.transpiler and its two classes load on first use (start-up).
+    if name in ("transpiler", "DistributeTranspiler", "DistributeTranspilerConfig"):
+        from paddle_ir import transpiler
+
+        return transpiler if name == "transpiler" else getattr(transpiler, name)
     from paddle_ir.fluid_names import missing_attribute
 
     raise missing_attribute("paddle_ir", name, __all__)

@@ -16,7 +16,6 @@ Read with json (data only, never evaluated), bounded in size and checked.
 
 from __future__ import annotations
 
-import json
 import os
 
 from paddle_ir.core.atomic import open_regular
@@ -27,6 +26,8 @@ MAX_BYTES = 64 << 20  # names of millions of variables; a larger file is not our
 
 
 def encode(names_by_type: dict[str, list[str]]) -> bytes:
+    import json  # only saves and loads of checkpoints need it, not start-up
+
     return json.dumps({"format": 1, "names": names_by_type}, indent=0).encode()
 
 
@@ -42,6 +43,8 @@ def read(path: str, root=None) -> dict[str, list[str]] | None:
     if len(data) > MAX_BYTES:
         raise TensorFormatError(f"{target} is larger than {MAX_BYTES} bytes; it is not a "
                                 "names file paddle-ir wrote")
+    import json
+
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
