@@ -386,6 +386,11 @@ class Program:
                     block.ops.add().CopyFrom(op)
         program = Program.from_desc(desc)
         program.random_seed = self.random_seed
+        # Fluid's reader ops live in the program, so a clone (a test program) reads from the
+        # same started readers (fluid_reader.py attaches them to the program).
+        readers = self.__dict__.get("_py_readers")
+        if readers is not None:
+            program._py_readers = readers
         for src, dst in zip(self.blocks, program.blocks, strict=True):
             for name, var in src.vars.items():
                 if isinstance(var, Parameter):

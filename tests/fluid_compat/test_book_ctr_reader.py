@@ -140,3 +140,23 @@ def test_reader_errors():
             exe.run(main)
     with pytest.raises(fluid.PaddleIRError, match="one feed dict per device"):
         exe.run(main, feed=[{}, {}])
+
+
+def test_a_test_clone_reads_from_the_same_started_reader():
+    """Fluid's read ops are part of the program: main.clone(for_test=True) run with no feed
+    takes its batches from the reader the training program was given."""
+    main, startup, reader, slots, predict, avg_cost = build("by_data")
+    test_program = main.clone(for_test=True)
+    reader.decorate_paddle_reader(batched(sample_generator()))
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.core.Scope()):
+        exe.run(startup)
+        reader.start()
+        costs = []
+        try:
+            while True:
+                costs.append(exe.run(test_program, fetch_list=[avg_cost.name])[0][0])
+        except fluid.core.EOFException:
+            reader.reset()
+    assert len(costs) == 12  # every batch of the pass, none trained on
+    assert not any(op.type == "sgd" for op in test_program.global_block().ops)
