@@ -295,7 +295,9 @@ def main(argv=None) -> int:
             workers.append(Worker(s, python, log_dir, os.path.abspath(model_dir)))
         results = {}
         for case_id, opts in selected:
-            results[case_id] = run_case(case_id, opts, workers, args, log)
+            result = run_case(case_id, opts, workers, args, log)
+            if result["systems"]:  # a skipped case leaves no empty row in the tables
+                results[case_id] = result
     finally:
         for w in workers:
             w.close()
