@@ -106,7 +106,7 @@ class VisionInference:
 
     def output(self) -> np.ndarray:
         """The logits, which the driver compares with Paddle's."""
-        return self.result.numpy()
+        return np.asarray(self.result)
 
 
 CASES = {f"B7.{m}": (lambda m=m: VisionInference(m)) for m in C.B7_MODELS}
