@@ -9,6 +9,7 @@ driver compares, so all systems provably run on identical data.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,10 +159,13 @@ def b6_dense(cfg: SparseLR) -> tuple[np.ndarray, np.ndarray]:
 
 # --- B7: vision inference ------------------------------------------------------------------
 # ResNet-18 and MobileNetV2 (paddle.vision.models' architectures, 1000 classes) on a batch of
-# 8 images, 3x224x224 float32. Every system builds the same network and sets its parameters,
-# in creation order, to b7_parameters(shapes).
+# 8 images, 3x224x224 float32. Paddle's worker builds each network, sets its parameters, in
+# creation order, to b7_parameters(shapes) and saves it with save_inference_model into the
+# directory the driver shares (BENCH_MODEL_DIR); Paddle and paddle-ir both run those files.
+# torch builds the same network itself with the same parameters.
 B7_BATCH, B7_SIZE, B7_CLASSES = 8, 224, 1000
 B7_MODELS = ("resnet18", "mobilenet_v2")
+MODEL_DIR_ENV = "BENCH_MODEL_DIR"
 
 
 def b7_images() -> np.ndarray:
@@ -185,6 +189,24 @@ def b7_parameters(shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
             v = rng.random(shape, dtype=np.float32) + np.float32(0.5)
         values.append(v)
     return values
+
+
+def b7_model_prefix(model: str) -> str:
+    """The path prefix of `model`'s .pdmodel / .pdiparams in the driver's shared directory."""
+    directory = os.environ.get(MODEL_DIR_ENV)
+    if not directory:
+        raise RuntimeError(f"B7 needs {MODEL_DIR_ENV}, the directory the driver (bench/run.py) "
+                           f"shares for Paddle's exported model files")
+    return os.path.join(directory, model)
+
+
+def b7_model_fingerprint(prefix: str) -> str:
+    """A hash of the .pdmodel and .pdiparams bytes: the same files, the same fingerprint."""
+    h = hashlib.sha256()
+    for suffix in (".pdmodel", ".pdiparams"):
+        with open(prefix + suffix, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
 
 
 def b7_check(logits: np.ndarray) -> dict:

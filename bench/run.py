@@ -3,6 +3,7 @@
     python -m bench.run                  # paddle-ir and the numpy floors   (make bench)
     python -m bench.run --peers          # + torch and Paddle from .venv-peers (make bench-peers)
     python -m bench.run --cases B1 --rounds 3
+    python -m bench.run --peers --systems paddle-ir,paddle --cases B7
 
 Each system runs in its own worker process (bench/worker.py), the peers with
 the interpreter of `.venv-peers`. For every case the driver sets up the case
@@ -13,6 +14,12 @@ from round to round, so that drift in the machine's state reaches all
 systems alike. Only one system runs at a time; before a system's batch the
 driver waits `--settle` seconds, so that the previous system's OpenMP
 threads (which spin for up to 200 ms after their work) are asleep.
+
+B7 runs Paddle's exported model files: the driver makes a directory (or
+takes `--model-dir`) and names it to every worker in BENCH_MODEL_DIR; Paddle's
+worker is set up first and saves the .pdmodel / .pdiparams there, then
+paddle-ir's worker loads those files. Each reports a hash of the files and its
+logits, and the driver records how far each system's logits are from Paddle's.
 
 Results (every repetition's time, the statistics, the checks and the
 machine) go to bench/results/<name>.json; bench/report.py renders the
@@ -26,23 +33,28 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+import numpy as np
+
+from bench import cases as C
 from bench.report import render_readme
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
 
 # worker module -> (display name, runs in the peers' environment)
+PADDLE_NAME = "paddle"
 SYSTEMS = {
     "pir": ("paddle-ir", False),
     "floor": ("numpy", False),
     "torch_cpu": ("torch", True),
-    "paddle_static": ("paddle", True),
+    "paddle_static": (PADDLE_NAME, True),
 }
 
 # The cases in run order. `memory`: also measure one step's peak extra memory (B4).
@@ -53,16 +65,19 @@ CASES = [
     ("B1.sgd_dense", {"memory": True, "max_reps": 3}),
     ("B6.sparse", {}), ("B6.dense", {"max_reps": 5}), ("B6.sparse_1M", {}),
     ("B5.load", {"max_reps": 3}), ("B5.save", {"max_reps": 1}),
-    ("B7.resnet18", {"max_reps": 1}), ("B7.mobilenet_v2", {"max_reps": 1}),
+    # `files_from`: the system that exports the model files the others run; set up first.
+    ("B7.resnet18", {"max_reps": 1, "files_from": "paddle"}),
+    ("B7.mobilenet_v2", {"max_reps": 1, "files_from": "paddle"}),
 ]
 
 
 class Worker:
-    def __init__(self, system: str, python: str, log_dir: str):
+    def __init__(self, system: str, python: str, log_dir: str, model_dir: str):
         self.system = system
         self.name = SYSTEMS[system][0]
         env = dict(os.environ)
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        env[C.MODEL_DIR_ENV] = model_dir
         if system == "paddle_static":
             env["FLAGS_enable_pir_api"] = "0"  # before `import paddle`, as the issue asks
         self.log_path = os.path.join(log_dir, f"{system}.log")
@@ -143,17 +158,55 @@ def machine() -> dict:
             "env": env}
 
 
+def agreement(outputs: dict[str, np.ndarray], reference: str) -> dict:
+    """How far each system's output is from `reference`'s: the largest absolute difference,
+    and that relative to the reference's largest magnitude (an elementwise relative
+    difference would blow up on the logits that are near zero)."""
+    ref = outputs.get(reference)
+    if ref is None:
+        return {}
+    scale = float(np.abs(ref).max()) or 1.0
+    found = {}
+    for name, out in outputs.items():
+        if name == reference:
+            continue
+        if out.shape != ref.shape:
+            found[name] = {"vs": reference, "shape": list(out.shape),
+                           "reference_shape": list(ref.shape)}
+            continue
+        diff = float(np.abs(out - ref).max())
+        found[name] = {"vs": reference, "max_abs": diff, "max_rel": diff / scale}
+    return found
+
+
 def run_case(case_id: str, opts: dict, workers: list[Worker], args, log) -> dict:
     active = [w for w in workers if case_id in w.cases]
     result = {"systems": {}}
+    producer = opts.get("files_from")
+    if producer:
+        if producer not in {w.name for w in active} and args.model_dir is None:
+            log(f"{case_id:14s} skipped: runs the model files {producer} exports "
+                f"(add --peers, or --model-dir with the files)")
+            return result
+        active.sort(key=lambda w: w.name != producer)  # the exporter first
     if not active:
         return result
+    outputs = {}
     for w in active:
         setup = w.call(op="setup", case=case_id)
         result["systems"][w.name] = {"check": setup["check"],
                                      "fingerprint": setup["fingerprint"],
                                      "first_ms": setup["first_ms"], "info": setup["info"],
                                      "times": []}
+        if "output" in setup:
+            out = setup["output"]
+            outputs[w.name] = np.asarray(out["values"]).reshape(out["shape"])
+    if outputs:
+        result["agreement"] = agreement(outputs, producer or PADDLE_NAME)
+    files = {e["info"]["model_files"] for e in result["systems"].values()
+             if "model_files" in e["info"]}
+    if files:
+        result["same_model_files"] = len(files) == 1
     # Warm-up, which also sizes each system's batch to about --batch-seconds.
     reps = {}
     for w in active:
@@ -179,7 +232,15 @@ def run_case(case_id: str, opts: dict, workers: list[Worker], args, log) -> dict
     result["same_data"] = len(fps) == 1
     line = "  ".join(f"{name} {e['stats']['median'] * 1e3:.4g} ms (±{e['stats']['iqr_pct']:.0f}%"
                      f", n={e['stats']['n']})" for name, e in result["systems"].items())
-    log(f"{case_id:14s} {line}" + ("" if result["same_data"] else "  DATA DIFFERS"))
+    log(f"{case_id:14s} {line}" + ("" if result["same_data"] else "  DATA DIFFERS")
+        + ("  MODEL FILES DIFFER" if result.get("same_model_files") is False else ""))
+    for name, a in result.get("agreement", {}).items():
+        if "max_rel" in a:
+            log(f"{'':14s} {name} vs {a['vs']}: max |diff| {a['max_abs']:.3g}, "
+                f"relative to the largest |output| {a['max_rel']:.3g}")
+        else:
+            log(f"{'':14s} {name} vs {a['vs']}: OUTPUT SHAPE {a['shape']} vs "
+                f"{a['reference_shape']}")
     return result
 
 
@@ -188,6 +249,12 @@ def main(argv=None) -> int:
     parser.add_argument("--peers", action="store_true", help="also run torch and Paddle")
     parser.add_argument("--peers-python", default=os.path.join(ROOT, ".venv-peers", "bin",
                                                                "python"))
+    parser.add_argument("--systems", default="",
+                        help="comma-separated subset of: " + ", ".join(
+                            name for name, _ in SYSTEMS.values()) + " (default: all)")
+    parser.add_argument("--model-dir", default=None,
+                        help="where Paddle saves B7's model files for the other systems "
+                             "(default: a temporary directory, removed after the run)")
     parser.add_argument("--cases", default="", help="comma-separated prefixes, e.g. B1,B3.sum")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--warmup", type=int, default=3, help="untimed repetitions per system")
@@ -199,12 +266,20 @@ def main(argv=None) -> int:
     parser.add_argument("--no-readme", action="store_true", help="do not update bench/README.md")
     args = parser.parse_args(argv)
 
-    systems = [s for s, (_, peer) in SYSTEMS.items() if args.peers or not peer]
+    wanted = {n for n in args.systems.split(",") if n}
+    unknown = wanted - {name for name, _ in SYSTEMS.values()}
+    if unknown:
+        parser.error(f"unknown --systems {', '.join(sorted(unknown))}; choose from "
+                     + ", ".join(name for name, _ in SYSTEMS.values()))
+    systems = [s for s, (name, peer) in SYSTEMS.items()
+               if (args.peers or not peer) and (not wanted or name in wanted)]
     prefixes = [p for p in args.cases.split(",") if p]
     selected = [(c, o) for c, o in CASES
                 if not prefixes or any(c == p or c.startswith(p + ".") or c.startswith(p)
                                        for p in prefixes)]
     log_dir = tempfile.mkdtemp(prefix="paddle-ir-bench-logs-")
+    model_dir = args.model_dir or tempfile.mkdtemp(prefix="paddle-ir-bench-models-",
+                                                   dir=os.environ.get("BENCH_TMPDIR"))
 
     def log(msg):
         print(msg, flush=True)
@@ -217,13 +292,17 @@ def main(argv=None) -> int:
     try:
         for s in systems:
             python = args.peers_python if SYSTEMS[s][1] else sys.executable
-            workers.append(Worker(s, python, log_dir))
+            workers.append(Worker(s, python, log_dir, os.path.abspath(model_dir)))
         results = {}
         for case_id, opts in selected:
-            results[case_id] = run_case(case_id, opts, workers, args, log)
+            result = run_case(case_id, opts, workers, args, log)
+            if result["systems"]:  # a skipped case leaves no empty row in the tables
+                results[case_id] = result
     finally:
         for w in workers:
             w.close()
+        if args.model_dir is None:
+            shutil.rmtree(model_dir, ignore_errors=True)
     report = {
         "date": started.isoformat(timespec="seconds"),
         "duration_s": round((datetime.datetime.now(datetime.timezone.utc) - started)

@@ -8,6 +8,7 @@ time, so that exactly one system runs while the others wait on a read:
 
     {"op": "hello"}                          -> {"system", "versions", "cases"}
     {"op": "setup", "case": id}              -> {"check", "fingerprint", "first_ms", "info"}
+                                                (+ "output": a case's result, where it has one)
     {"op": "time", "case": id, "reps": k}    -> {"times": [seconds, ...]}
     {"op": "memory", "case": id}             -> {"tracemalloc_peak", "rss_peak"} (bytes)
     {"op": "teardown", "case": id}           -> {}
@@ -16,8 +17,10 @@ time, so that exactly one system runs while the others wait on a read:
 Replies go to a duplicate of the original stdout; fd 1 itself is pointed at
 stderr, so that whatever a library prints cannot corrupt the protocol.
 A case is an object with `step()` (one timed repetition), `check()` (a dict
-read after the first step, which the driver compares across systems) and
-`fingerprint` (of its input data).
+read after the first step, which the driver compares across systems),
+`fingerprint` (of its input data) and optionally `output()` (an array the driver
+compares value by value across systems, e.g. B7's logits; sent once, as JSON
+numbers, which hold a float32 exactly).
 """
 
 from __future__ import annotations
@@ -100,9 +103,14 @@ def serve(system: str) -> None:
                 t0 = time.perf_counter()
                 case.step()  # the first run: plans, caches, lazily created state
                 first_s = time.perf_counter() - t0
+                extra = {}
+                if hasattr(case, "output"):
+                    out = case.output()
+                    extra["output"] = {"shape": list(out.shape),
+                                       "values": out.astype("float64").ravel().tolist()}
                 reply(check=case.check(), fingerprint=case.fingerprint,
                       setup_s=setup_s, first_ms=first_s * 1e3,
-                      info=getattr(case, "info", {}))
+                      info=getattr(case, "info", {}), **extra)
             elif op == "time":
                 step = cases[request["case"]].step
                 clock = time.perf_counter

@@ -1,15 +1,13 @@
 """B7 for Paddle: paddle.vision.models' ResNet-18 / MobileNetV2 built in old static mode,
 parameters set from C.b7_parameters in creation order, saved with
-save_inference_model, and the saved model file loaded back and run by Paddle's
-own Executor: what a user deploying the .pdmodel / .pdiparams pair runs.
-The saved files stay in `model_dir` (paddle-ir's worker can run the same files
-once it reads Paddle's format).
+save_inference_model into the driver's shared directory (C.b7_model_prefix), and
+those files loaded back and run by Paddle's own Executor: what a user deploying
+the .pdmodel / .pdiparams pair runs. paddle-ir's worker then runs the same files.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 import paddle
@@ -19,8 +17,8 @@ from bench import cases as C
 PLACE = paddle.CPUPlace()
 
 
-def save_model(model: str, directory: str) -> str:
-    """Build, initialise and save the model; returns the path prefix."""
+def save_model(model: str, prefix: str) -> str:
+    """Build, initialise and save the model as prefix.pdmodel / .pdiparams; returns prefix."""
     main, startup = paddle.static.Program(), paddle.static.Program()
     scope = paddle.static.Scope()
     with paddle.static.program_guard(main, startup):
@@ -37,16 +35,14 @@ def save_model(model: str, directory: str) -> str:
         for var, value in zip(params, C.b7_parameters([v.shape for v in params]),
                               strict=True):
             scope.find_var(var.name).get_tensor().set(value, PLACE)
-        prefix = os.path.join(directory, model)
+        os.makedirs(os.path.dirname(prefix) or ".", exist_ok=True)
         paddle.static.save_inference_model(prefix, [images], [logits], exe, program=main)
     return prefix
 
 
 class VisionInference:
     def __init__(self, model: str):
-        self.dir = tempfile.TemporaryDirectory(prefix="pir-bench-b7-",
-                                               dir=os.environ.get("BENCH_TMPDIR"))
-        prefix = save_model(model, self.dir.name)
+        prefix = save_model(model, C.b7_model_prefix(model))
         self.scope = paddle.static.Scope()
         self.exe = paddle.static.Executor(PLACE)
         with paddle.static.scope_guard(self.scope):
@@ -55,7 +51,8 @@ class VisionInference:
         self.images = C.b7_images()
         self.feed = {self.feed_names[0]: self.images}
         self.fingerprint = C.fingerprint(self.images)
-        self.info = {"ops": len(self.program.global_block().ops)}
+        self.info = {"ops": len(self.program.global_block().ops),
+                     "model_files": C.b7_model_fingerprint(prefix)}
         self.result = None
 
     def step(self):
@@ -65,8 +62,9 @@ class VisionInference:
     def check(self):
         return C.b7_check(np.asarray(self.result[0]))
 
-    def close(self):
-        self.dir.cleanup()
+    def output(self) -> np.ndarray:
+        """The logits, which the driver compares with the other systems'."""
+        return np.asarray(self.result[0])
 
 
 CASES = {f"B7.{m}": (lambda m=m: VisionInference(m)) for m in C.B7_MODELS}

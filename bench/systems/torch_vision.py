@@ -104,5 +104,9 @@ class VisionInference:
     def check(self):
         return C.b7_check(np.asarray(self.result))
 
+    def output(self) -> np.ndarray:
+        """The logits, which the driver compares with Paddle's."""
+        return np.asarray(self.result)
+
 
 CASES = {f"B7.{m}": (lambda m=m: VisionInference(m)) for m in C.B7_MODELS}
