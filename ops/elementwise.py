@@ -26,7 +26,8 @@ _FORMULAS = {
 }
 
 
-def _infer_binary(ctx):
+def infer_binary(ctx):
+    """Out = X op Y with Y aligned at `axis` (shared by ops/elementwise_more.py)."""
     out = broadcast_shapes(ctx.input_shape("X"), ctx.input_shape("Y"), ctx.attr("axis"))
     if isinstance(out, str):
         ctx.fail(out)
@@ -38,7 +39,7 @@ def _infer_binary(ctx):
     ctx.share_lod("X", "Out")
 
 
-def _infer_binary_grad(ctx):
+def infer_binary_grad(ctx):
     for slot in ("X", "Y"):
         ctx.set_output(slot + "@GRAD", ctx.input_shape(slot), ctx.input_dtype(slot))
         ctx.share_lod(slot, slot + "@GRAD")
@@ -105,7 +106,7 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
             f"rule and sparse kernels: ops/elementwise_sparse.py.",
     )
     _fwd.infer_var_type(storage_rule(_op_type))
-    _fwd.infer_shape(_infer_binary)
+    _fwd.infer_shape(infer_binary)
     _kernel = _forward_kernel(_ufunc)
     _kernel.__qualname__ = _kernel.__name__ = f"{_op_type}_dense"
     _fwd.kernel(dtypes=NUMERIC)(_kernel)
@@ -128,7 +129,7 @@ for _op_type, (_formula, _ufunc) in _FORMULAS.items():
         fallback=True,
         doc=f"Gradients of {_op_type} w.r.t. X and Y, summed over broadcast dims.",
     )
-    _bwd.infer_shape(_infer_binary_grad)
+    _bwd.infer_shape(infer_binary_grad)
     _kernel = _grad_kernel(_op_type)
     _kernel.__qualname__ = _kernel.__name__ = f"{_op_type}_grad_dense"
     _bwd.kernel(dtypes=FLOATS)(_kernel)

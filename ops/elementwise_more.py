@@ -12,28 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
+from paddle_ir.ops.broadcast import align_y, reduce_to_shape
+from paddle_ir.ops.elementwise import infer_binary, infer_binary_grad
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
 _AXIS = Attr("axis", "int", -1, "where Y's dims start in X's; -1 aligns at the end")
-
-
-def _infer_binary(ctx):
-    out = broadcast_shapes(ctx.input_shape("X"), ctx.input_shape("Y"), ctx.attr("axis"))
-    if isinstance(out, str):
-        ctx.fail(out)
-    x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
-    ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
-                hint="insert a cast op")
-    ctx.set_output("Out", out, x_dtype)
-    ctx.share_lod("X", "Out")
-
-
-def _infer_binary_grad(ctx):
-    for slot in ("X", "Y"):
-        ctx.set_output(slot + "@GRAD", ctx.input_shape(slot), ctx.input_dtype(slot))
-        ctx.share_lod(slot, slot + "@GRAD")
 
 
 def _pow(x, y):
@@ -104,7 +87,7 @@ for _op_type, (_formula, _fn, _dtypes) in _FORWARD.items():
         fallback=True,
         doc=f"Out = {_formula}, broadcasting Y into X from `axis`.",
     )
-    _fwd.infer_shape(_infer_binary)
+    _fwd.infer_shape(infer_binary)
     _fwd.kernel(dtypes=_dtypes)(_forward_kernel(_fn, f"{_op_type}_dense"))
     if _op_type in ("elementwise_mod", "elementwise_floordiv"):
         continue  # integer-valued steps: no gradient, as in Paddle
@@ -117,5 +100,5 @@ for _op_type, (_formula, _fn, _dtypes) in _FORWARD.items():
         key_inputs=["Out@GRAD"],
         doc=f"Gradients of {_op_type} w.r.t. X and Y, summed over broadcast dims.",
     )
-    _bwd.infer_shape(_infer_binary_grad)
+    _bwd.infer_shape(infer_binary_grad)
     _bwd.kernel(dtypes=FLOATS)(_grad_kernel(_op_type))
