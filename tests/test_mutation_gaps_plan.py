@@ -162,3 +162,18 @@ def test_a_value_read_later_only_for_its_shape_is_released_after_its_last_data_r
     assert float(np.asarray(s).reshape(-1)[0]) == 2e6
     # at most two of a, b, f alive at once (8 MB); keeping a whole would make it three
     assert peak < 2.5 * x.nbytes, f"peak {peak / x.nbytes:.2f} x 4 MB"
+
+
+def test_a_kernel_returning_a_container_of_another_type_fails_at_its_step(probe):
+    """The step's class check stops a tensor array where inference declared a tensor,
+    before check mode compares types: so check mode's own message for a container of
+    another type (plan.py, _check_outputs) is never reached (equivalent.toml)."""
+    from paddle_ir.core.tensor_array import LoDTensorArray
+
+    probe("probe_array", lambda attrs, x: LoDTensorArray([pir.create_lod_tensor(x, [])]))
+    program = one_op_program("probe_array")
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"the kernel of probe_array returned a "
+                                              r"LoDTensorArray for 'out', but var-type "
+                                              r"inference declared ndarray"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])

@@ -42,7 +42,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "paddle_ir/core/tensor_io.py": ("test_tensor_io.py", "test_io.py"),
     "paddle_ir/core/csr.py": ("test_csr.py", "test_sparse_dot_order.py",
                               "test_core_segments.py"),
-    # the executor: every file of it (plan.py now; dispatch.py/steps.py after the split)
+    # the executor: every file of it (plan.py, dispatch.py, steps.py, runner.py, ...)
     "executor/*.py": _EXECUTOR_TESTS,
 }
 
@@ -52,6 +52,7 @@ DEFAULT_MODULES = (
     "paddle_ir/core/lod_tensor.py", "paddle_ir/core/selected_rows.py",
     "paddle_ir/core/tensor_io.py", "paddle_ir/core/csr.py",
     "executor/runner.py", "executor/executor.py", "executor/plan.py",
+    "executor/dispatch.py", "executor/steps.py",
 )
 
 
