@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GAP_TESTS = ("test_mutation_gaps_*.py",)
 
 _EXECUTOR_TESTS = ("test_executor*.py", "test_scope.py", "test_control_flow.py",
-                   "test_sub_blocks.py", "test_no_need_buffer.py", "test_op_harness.py")
+                   "test_sub_blocks.py", "test_no_need_buffer.py", "test_op_harness.py",
+                   "test_storage_types.py")  # dispatch.py's storage fallback
 
 # module glob -> test-file globs (file names, matched anywhere under tests/).
 TARGETS: dict[str, tuple[str, ...]] = {
