@@ -131,3 +131,19 @@ def test_kept_step_scopes_hold_the_body_s_locals_but_not_its_ancestors_variables
         names = kept.local_var_names()
         assert "prev" not in names  # it lives in the loop's frame scope, not in a step
         assert kept.find_local_var(scaled.name).value.numpy().tolist() == [10.0 * k]
+
+
+def test_a_cached_plan_checks_new_shapes_once_then_runs_them_unchecked():
+    """The first cached run with new shapes runs each op's inference first (unprofiled);
+    the plan then records those shapes, so the next run takes the plain, profiled path."""
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [-1, 2])
+        y = layers.scale(layers.scale(x, 2.0), 3.0)
+    exe = pir.Executor()
+    exe.profile = {}
+    for rows in (4, 5, 5, 5):  # compile with 4 rows; 5 rows: checked once, then plain
+        (got,) = exe.run(main, feed={"x": np.ones((rows, 2), np.float32)}, fetch_list=[y])
+        np.testing.assert_allclose(got, np.full((rows, 2), 6.0))
+    count, _ = exe.profile["scale"]
+    assert count == 4  # two plain runs of two scale ops
