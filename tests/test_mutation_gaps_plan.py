@@ -232,3 +232,18 @@ def test_an_error_raised_inside_a_cached_step_is_pointed_at_its_op(probe):
         exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
     assert "block 0, op #0 probe_flaky" in str(info.value)
     assert info.value.args == (str(info.value),)
+
+
+def test_an_exception_from_a_cached_kernel_becomes_a_kernel_error_at_its_op(probe):
+    def picky(attrs, x):
+        if x.sum() > 0:
+            raise ValueError("no positive sums here")
+        return x.copy()
+
+    probe("probe_picky", picky)
+    program = one_op_program("probe_picky")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    with pytest.raises(KernelError, match=r"block 0, op #0 probe_picky .*\n"
+                                          r"  ValueError: no positive sums here"):
+        exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
