@@ -247,3 +247,18 @@ def test_an_exception_from_a_cached_kernel_becomes_a_kernel_error_at_its_op(prob
     with pytest.raises(KernelError, match=r"block 0, op #0 probe_picky .*\n"
                                           r"  ValueError: no positive sums here"):
         exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_an_op_with_two_spec_problems_is_refused_for_the_first():
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "y"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32")
+    block.create_var(name="z", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["y"]}, outputs={"Out": ["z"]})
+    for slot in program.desc.blocks[0].ops[0].inputs:  # two names in each one-name slot
+        slot.arguments.append(slot.arguments[0])
+    feed = {n: np.ones((1, 2), np.float32) for n in ("x", "y")}
+    with pytest.raises(pir.PaddleIRError, match=r"input X of elementwise_add takes one "
+                                                r"variable, got 2: \['x', 'x'\]"):
+        pir.Executor().run(program, feed=feed, fetch_list=["z"])
