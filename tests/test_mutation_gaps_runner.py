@@ -147,3 +147,21 @@ def test_a_cached_plan_checks_new_shapes_once_then_runs_them_unchecked():
         np.testing.assert_allclose(got, np.full((rows, 2), 6.0))
     count, _ = exe.profile["scale"]
     assert count == 4  # two plain runs of two scale ops
+
+
+def test_a_frame_scope_variable_knows_its_name_and_slot():
+    from paddle_ir.executor.control import FrameScope
+
+    env, lods = [None, None, np.ones(2, np.float32)], [(), (), ()]
+    frame = FrameScope(env, lods, {"x": 2}, Scope())
+    holder = frame.find_var("x")
+    assert holder.name == "x"
+    assert holder.value.numpy() is env[2]
+    assert frame.var("x").name == "x"
+
+
+def test_get_selected_rows_returns_the_held_value():
+    scope = Scope()
+    rows = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
+    scope.var("g").set(rows)
+    assert scope.find_var("g").get_selected_rows() is rows
