@@ -165,3 +165,15 @@ def test_get_selected_rows_returns_the_held_value():
     rows = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
     scope.var("g").set(rows)
     assert scope.find_var("g").get_selected_rows() is rows
+
+
+def test_a_scope_erases_its_own_names_and_answers_in_for_its_chain():
+    root = Scope()
+    root.var("w")
+    child = root.new_scope()
+    child.var("a")
+    child.var("b")
+    assert "w" in child and "a" in child and "nothing" not in child
+    child.erase(["a", "nothing"])
+    assert child.local_var_names() == ["b"]
+    assert "a" not in child and "w" in child
