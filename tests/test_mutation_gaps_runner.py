@@ -177,3 +177,18 @@ def test_a_scope_erases_its_own_names_and_answers_in_for_its_chain():
     child.erase(["a", "nothing"])
     assert child.local_var_names() == ["b"]
     assert "a" not in child and "w" in child
+
+
+def test_runtime_value_info_of_a_rank_table_and_step_scopes():
+    from paddle_ir.core.kinds import LOD_RANK_TABLE, STEP_SCOPES
+    from paddle_ir.core.rank_table import LoDRankTable
+    from paddle_ir.core.step_scopes import StepScopes
+    from paddle_ir.executor.runtime_context import value_info
+
+    for level in (0, 1, 2):  # a table over LoD level k describes a k+1-level sequence
+        table = LoDRankTable([3, 1, 2], level)
+        info = value_info(table, ())
+        assert (info.var_type, info.lod_level, info.shape) == (LOD_RANK_TABLE, level + 1,
+                                                               table.shape)
+    info = value_info(StepScopes(), ())
+    assert (info.var_type, info.shape, info.dtype, info.lod_level) == (STEP_SCOPES, (), None, 0)
