@@ -51,3 +51,21 @@ def test_a_refused_threshold_reads_as_not_applied(fake_libc):
     fake_libc.mallopt.result = 0
     assert allocator.keep_freed_memory() is False
     assert fake_libc.mallopt.calls == [(-3, 32 * 1024 * 1024)]  # the second is not tried
+
+
+@pytest.mark.parametrize("system, libc", [("Darwin", ("", "")), ("Linux", ("musl", "1.2")),
+                                          ("Windows", ("glibc", "2.36"))])
+def test_only_linux_with_glibc_is_touched(fake_libc, monkeypatch, system, libc):
+    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(platform, "libc_ver", lambda: libc)
+    assert allocator.keep_freed_memory() is False
+    assert fake_libc.mallopt.calls == []
+
+
+@pytest.mark.parametrize("error", [OSError("no libc"), AttributeError("no mallopt")])
+def test_a_libc_that_cannot_be_loaded_reads_as_not_applied(fake_libc, monkeypatch, error):
+    def refuse(name):
+        raise error
+
+    monkeypatch.setattr(allocator.ctypes, "CDLL", refuse)
+    assert allocator.keep_freed_memory() is False
