@@ -192,3 +192,10 @@ def test_runtime_value_info_of_a_rank_table_and_step_scopes():
                                                                table.shape)
     info = value_info(StepScopes(), ())
     assert (info.var_type, info.shape, info.dtype, info.lod_level) == (STEP_SCOPES, (), None, 0)
+
+
+def test_scopes_and_their_variables_print_what_they_hold():
+    scope = Scope()
+    assert repr(scope.var("x")) == "ScopeVariable('x', None)"
+    scope.new_scope()
+    assert repr(scope) == "Scope(1 vars, 1 kids)"
