@@ -69,3 +69,9 @@ def test_a_libc_that_cannot_be_loaded_reads_as_not_applied(fake_libc, monkeypatc
 
     monkeypatch.setattr(allocator.ctypes, "CDLL", refuse)
     assert allocator.keep_freed_memory() is False
+
+
+@pytest.mark.parametrize("value, applied", [("0", False), ("", True), ("1", True)])
+def test_only_the_value_0_turns_it_off(fake_libc, monkeypatch, value, applied):
+    monkeypatch.setenv("PADDLE_IR_KEEP_FREED_MEMORY", value)
+    assert allocator.keep_freed_memory() is applied
