@@ -194,6 +194,19 @@ def test_runtime_value_info_of_a_rank_table_and_step_scopes():
     assert (info.var_type, info.shape, info.dtype, info.lod_level) == (STEP_SCOPES, (), None, 0)
 
 
+def test_runtime_value_info_of_a_tensor_array_is_its_elements():
+    from paddle_ir.core.kinds import LOD_TENSOR_ARRAY
+    from paddle_ir.core.tensor_array import LoDTensorArray
+    from paddle_ir.executor.runtime_context import value_info
+
+    empty = value_info(LoDTensorArray(), ())
+    assert (empty.var_type, empty.shape, empty.dtype, empty.lod_level) == (
+        LOD_TENSOR_ARRAY, None, np.dtype(np.float32), 0)
+    item = pir.create_lod_tensor(np.ones((3, 4), np.float32), [[1, 2]])
+    full = value_info(LoDTensorArray([item]), ())
+    assert (full.shape, full.lod_level) == ((-1, 4), 1)
+
+
 def test_scopes_and_their_variables_print_what_they_hold():
     scope = Scope()
     assert repr(scope.var("x")) == "ScopeVariable('x', None)"
