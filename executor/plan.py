@@ -293,29 +293,28 @@ class BlockCompiler:
                 if got_type != declared.var_type:
                     problems.append(f"type {VAR_TYPE_NAMES[got_type]} "
                                     f"(declared {VAR_TYPE_NAMES[declared.var_type]})")
-                if value.__class__ in CONTAINER_CLASSES:  # arrays, rank tables: type only
-                    if problems:
-                        raise KernelError(
-                            f"kernel {kernel.name} wrote {n!r} with " + "; ".join(problems)
-                            + ": it disagrees with the op's InferShape", op=location_fn())
-                    continue
-                if declared.shape is not None and (
-                    len(declared.shape) != len(value.shape)
-                    or any(d >= 0 and d != g for d, g in zip(declared.shape, value.shape,
-                                                            strict=True))):
-                    problems.append(f"shape {list(value.shape)} (declared "
-                                    f"{list(declared.shape)})")
-                if declared.dtype is not None and value.dtype != declared.dtype:
-                    problems.append(f"dtype {dtype_name(value.dtype)} (declared "
-                                    f"{dtype_name(declared.dtype)})")
-                if got_type == LOD_TENSOR and len(lods[i]) != declared.lod_level:
-                    problems.append(f"{len(lods[i])} LoD levels (declared "
-                                    f"lod_level {declared.lod_level})")
+                # Arrays and rank tables are checked for their type only. (A kernel's step
+                # already refuses a value of another class, so a type problem reaches here
+                # only from a kernel that writes through the scope, and those are unchecked.)
+                tensor = value.__class__ not in CONTAINER_CLASSES
+                if tensor:
+                    if declared.shape is not None and (
+                        len(declared.shape) != len(value.shape)
+                        or any(d >= 0 and d != g for d, g in zip(declared.shape, value.shape,
+                                                                strict=True))):
+                        problems.append(f"shape {list(value.shape)} (declared "
+                                        f"{list(declared.shape)})")
+                    if declared.dtype is not None and value.dtype != declared.dtype:
+                        problems.append(f"dtype {dtype_name(value.dtype)} (declared "
+                                        f"{dtype_name(declared.dtype)})")
+                    if got_type == LOD_TENSOR and len(lods[i]) != declared.lod_level:
+                        problems.append(f"{len(lods[i])} LoD levels (declared "
+                                        f"lod_level {declared.lod_level})")
                 if problems:
                     raise KernelError(
                         f"kernel {kernel.name} wrote {n!r} with " + "; ".join(problems)
                         + ": it disagrees with the op's InferShape", op=location_fn())
-                if self.options.check_nan_inf:
+                if tensor and self.options.check_nan_inf:
                     check_finite(op.type, n, value, location_fn)
 
 

@@ -215,3 +215,23 @@ def test_feeding_a_variable_of_a_type_that_takes_no_feed_names_the_type():
     block.create_var(name="arr", dtype="float32", type=pir.VarType.LOD_TENSOR_ARRAY)
     with pytest.raises(FeedError, match="variable 'arr' of type LOD_TENSOR_ARRAY cannot be fed"):
         pir.Executor().run(main, feed={"arr": np.ones((1, 2), np.float32)})
+
+
+def test_a_feed_list_holds_exactly_one_feed_dict():
+    """Fluid's per-device feed list: paddle-ir runs on one device, so one dict."""
+    program = _scale_program()
+    y = program.global_block().ops[-1].output("Out")[0]
+    exe = pir.Executor()
+    (out,) = exe.run(program, feed=[{"x": np.ones((1, 2), np.float32)}], fetch_list=[y])
+    np.testing.assert_array_equal(out, [[3.0, 3.0]])
+    for feeds in ([], [{"x": np.ones((1, 2), np.float32)}] * 2):
+        with pytest.raises(FeedError, match=rf"a feed list holds one feed dict per device, "
+                                            rf"and paddle-ir runs on one device; got "
+                                            rf"{len(feeds)} dicts"):
+            exe.run(program, feed=feeds, fetch_list=[y])
+
+
+def test_the_executor_keeps_the_place_it_was_given():
+    place = pir.CPUPlace()
+    assert pir.Executor(place).fluid_place is place
+    assert pir.Executor().fluid_place is None

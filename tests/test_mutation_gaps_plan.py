@@ -5,6 +5,7 @@ whose output disagrees with inference under check=True, a kernel returning a num
 or a wrong class, the per-op profile, and the hint for a sparse input no kernel takes.
 """
 
+import time
 import tracemalloc
 
 import numpy as np
@@ -162,3 +163,102 @@ def test_a_value_read_later_only_for_its_shape_is_released_after_its_last_data_r
     assert float(np.asarray(s).reshape(-1)[0]) == 2e6
     # at most two of a, b, f alive at once (8 MB); keeping a whole would make it three
     assert peak < 2.5 * x.nbytes, f"peak {peak / x.nbytes:.2f} x 4 MB"
+
+
+def test_a_kernel_returning_a_container_of_another_type_fails_at_its_step(probe):
+    """The step's class check stops a tensor array where inference declared a tensor,
+    before check mode compares types: so check mode's own message for a container of
+    another type (plan.py, _check_outputs) is never reached (equivalent.toml)."""
+    from paddle_ir.core.tensor_array import LoDTensorArray
+
+    probe("probe_array", lambda attrs, x: LoDTensorArray([pir.create_lod_tensor(x, [])]))
+    program = one_op_program("probe_array")
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"the kernel of probe_array returned a "
+                                              r"LoDTensorArray for 'out', but var-type "
+                                              r"inference declared ndarray"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_check_mode_checks_the_outputs_after_one_inference_left_undeclared(monkeypatch):
+    """Out[0] is left to its value; Out[1] is declared, and its kernel disagrees."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_two_outs", inputs=[In("X")],
+                     outputs=[Out("Out", duplicable=True)])
+
+    @op.infer_var_type
+    def _(ctx):
+        ctx.set_output_type("Out", pir.VarType.LOD_TENSOR, 1)
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"), 1)
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: [x, np.concatenate([x, x], axis=1)])
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    for n in ("a", "b"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("probe_two_outs", inputs={"X": ["x"]}, outputs={"Out": ["a", "b"]})
+    with pytest.raises(KernelError, match=r"wrote 'b' with shape \[3, 4\] \(declared \[3, 2\]\)"):
+        pir.Executor(check=True).run(program, feed={"x": np.ones((3, 2), np.float32)},
+                                     fetch_list=["b"])
+
+
+def test_compile_ms_is_the_first_run_s_compile_time_in_milliseconds(probe):
+    def slow_copy(attrs, x):
+        time.sleep(0.03)
+        return x.copy()
+
+    probe("probe_slow", slow_copy)
+    program = one_op_program("probe_slow")
+    exe = pir.Executor()
+    started = time.perf_counter()
+    exe.run(program, feed={"x": np.ones((2, 2), np.float32)}, fetch_list=["out"])
+    wall_ms = (time.perf_counter() - started) * 1e3
+    # the compiling run runs each op's kernel as it compiles it: the 30 ms sleep is inside
+    assert 30 <= exe.last_plan.compile_ms <= wall_ms
+
+
+def test_an_error_raised_inside_a_cached_step_is_pointed_at_its_op(probe):
+    """bad_output knows only the op type; run_steps fills in the op's place, in the
+    message and in the exception's args (what pickling and repr carry)."""
+    probe("probe_flaky", lambda attrs, x: x.tolist() if x.sum() > 0 else x.copy())
+    program = one_op_program("probe_flaky")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    with pytest.raises(KernelError) as info:
+        exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    assert "block 0, op #0 probe_flaky" in str(info.value)
+    assert info.value.args == (str(info.value),)
+
+
+def test_an_exception_from_a_cached_kernel_becomes_a_kernel_error_at_its_op(probe):
+    def picky(attrs, x):
+        if x.sum() > 0:
+            raise ValueError("no positive sums here")
+        return x.copy()
+
+    probe("probe_picky", picky)
+    program = one_op_program("probe_picky")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    with pytest.raises(KernelError, match=r"block 0, op #0 probe_picky .*\n"
+                                          r"  ValueError: no positive sums here"):
+        exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_an_op_with_two_spec_problems_is_refused_for_the_first():
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "y"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32")
+    block.create_var(name="z", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["y"]}, outputs={"Out": ["z"]})
+    for slot in program.desc.blocks[0].ops[0].inputs:  # two names in each one-name slot
+        slot.arguments.append(slot.arguments[0])
+    feed = {n: np.ones((1, 2), np.float32) for n in ("x", "y")}
+    with pytest.raises(pir.PaddleIRError, match=r"input X of elementwise_add takes one "
+                                                r"variable, got 2: \['x', 'x'\]"):
+        pir.Executor().run(program, feed=feed, fetch_list=["z"])

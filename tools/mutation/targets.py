@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GAP_TESTS = ("test_mutation_gaps_*.py",)
 
 _EXECUTOR_TESTS = ("test_executor*.py", "test_scope.py", "test_control_flow.py",
-                   "test_sub_blocks.py", "test_no_need_buffer.py", "test_op_harness.py")
+                   "test_sub_blocks.py", "test_no_need_buffer.py", "test_op_harness.py",
+                   "test_storage_types.py")  # dispatch.py's storage fallback
 
 # module glob -> test-file globs (file names, matched anywhere under tests/).
 TARGETS: dict[str, tuple[str, ...]] = {
@@ -42,7 +43,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "paddle_ir/core/tensor_io.py": ("test_tensor_io.py", "test_io.py"),
     "paddle_ir/core/csr.py": ("test_csr.py", "test_sparse_dot_order.py",
                               "test_core_segments.py"),
-    # the executor: every file of it (plan.py now; dispatch.py/steps.py after the split)
+    # the executor: every file of it (plan.py, dispatch.py, steps.py, runner.py, ...)
     "executor/*.py": _EXECUTOR_TESTS,
 }
 
@@ -52,6 +53,7 @@ DEFAULT_MODULES = (
     "paddle_ir/core/lod_tensor.py", "paddle_ir/core/selected_rows.py",
     "paddle_ir/core/tensor_io.py", "paddle_ir/core/csr.py",
     "executor/runner.py", "executor/executor.py", "executor/plan.py",
+    "executor/dispatch.py", "executor/steps.py",
 )
 
 

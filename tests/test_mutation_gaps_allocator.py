@@ -1,0 +1,77 @@
+"""The thresholds executor/allocator.py hands glibc, seen through a stand-in libc.
+
+Mutation testing (docs/testing.md) found the subprocess tests of test_executor_allocator.py
+blind to the values: any mallopt call that succeeds reads as applied.
+"""
+
+import platform
+
+import pytest
+
+from paddle_ir.executor import allocator
+
+
+class FakeMallopt:
+    """Records its calls; takes argtypes/restype like a ctypes function."""
+
+    def __init__(self, result=1):
+        self.calls = []
+        self.result = result
+
+    def __call__(self, param, value):
+        self.calls.append((param, value))
+        return self.result
+
+
+class FakeLibc:
+    def __init__(self):
+        self.mallopt = FakeMallopt()
+
+
+@pytest.fixture
+def fake_libc(monkeypatch):
+    libc = FakeLibc()
+    monkeypatch.setattr(allocator, "_applied", None)
+    monkeypatch.delenv("PADDLE_IR_KEEP_FREED_MEMORY", raising=False)
+    monkeypatch.setattr(platform, "system", lambda: "Linux")
+    monkeypatch.setattr(platform, "libc_ver", lambda: ("glibc", "2.36"))
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: libc)
+    return libc
+
+
+def test_glibc_gets_a_32_mib_mmap_threshold_and_a_128_mib_trim_threshold(fake_libc):
+    assert allocator.keep_freed_memory() is True
+    # M_MMAP_THRESHOLD is -3 and M_TRIM_THRESHOLD -1 in glibc's malloc.h
+    assert fake_libc.mallopt.calls == [(-3, 32 * 1024 * 1024), (-1, 128 * 1024 * 1024)]
+    assert allocator.keep_freed_memory() is True  # once per process
+    assert len(fake_libc.mallopt.calls) == 2
+
+
+def test_a_refused_threshold_reads_as_not_applied(fake_libc):
+    fake_libc.mallopt.result = 0
+    assert allocator.keep_freed_memory() is False
+    assert fake_libc.mallopt.calls == [(-3, 32 * 1024 * 1024)]  # the second is not tried
+
+
+@pytest.mark.parametrize("system, libc", [("Darwin", ("", "")), ("Linux", ("musl", "1.2")),
+                                          ("Windows", ("glibc", "2.36"))])
+def test_only_linux_with_glibc_is_touched(fake_libc, monkeypatch, system, libc):
+    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(platform, "libc_ver", lambda: libc)
+    assert allocator.keep_freed_memory() is False
+    assert fake_libc.mallopt.calls == []
+
+
+@pytest.mark.parametrize("error", [OSError("no libc"), AttributeError("no mallopt")])
+def test_a_libc_that_cannot_be_loaded_reads_as_not_applied(fake_libc, monkeypatch, error):
+    def refuse(name):
+        raise error
+
+    monkeypatch.setattr(allocator.ctypes, "CDLL", refuse)
+    assert allocator.keep_freed_memory() is False
+
+
+@pytest.mark.parametrize("value, applied", [("0", False), ("", True), ("1", True)])
+def test_only_the_value_0_turns_it_off(fake_libc, monkeypatch, value, applied):
+    monkeypatch.setenv("PADDLE_IR_KEEP_FREED_MEMORY", value)
+    assert allocator.keep_freed_memory() is applied
