@@ -4,7 +4,8 @@ Mutation testing (docs/testing.md) found the subprocess tests of test_executor_a
 blind to the values: any mallopt call that succeeds reads as applied.
 """
 
-import platform
+import ctypes
+import os
 
 import pytest
 
@@ -33,9 +34,8 @@ def fake_libc(monkeypatch):
     libc = FakeLibc()
     monkeypatch.setattr(allocator, "_applied", None)
     monkeypatch.delenv("PADDLE_IR_KEEP_FREED_MEMORY", raising=False)
-    monkeypatch.setattr(platform, "system", lambda: "Linux")
-    monkeypatch.setattr(platform, "libc_ver", lambda: ("glibc", "2.36"))
-    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: libc)
+    monkeypatch.setattr(os, "confstr", lambda name: "glibc 2.36")
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: libc)
     return libc
 
 
@@ -53,11 +53,18 @@ def test_a_refused_threshold_reads_as_not_applied(fake_libc):
     assert fake_libc.mallopt.calls == [(-3, 32 * 1024 * 1024)]  # the second is not tried
 
 
-@pytest.mark.parametrize("system, libc", [("Darwin", ("", "")), ("Linux", ("musl", "1.2")),
-                                          ("Windows", ("glibc", "2.36"))])
-def test_only_linux_with_glibc_is_touched(fake_libc, monkeypatch, system, libc):
-    monkeypatch.setattr(platform, "system", lambda: system)
-    monkeypatch.setattr(platform, "libc_ver", lambda: libc)
+def _confstr_raising(error):
+    def confstr(name):
+        raise error
+    return confstr
+
+
+@pytest.mark.parametrize("confstr", [lambda name: None, lambda name: "musl 1.2",
+                                     _confstr_raising(ValueError("unknown name")),
+                                     _confstr_raising(AttributeError("no confstr"))],
+                         ids=["none", "musl", "macos", "windows"])
+def test_only_glibc_is_touched(fake_libc, monkeypatch, confstr):
+    monkeypatch.setattr(os, "confstr", confstr)
     assert allocator.keep_freed_memory() is False
     assert fake_libc.mallopt.calls == []
 
@@ -67,7 +74,7 @@ def test_a_libc_that_cannot_be_loaded_reads_as_not_applied(fake_libc, monkeypatc
     def refuse(name):
         raise error
 
-    monkeypatch.setattr(allocator.ctypes, "CDLL", refuse)
+    monkeypatch.setattr(ctypes, "CDLL", refuse)
     assert allocator.keep_freed_memory() is False
 
 
