@@ -78,18 +78,28 @@ def send_kernel(ctx, attrs, xs):
     communicator(ctx, "send").send(attrs["send_varnames"], xs, attrs["epmap"])
 
 
-send_barrier = register_op(
-    "send_barrier",
-    attrs=[_names_attr("endpoints", "every server")],
-    key_inputs=[],
-    doc="Sync mode: tell every server that this trainer has sent its step (see send).",
-)
-send_barrier.infer_shape(lambda ctx: None)
+def _barrier(op_type: str, doc: str):
+    """A sync-mode barrier op: no slots, every server in `endpoints`, one communicator call."""
+    op = register_op(op_type, attrs=[_names_attr("endpoints", "every server")], key_inputs=[],
+                     doc=doc)
+    op.infer_shape(lambda ctx: None)
+
+    def kernel(ctx, attrs):
+        getattr(communicator(ctx, op_type), op_type)(attrs["endpoints"])
+
+    kernel.__name__ = kernel.__qualname__ = f"{op_type}_kernel"
+    op.kernel(storage=[], dtypes=_DTYPES, control=True)(kernel)
+    return op
 
 
-@send_barrier.kernel(storage=[], dtypes=_DTYPES, control=True)
-def send_barrier_kernel(ctx, attrs):
-    communicator(ctx, "send_barrier").send_barrier(attrs["endpoints"])
+def _write_outputs(ctx, values) -> None:
+    """Values a communicator returned, into the op's Out variables in order."""
+    for name, value in zip(ctx.output_names("Out"), values, strict=True):
+        ctx.scope.var(name).value = value
+
+
+send_barrier = _barrier(
+    "send_barrier", "Sync mode: tell every server that this trainer has sent its step (see send).")
 
 
 recv = register_op(
@@ -114,23 +124,11 @@ def _(ctx):
 
 @recv.kernel(storage=[], dtypes=_DTYPES, control=True)
 def recv_kernel(ctx, attrs):
-    values = communicator(ctx, "recv").recv(attrs["varnames"], attrs["epmap"])
-    for name, value in zip(ctx.output_names("Out"), values, strict=True):
-        ctx.scope.var(name).value = value
+    _write_outputs(ctx, communicator(ctx, "recv").recv(attrs["varnames"], attrs["epmap"]))
 
 
-fetch_barrier = register_op(
-    "fetch_barrier",
-    attrs=[_names_attr("endpoints", "every server")],
-    key_inputs=[],
-    doc="Sync mode: every parameter block of this step has arrived (see send).",
-)
-fetch_barrier.infer_shape(lambda ctx: None)
-
-
-@fetch_barrier.kernel(storage=[], dtypes=_DTYPES, control=True)
-def fetch_barrier_kernel(ctx, attrs):
-    communicator(ctx, "fetch_barrier").fetch_barrier(attrs["endpoints"])
+fetch_barrier = _barrier(
+    "fetch_barrier", "Sync mode: every parameter block of this step has arrived (see send).")
 
 
 prefetch = register_op(
@@ -158,9 +156,8 @@ def _(ctx):
 
 @prefetch.kernel(storage=[], dtypes=_DTYPES, control=True)
 def prefetch_kernel(ctx, attrs, ids):
-    rows = communicator(ctx, "prefetch").prefetch(attrs["table_names"], ids, attrs["epmap"])
-    for name, value in zip(ctx.output_names("Out"), rows, strict=True):
-        ctx.scope.var(name).value = value
+    _write_outputs(ctx, communicator(ctx, "prefetch").prefetch(attrs["table_names"], ids,
+                                                               attrs["epmap"]))
 
 
 # -- server side --------------------------------------------------------------------------------

@@ -145,7 +145,8 @@ matmul_grad = register_op(
 
 
 @matmul_grad.infer_shape
-def _(ctx):
+def infer_grads_like_inputs(ctx):
+    """X@GRAD and Y@GRAD take X's and Y's shapes (shared by matmul_v2_grad)."""
     for slot in ("X", "Y"):
         ctx.set_output(slot + "@GRAD", ctx.input_shape(slot), ctx.input_dtype(slot))
 

@@ -10,7 +10,12 @@ alpha = 1, summed over broadcast dims.
 
 from __future__ import annotations
 
-from paddle_ir.ops.matmul import infer_product, matmul_dense, matmul_grad_dense
+from paddle_ir.ops.matmul import (
+    infer_grads_like_inputs,
+    infer_product,
+    matmul_dense,
+    matmul_grad_dense,
+)
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 _ATTRS = [Attr("trans_x", "bool", False, "transpose X's last two dims (rank >= 2)"),
@@ -63,10 +68,7 @@ matmul_v2_grad = register_op(
 )
 
 
-@matmul_v2_grad.infer_shape
-def _(ctx):
-    for slot in ("X", "Y"):
-        ctx.set_output(slot + "@GRAD", ctx.input_shape(slot), ctx.input_dtype(slot))
+matmul_v2_grad.infer_shape(infer_grads_like_inputs)
 
 
 @matmul_v2_grad.kernel(dtypes=FLOATS)
