@@ -94,7 +94,7 @@ demo: $(STAMP)
 	$(VENV)/bin/paddle-ir dump out/word2vec/params
 
 # Sampled mutants per module against the tests that cover it, then the report.
-#   make mutation MUTATION_MODULES='ops/adam.py executor/*.py' MUTATION_SAMPLE=60
+#   make mutation MUTATION_MODULES='ops/optimizers/adam.py executor/*.py' MUTATION_SAMPLE=60
 MUTATION_MODULES ?=
 MUTATION_SAMPLE ?= 25
 MUTATION_STAMP := $(VENV)/.mutation-stamp

@@ -6,16 +6,6 @@ for; tests/test_op_index.py fails when this table is stale.
 """
 
 MODULE_OPS: dict[str, tuple[str, ...]] = {
-    "paddle_ir.ops.accuracy": (
-        "accuracy",
-    ),
-    "paddle_ir.ops.activation": (
-        "abs", "abs_grad", "exp", "exp_grad", "gelu", "gelu_grad", "hard_sigmoid",
-        "hard_sigmoid_grad", "hard_swish", "hard_swish_grad", "leaky_relu", "leaky_relu_grad",
-        "log", "log_grad", "relu", "relu6", "relu6_grad", "relu_grad", "sigmoid", "sigmoid_grad",
-        "sign", "sign_grad", "softplus", "softplus_grad", "sqrt", "sqrt_grad", "square",
-        "square_grad", "swish", "swish_grad", "tanh", "tanh_grad",
-    ),
     "paddle_ir.ops.activation_v2": (
         "acosh", "acosh_grad", "asinh", "asinh_grad", "atanh", "atanh_grad", "celu", "celu_grad",
         "cosh", "cosh_grad", "expm1", "expm1_grad", "log10", "log10_grad", "log1p", "log1p_grad",
@@ -23,96 +13,47 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "mish_grad", "silu", "silu_grad", "sinh", "sinh_grad", "tan", "tan_grad", "trunc",
         "trunc_grad",
     ),
-    "paddle_ir.ops.adadelta": (
-        "adadelta",
-    ),
-    "paddle_ir.ops.adagrad": (
-        "adagrad",
-    ),
-    "paddle_ir.ops.adam": (
-        "adam",
-    ),
-    "paddle_ir.ops.adamax": (
-        "adamax",
-    ),
-    "paddle_ir.ops.arg_max": (
-        "arg_max", "arg_min",
-    ),
-    "paddle_ir.ops.assign": (
-        "assign",
-    ),
-    "paddle_ir.ops.auc": (
-        "auc",
-    ),
-    "paddle_ir.ops.average_accumulates": (
-        "average_accumulates",
-    ),
-    "paddle_ir.ops.batch_norm": (
-        "batch_norm", "batch_norm_grad",
-    ),
-    "paddle_ir.ops.beam_search": (
-        "beam_search", "beam_search_decode",
-    ),
-    "paddle_ir.ops.cast": (
-        "cast",
-    ),
-    "paddle_ir.ops.cast_storage": (
-        "cast_storage", "cast_storage_grad",
-    ),
-    "paddle_ir.ops.chunk_eval": (
-        "chunk_eval",
-    ),
-    "paddle_ir.ops.clip": (
-        "clip", "clip_by_norm", "clip_grad", "squared_l2_norm", "squared_l2_norm_grad",
-    ),
-    "paddle_ir.ops.compare": (
-        "equal", "greater_equal", "greater_than", "less_equal", "less_than", "logical_and",
-        "logical_not", "logical_or", "logical_xor", "not_equal",
-    ),
-    "paddle_ir.ops.concat": (
-        "concat", "concat_grad",
-    ),
-    "paddle_ir.ops.conditional_block": (
+    "paddle_ir.ops.controlflow.conditional_block": (
         "conditional_block", "conditional_block_grad",
     ),
-    "paddle_ir.ops.conv": (
-        "conv2d", "conv2d_grad", "conv2d_transpose", "conv2d_transpose_grad", "depthwise_conv2d",
-        "depthwise_conv2d_grad", "depthwise_conv2d_transpose", "depthwise_conv2d_transpose_grad",
+    "paddle_ir.ops.controlflow.increment": (
+        "increment",
     ),
-    "paddle_ir.ops.conv3d": (
-        "adaptive_pool3d", "adaptive_pool3d_grad", "conv3d", "conv3d_grad", "conv3d_transpose",
-        "conv3d_transpose_grad", "pool3d", "pool3d_grad",
+    "paddle_ir.ops.controlflow.is_empty": (
+        "is_empty",
     ),
-    "paddle_ir.ops.cos_sim": (
-        "cos_sim", "cos_sim_grad",
+    "paddle_ir.ops.controlflow.lod_array": (
+        "array_to_lod_tensor", "array_to_lod_tensor_grad", "lod_tensor_to_array",
+        "lod_tensor_to_array_grad", "shrink_rnn_memory", "shrink_rnn_memory_grad",
     ),
-    "paddle_ir.ops.crf": (
-        "crf_decoding", "linear_chain_crf", "linear_chain_crf_grad",
+    "paddle_ir.ops.controlflow.print_op": (
+        "print",
     ),
-    "paddle_ir.ops.cross_entropy": (
-        "cross_entropy", "cross_entropy_grad", "softmax_with_cross_entropy",
-        "softmax_with_cross_entropy_grad",
+    "paddle_ir.ops.controlflow.rank_table": (
+        "lod_rank_table", "max_sequence_len", "reorder_lod_tensor_by_rank",
+        "reorder_lod_tensor_by_rank_grad",
     ),
-    "paddle_ir.ops.decayed_adagrad": (
-        "decayed_adagrad",
+    "paddle_ir.ops.controlflow.tensor_array": (
+        "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
+        "create_array",
+    ),
+    "paddle_ir.ops.controlflow.while_op": (
+        "while", "while_grad",
+    ),
+    "paddle_ir.ops.detection.multiclass_nms": (
+        "multiclass_nms3",
     ),
     "paddle_ir.ops.detection_v2": (
         "box_coder", "prior_box", "yolo_box",
     ),
-    "paddle_ir.ops.dist_comm": (
+    "paddle_ir.ops.distributed_ops.dist_comm": (
         "fetch_barrier", "listen_and_serv", "prefetch", "recv", "send", "send_barrier",
     ),
-    "paddle_ir.ops.dist_split": (
+    "paddle_ir.ops.distributed_ops.dist_split": (
         "interleave_rows", "merge_ids", "sparse_table_grad", "split_byref", "split_ids",
         "split_selected_rows",
     ),
-    "paddle_ir.ops.dropout": (
-        "dropout", "dropout_grad",
-    ),
-    "paddle_ir.ops.einsum": (
-        "einsum",
-    ),
-    "paddle_ir.ops.elementwise": (
+    "paddle_ir.ops.elementwise.elementwise": (
         "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
         "elementwise_mul", "elementwise_mul_grad", "elementwise_sub", "elementwise_sub_grad",
     ),
@@ -120,113 +61,140 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "elementwise_floordiv", "elementwise_max", "elementwise_max_grad", "elementwise_min",
         "elementwise_min_grad", "elementwise_mod", "elementwise_pow", "elementwise_pow_grad",
     ),
-    "paddle_ir.ops.expand": (
-        "expand", "expand_grad",
-    ),
-    "paddle_ir.ops.expand_v2": (
-        "expand_as_v2", "expand_as_v2_grad", "expand_v2", "expand_v2_grad", "tile", "tile_grad",
-    ),
-    "paddle_ir.ops.fill": (
-        "fill_constant", "fill_constant_batch_size_like", "gaussian_random", "uniform_random",
-    ),
-    "paddle_ir.ops.fill_any_like": (
-        "fill_any_like",
-    ),
-    "paddle_ir.ops.filter_by_instag": (
-        "filter_by_instag", "filter_by_instag_grad",
-    ),
-    "paddle_ir.ops.gather_scatter": (
-        "gather", "gather_grad", "gather_nd", "gather_nd_grad", "scatter", "scatter_grad",
-        "scatter_nd_add", "where_index",
-    ),
     "paddle_ir.ops.gather_v2": (
         "addmm", "atan2", "channel_shuffle", "index_sample", "lerp", "mv", "pixel_unshuffle",
         "repeat_interleave", "take_along_axis",
-    ),
-    "paddle_ir.ops.group_norm": (
-        "group_norm", "group_norm_grad", "instance_norm", "instance_norm_grad",
-    ),
-    "paddle_ir.ops.gru": (
-        "gru", "gru_grad",
-    ),
-    "paddle_ir.ops.gru_unit": (
-        "gru_unit", "gru_unit_grad",
-    ),
-    "paddle_ir.ops.im2col": (
-        "im2sequence", "im2sequence_grad", "unfold", "unfold_grad",
-    ),
-    "paddle_ir.ops.increment": (
-        "increment",
-    ),
-    "paddle_ir.ops.interp": (
-        "bilinear_interp", "bilinear_interp_grad", "bilinear_interp_v2", "bilinear_interp_v2_grad",
-        "nearest_interp", "nearest_interp_grad", "nearest_interp_v2", "nearest_interp_v2_grad",
-    ),
-    "paddle_ir.ops.interp_nd": (
-        "bicubic_interp_v2", "bicubic_interp_v2_grad", "linear_interp_v2", "linear_interp_v2_grad",
-        "trilinear_interp_v2", "trilinear_interp_v2_grad",
-    ),
-    "paddle_ir.ops.is_empty": (
-        "is_empty",
-    ),
-    "paddle_ir.ops.lars_momentum": (
-        "lars_momentum",
-    ),
-    "paddle_ir.ops.layer_norm": (
-        "layer_norm", "layer_norm_grad",
     ),
     "paddle_ir.ops.linalg_v2": (
         "cumprod", "cumprod_grad", "diag_v2", "isfinite_v2", "isinf_v2", "isnan_v2", "kron",
         "kron_grad", "trace", "trace_grad",
     ),
-    "paddle_ir.ops.lod_array": (
-        "array_to_lod_tensor", "array_to_lod_tensor_grad", "lod_tensor_to_array",
-        "lod_tensor_to_array_grad", "shrink_rnn_memory", "shrink_rnn_memory_grad",
+    "paddle_ir.ops.loss.cross_entropy": (
+        "cross_entropy", "cross_entropy_grad", "softmax_with_cross_entropy",
+        "softmax_with_cross_entropy_grad",
     ),
-    "paddle_ir.ops.lod_reset": (
-        "lod_reset", "lod_reset_grad",
-    ),
-    "paddle_ir.ops.lookup_table": (
-        "lookup_table", "lookup_table_grad", "lookup_table_v2", "lookup_table_v2_grad",
-    ),
-    "paddle_ir.ops.losses": (
+    "paddle_ir.ops.loss.losses": (
         "bpr_loss", "bpr_loss_grad", "huber_loss", "huber_loss_grad", "kldiv_loss",
         "kldiv_loss_grad", "log_loss", "log_loss_grad", "margin_rank_loss",
         "margin_rank_loss_grad", "rank_loss", "rank_loss_grad", "smooth_l1_loss",
         "smooth_l1_loss_grad", "teacher_student_sigmoid_loss", "teacher_student_sigmoid_loss_grad",
     ),
+    "paddle_ir.ops.loss.sigmoid_cross_entropy_with_logits": (
+        "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_grad",
+    ),
     "paddle_ir.ops.losses_more": (
         "center_loss", "center_loss_grad", "hierarchical_sigmoid", "hierarchical_sigmoid_grad",
         "nce", "nce_grad", "sample_logits", "sample_logits_grad", "warpctc", "warpctc_grad",
     ),
-    "paddle_ir.ops.lstm": (
-        "lstm", "lstm_grad",
+    "paddle_ir.ops.math.activation": (
+        "abs", "abs_grad", "exp", "exp_grad", "gelu", "gelu_grad", "hard_sigmoid",
+        "hard_sigmoid_grad", "hard_swish", "hard_swish_grad", "leaky_relu", "leaky_relu_grad",
+        "log", "log_grad", "relu", "relu6", "relu6_grad", "relu_grad", "sigmoid", "sigmoid_grad",
+        "sign", "sign_grad", "softplus", "softplus_grad", "sqrt", "sqrt_grad", "square",
+        "square_grad", "swish", "swish_grad", "tanh", "tanh_grad",
     ),
-    "paddle_ir.ops.lstm_unit": (
-        "lstm_unit", "lstm_unit_grad",
+    "paddle_ir.ops.math.cast": (
+        "cast",
+    ),
+    "paddle_ir.ops.math.clip": (
+        "clip", "clip_by_norm", "clip_grad", "squared_l2_norm", "squared_l2_norm_grad",
+    ),
+    "paddle_ir.ops.math.compare": (
+        "equal", "greater_equal", "greater_than", "less_equal", "less_than", "logical_and",
+        "logical_not", "logical_or", "logical_xor", "not_equal",
+    ),
+    "paddle_ir.ops.math.cos_sim": (
+        "cos_sim", "cos_sim_grad",
+    ),
+    "paddle_ir.ops.math.einsum": (
+        "einsum",
+    ),
+    "paddle_ir.ops.math.matmul": (
+        "matmul", "matmul_grad",
+    ),
+    "paddle_ir.ops.math.matmul_v2": (
+        "matmul_v2", "matmul_v2_grad",
+    ),
+    "paddle_ir.ops.math.mul": (
+        "mul", "mul_grad",
+    ),
+    "paddle_ir.ops.math.scale": (
+        "scale",
+    ),
+    "paddle_ir.ops.math.sum": (
+        "sum",
+    ),
+    "paddle_ir.ops.math.unary_math": (
+        "acos", "acos_grad", "asin", "asin_grad", "atan", "atan_grad", "brelu", "brelu_grad",
+        "ceil", "ceil_grad", "cos", "cos_grad", "elu", "elu_grad", "erf", "erf_grad", "floor",
+        "floor_grad", "hard_shrink", "hard_shrink_grad", "logsigmoid", "logsigmoid_grad", "pow",
+        "pow_grad", "reciprocal", "reciprocal_grad", "round", "round_grad", "rsqrt", "rsqrt_grad",
+        "selu", "selu_grad", "sin", "sin_grad", "soft_relu", "soft_relu_grad", "softshrink",
+        "softshrink_grad", "softsign", "softsign_grad", "stanh", "stanh_grad", "tanh_shrink",
+        "tanh_shrink_grad", "thresholded_relu", "thresholded_relu_grad",
     ),
     "paddle_ir.ops.math_v2": (
         "dot", "dot_grad", "flip", "flip_grad", "logsumexp", "logsumexp_grad", "roll", "roll_grad",
     ),
-    "paddle_ir.ops.matmul": (
-        "matmul", "matmul_grad",
+    "paddle_ir.ops.metrics.accuracy": (
+        "accuracy",
     ),
-    "paddle_ir.ops.matmul_v2": (
-        "matmul_v2", "matmul_v2_grad",
+    "paddle_ir.ops.metrics.auc": (
+        "auc",
+    ),
+    "paddle_ir.ops.metrics.chunk_eval": (
+        "chunk_eval",
     ),
     "paddle_ir.ops.misc_more": (
         "ctc_align", "edit_distance", "gather_tree", "gaussian_random_batch_size_like", "mean_iou",
         "multiplex", "multiplex_grad", "random_crop", "sampling_id", "sequence_erase",
         "shard_index", "uniform_random_batch_size_like",
     ),
-    "paddle_ir.ops.momentum": (
-        "momentum",
+    "paddle_ir.ops.nn.batch_norm": (
+        "batch_norm", "batch_norm_grad",
     ),
-    "paddle_ir.ops.mul": (
-        "mul", "mul_grad",
+    "paddle_ir.ops.nn.conv": (
+        "conv2d", "conv2d_grad", "conv2d_transpose", "conv2d_transpose_grad", "depthwise_conv2d",
+        "depthwise_conv2d_grad", "depthwise_conv2d_transpose", "depthwise_conv2d_transpose_grad",
     ),
-    "paddle_ir.ops.multiclass_nms": (
-        "multiclass_nms3",
+    "paddle_ir.ops.nn.conv3d": (
+        "adaptive_pool3d", "adaptive_pool3d_grad", "conv3d", "conv3d_grad", "conv3d_transpose",
+        "conv3d_transpose_grad", "pool3d", "pool3d_grad",
+    ),
+    "paddle_ir.ops.nn.dropout": (
+        "dropout", "dropout_grad",
+    ),
+    "paddle_ir.ops.nn.group_norm": (
+        "group_norm", "group_norm_grad", "instance_norm", "instance_norm_grad",
+    ),
+    "paddle_ir.ops.nn.im2col": (
+        "im2sequence", "im2sequence_grad", "unfold", "unfold_grad",
+    ),
+    "paddle_ir.ops.nn.interp": (
+        "bilinear_interp", "bilinear_interp_grad", "bilinear_interp_v2", "bilinear_interp_v2_grad",
+        "nearest_interp", "nearest_interp_grad", "nearest_interp_v2", "nearest_interp_v2_grad",
+    ),
+    "paddle_ir.ops.nn.interp_nd": (
+        "bicubic_interp_v2", "bicubic_interp_v2_grad", "linear_interp_v2", "linear_interp_v2_grad",
+        "trilinear_interp_v2", "trilinear_interp_v2_grad",
+    ),
+    "paddle_ir.ops.nn.layer_norm": (
+        "layer_norm", "layer_norm_grad",
+    ),
+    "paddle_ir.ops.nn.pool": (
+        "pool2d", "pool2d_grad",
+    ),
+    "paddle_ir.ops.nn.roi_align": (
+        "roi_align",
+    ),
+    "paddle_ir.ops.nn.softmax": (
+        "softmax", "softmax_grad",
+    ),
+    "paddle_ir.ops.nn.sparse_dot": (
+        "sparse_dot",
+    ),
+    "paddle_ir.ops.nn.temporal": (
+        "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
     ),
     "paddle_ir.ops.nn_more": (
         "add_position_encoding", "add_position_encoding_grad", "affine_channel",
@@ -234,88 +202,105 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "cvm_grad", "fsp_matrix", "fsp_matrix_grad", "lrn", "lrn_grad", "maxout", "maxout_grad",
         "norm", "norm_grad", "prelu", "prelu_grad",
     ),
-    "paddle_ir.ops.one_hot": (
-        "one_hot", "one_hot_v2",
+    "paddle_ir.ops.optimizers.adadelta": (
+        "adadelta",
     ),
-    "paddle_ir.ops.pad3d": (
-        "pad3d", "pad3d_grad",
+    "paddle_ir.ops.optimizers.adagrad": (
+        "adagrad",
     ),
-    "paddle_ir.ops.pool": (
-        "pool2d", "pool2d_grad",
+    "paddle_ir.ops.optimizers.adam": (
+        "adam",
+    ),
+    "paddle_ir.ops.optimizers.adamax": (
+        "adamax",
+    ),
+    "paddle_ir.ops.optimizers.average_accumulates": (
+        "average_accumulates",
+    ),
+    "paddle_ir.ops.optimizers.decayed_adagrad": (
+        "decayed_adagrad",
+    ),
+    "paddle_ir.ops.optimizers.lars_momentum": (
+        "lars_momentum",
+    ),
+    "paddle_ir.ops.optimizers.momentum": (
+        "momentum",
+    ),
+    "paddle_ir.ops.optimizers.rmsprop": (
+        "rmsprop",
+    ),
+    "paddle_ir.ops.optimizers.sgd": (
+        "sgd",
+    ),
+    "paddle_ir.ops.optimizers.weight_decay": (
+        "l1_decay", "l2_decay",
     ),
     "paddle_ir.ops.pool_v2": (
         "frobenius_norm", "frobenius_norm_grad", "max_pool2d_with_index",
         "max_pool2d_with_index_grad",
     ),
-    "paddle_ir.ops.print_op": (
-        "print",
-    ),
-    "paddle_ir.ops.rank_table": (
-        "lod_rank_table", "max_sequence_len", "reorder_lod_tensor_by_rank",
-        "reorder_lod_tensor_by_rank_grad",
-    ),
-    "paddle_ir.ops.reduce": (
-        "mean", "mean_grad", "reduce_mean", "reduce_mean_grad", "reduce_sum", "reduce_sum_grad",
-    ),
     "paddle_ir.ops.reduce_more": (
         "reduce_all", "reduce_any", "reduce_max", "reduce_max_grad", "reduce_min",
         "reduce_min_grad", "reduce_prod", "reduce_prod_grad",
     ),
-    "paddle_ir.ops.reshape": (
-        "reshape", "reshape_grad",
+    "paddle_ir.ops.reduce_ops.reduce": (
+        "mean", "mean_grad", "reduce_mean", "reduce_mean_grad", "reduce_sum", "reduce_sum_grad",
     ),
-    "paddle_ir.ops.retain": (
-        "retain", "retain_grad",
+    "paddle_ir.ops.rnn.beam_search": (
+        "beam_search", "beam_search_decode",
     ),
-    "paddle_ir.ops.rmsprop": (
-        "rmsprop",
+    "paddle_ir.ops.rnn.crf": (
+        "crf_decoding", "linear_chain_crf", "linear_chain_crf_grad",
     ),
-    "paddle_ir.ops.rnn": (
+    "paddle_ir.ops.rnn.gru": (
+        "gru", "gru_grad",
+    ),
+    "paddle_ir.ops.rnn.gru_unit": (
+        "gru_unit", "gru_unit_grad",
+    ),
+    "paddle_ir.ops.rnn.lstm": (
+        "lstm", "lstm_grad",
+    ),
+    "paddle_ir.ops.rnn.lstm_unit": (
+        "lstm_unit", "lstm_unit_grad",
+    ),
+    "paddle_ir.ops.rnn.rnn": (
         "rnn",
-    ),
-    "paddle_ir.ops.roi_align": (
-        "roi_align",
-    ),
-    "paddle_ir.ops.scale": (
-        "scale",
-    ),
-    "paddle_ir.ops.selected_rows_ops": (
-        "get_tensor_from_selected_rows", "merge_selected_rows",
-    ),
-    "paddle_ir.ops.sequence_concat": (
-        "sequence_concat", "sequence_concat_grad",
-    ),
-    "paddle_ir.ops.sequence_conv": (
-        "sequence_conv", "sequence_conv_grad",
-    ),
-    "paddle_ir.ops.sequence_expand": (
-        "sequence_expand", "sequence_expand_grad",
-    ),
-    "paddle_ir.ops.sequence_mask": (
-        "sequence_mask",
     ),
     "paddle_ir.ops.sequence_more": (
         "sequence_enumerate", "sequence_expand_as", "sequence_expand_as_grad", "sequence_reshape",
         "sequence_reshape_grad", "sequence_scatter", "sequence_scatter_grad", "sequence_slice",
         "sequence_slice_grad",
     ),
-    "paddle_ir.ops.sequence_pad": (
+    "paddle_ir.ops.sequence_ops.filter_by_instag": (
+        "filter_by_instag", "filter_by_instag_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.lod_reset": (
+        "lod_reset", "lod_reset_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_concat": (
+        "sequence_concat", "sequence_concat_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_conv": (
+        "sequence_conv", "sequence_conv_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_expand": (
+        "sequence_expand", "sequence_expand_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_mask": (
+        "sequence_mask",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_pad": (
         "sequence_pad", "sequence_pad_grad", "sequence_unpad", "sequence_unpad_grad",
     ),
-    "paddle_ir.ops.sequence_pool": (
+    "paddle_ir.ops.sequence_ops.sequence_pool": (
         "sequence_pool", "sequence_pool_grad",
     ),
-    "paddle_ir.ops.sequence_reverse": (
+    "paddle_ir.ops.sequence_ops.sequence_reverse": (
         "sequence_reverse", "sequence_reverse_grad",
     ),
-    "paddle_ir.ops.sequence_softmax": (
+    "paddle_ir.ops.sequence_ops.sequence_softmax": (
         "sequence_softmax", "sequence_softmax_grad",
-    ),
-    "paddle_ir.ops.set_value": (
-        "set_value", "set_value_grad",
-    ),
-    "paddle_ir.ops.sgd": (
-        "sgd",
     ),
     "paddle_ir.ops.shape_more": (
         "crop", "crop_grad", "crop_tensor", "crop_tensor_grad", "expand_as", "expand_as_grad",
@@ -324,38 +309,84 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "shuffle_channel_grad", "space_to_depth", "space_to_depth_grad", "strided_slice",
         "strided_slice_grad",
     ),
-    "paddle_ir.ops.shape_ops": (
+    "paddle_ir.ops.sparse.cast_storage": (
+        "cast_storage", "cast_storage_grad",
+    ),
+    "paddle_ir.ops.sparse.retain": (
+        "retain", "retain_grad",
+    ),
+    "paddle_ir.ops.sparse.selected_rows_ops": (
+        "get_tensor_from_selected_rows", "merge_selected_rows",
+    ),
+    "paddle_ir.ops.tensor.arg_max": (
+        "arg_max", "arg_min",
+    ),
+    "paddle_ir.ops.tensor.assign": (
+        "assign",
+    ),
+    "paddle_ir.ops.tensor.concat": (
+        "concat", "concat_grad",
+    ),
+    "paddle_ir.ops.tensor.expand": (
+        "expand", "expand_grad",
+    ),
+    "paddle_ir.ops.tensor.expand_v2": (
+        "expand_as_v2", "expand_as_v2_grad", "expand_v2", "expand_v2_grad", "tile", "tile_grad",
+    ),
+    "paddle_ir.ops.tensor.fill": (
+        "fill_constant", "fill_constant_batch_size_like", "gaussian_random", "uniform_random",
+    ),
+    "paddle_ir.ops.tensor.fill_any_like": (
+        "fill_any_like",
+    ),
+    "paddle_ir.ops.tensor.gather_scatter": (
+        "gather", "gather_grad", "gather_nd", "gather_nd_grad", "scatter", "scatter_grad",
+        "scatter_nd_add", "where_index",
+    ),
+    "paddle_ir.ops.tensor.lookup_table": (
+        "lookup_table", "lookup_table_grad", "lookup_table_v2", "lookup_table_v2_grad",
+    ),
+    "paddle_ir.ops.tensor.one_hot": (
+        "one_hot", "one_hot_v2",
+    ),
+    "paddle_ir.ops.tensor.pad3d": (
+        "pad3d", "pad3d_grad",
+    ),
+    "paddle_ir.ops.tensor.reshape": (
+        "reshape", "reshape_grad",
+    ),
+    "paddle_ir.ops.tensor.set_value": (
+        "set_value", "set_value_grad",
+    ),
+    "paddle_ir.ops.tensor.shape_ops": (
         "flatten2", "flatten2_grad", "flatten_contiguous_range", "flatten_contiguous_range_grad",
         "reshape2", "reshape2_grad", "squeeze2", "squeeze2_grad", "transpose2", "transpose2_grad",
         "unsqueeze2", "unsqueeze2_grad",
     ),
-    "paddle_ir.ops.shape_v1": (
+    "paddle_ir.ops.tensor.shape_v1": (
         "squeeze", "squeeze_grad", "transpose", "transpose_grad", "unsqueeze", "unsqueeze_grad",
     ),
-    "paddle_ir.ops.sigmoid_cross_entropy_with_logits": (
-        "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_grad",
-    ),
-    "paddle_ir.ops.slice_op": (
+    "paddle_ir.ops.tensor.slice_op": (
         "slice", "slice_grad",
     ),
-    "paddle_ir.ops.softmax": (
-        "softmax", "softmax_grad",
-    ),
-    "paddle_ir.ops.sparse_dot": (
-        "sparse_dot",
-    ),
-    "paddle_ir.ops.split_stack": (
+    "paddle_ir.ops.tensor.split_stack": (
         "split", "stack", "stack_grad",
     ),
-    "paddle_ir.ops.sum": (
-        "sum",
+    "paddle_ir.ops.tensor.top_k": (
+        "top_k", "top_k_grad",
     ),
-    "paddle_ir.ops.temporal": (
-        "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
+    "paddle_ir.ops.tensor.top_k_v2": (
+        "top_k_v2", "top_k_v2_grad",
     ),
-    "paddle_ir.ops.tensor_array": (
-        "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
-        "create_array",
+    "paddle_ir.ops.tensor.truncated_gaussian_random": (
+        "truncated_gaussian_random",
+    ),
+    "paddle_ir.ops.tensor.unstack": (
+        "unstack", "unstack_grad",
+    ),
+    "paddle_ir.ops.tensor.where": (
+        "index_select", "index_select_grad", "masked_select", "masked_select_grad", "where",
+        "where_grad",
     ),
     "paddle_ir.ops.tensor_array_more": (
         "load", "tensor_array_to_tensor", "tensor_array_to_tensor_grad",
@@ -369,39 +400,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "bmm", "bmm_grad", "fill_zeros_like", "meshgrid", "meshgrid_grad", "p_norm", "p_norm_grad",
         "tril_triu", "tril_triu_grad", "unbind", "unbind_grad",
     ),
-    "paddle_ir.ops.top_k": (
-        "top_k", "top_k_grad",
-    ),
-    "paddle_ir.ops.top_k_v2": (
-        "top_k_v2", "top_k_v2_grad",
-    ),
-    "paddle_ir.ops.truncated_gaussian_random": (
-        "truncated_gaussian_random",
-    ),
-    "paddle_ir.ops.unary_math": (
-        "acos", "acos_grad", "asin", "asin_grad", "atan", "atan_grad", "brelu", "brelu_grad",
-        "ceil", "ceil_grad", "cos", "cos_grad", "elu", "elu_grad", "erf", "erf_grad", "floor",
-        "floor_grad", "hard_shrink", "hard_shrink_grad", "logsigmoid", "logsigmoid_grad", "pow",
-        "pow_grad", "reciprocal", "reciprocal_grad", "round", "round_grad", "rsqrt", "rsqrt_grad",
-        "selu", "selu_grad", "sin", "sin_grad", "soft_relu", "soft_relu_grad", "softshrink",
-        "softshrink_grad", "softsign", "softsign_grad", "stanh", "stanh_grad", "tanh_shrink",
-        "tanh_shrink_grad", "thresholded_relu", "thresholded_relu_grad",
-    ),
-    "paddle_ir.ops.unstack": (
-        "unstack", "unstack_grad",
-    ),
     "paddle_ir.ops.vision_more": (
         "affine_grid", "affine_grid_grad", "grid_sampler", "grid_sampler_grad", "similarity_focus",
         "spectral_norm", "spectral_norm_grad",
-    ),
-    "paddle_ir.ops.weight_decay": (
-        "l1_decay", "l2_decay",
-    ),
-    "paddle_ir.ops.where": (
-        "index_select", "index_select_grad", "masked_select", "masked_select_grad", "where",
-        "where_grad",
-    ),
-    "paddle_ir.ops.while_op": (
-        "while", "while_grad",
     ),
 }

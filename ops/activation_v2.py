@@ -1,5 +1,5 @@
 """Paddle 2.x activations (+ _grad): silu, mish, log1p, expm1, celu, tan, sinh, cosh,
-asinh, acosh, atanh, log2, log10, trunc and logit as rows of ops/activation.py's table,
+asinh, acosh, atanh, log2, log10, trunc and logit as rows of ops/math/activation.py's table,
 and log_softmax along an axis.
 
     silu:  Out = X * sigmoid(X)
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.activation import Activation, register_activation
+from paddle_ir.ops.math.activation import Activation, register_activation
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.special import expit
 

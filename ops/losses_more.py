@@ -22,7 +22,7 @@ import numpy as np
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.registry import INTS, Attr, In, Out
-from paddle_ir.ops.sequence_common import lengths_of, require_lod
+from paddle_ir.ops.sequence_ops.sequence_common import lengths_of, require_lod
 from paddle_ir.ops.simple_op import register_simple
 
 

@@ -22,10 +22,15 @@ import numpy as np
 from paddle_ir.core.dtypes import to_numpy_dtype
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
-from paddle_ir.ops.fill import check_distribution
 from paddle_ir.ops.registry import ALL_DTYPES, INTS, NUMERIC, Attr, In, Out
-from paddle_ir.ops.sequence_common import lengths_of, offsets_of, require_lod, segment_ids
+from paddle_ir.ops.sequence_ops.sequence_common import (
+    lengths_of,
+    offsets_of,
+    require_lod,
+    segment_ids,
+)
 from paddle_ir.ops.simple_op import register_simple
+from paddle_ir.ops.tensor.fill import check_distribution
 
 
 def _rng(seed: int) -> np.random.Generator:

@@ -11,8 +11,8 @@
     maxout           Out[c] = max of X[c g : (c + 1) g]
     prelu            Out = X if X > 0 else Alpha X (mode all, channel or element)
 
-temporal_shift and row_conv live in ops/temporal.py, group_norm and instance_norm in
-ops/group_norm.py.
+temporal_shift and row_conv live in ops/nn/temporal.py, group_norm and instance_norm in
+ops/nn/group_norm.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.registry import Attr, In, Out
-from paddle_ir.ops.sequence_common import lengths_of
+from paddle_ir.ops.sequence_ops.sequence_common import lengths_of
 from paddle_ir.ops.simple_op import register_simple
 
 

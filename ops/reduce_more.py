@@ -1,6 +1,6 @@
 """reduce_max / reduce_min / reduce_prod (+ _grad), reduce_all / reduce_any (bool, no
 gradient): the rest of Paddle's reductions, with reduce_sum's `dim`, `keep_dim` and
-`reduce_all` rules (ops/reduce.py).
+`reduce_all` rules (ops/reduce_ops/reduce.py).
 
 Gradients: max/min send dOut to every element equal to the extreme (Paddle's
 rule: ties all receive it); prod gives dX = dOut * Out / X, computed as the
@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.reduce import REDUCE_ATTRS, infer_reduce, infer_reduce_grad, kernel_axes
+from paddle_ir.ops.reduce_ops.reduce import (
+    REDUCE_ATTRS,
+    infer_reduce,
+    infer_reduce_grad,
+    kernel_axes,
+)
 from paddle_ir.ops.registry import FLOATS, NUMERIC, In, Out, register_op
 
 _BOOL = (np.dtype(np.bool_),)

@@ -20,7 +20,7 @@ from paddle_ir.core.limits import check_allocation
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.segments import segment_sum
 from paddle_ir.ops.registry import FLOATS, INTS, NUMERIC, Attr, In, Out
-from paddle_ir.ops.sequence_common import (
+from paddle_ir.ops.sequence_ops.sequence_common import (
     lengths_of,
     lod_error,
     offsets_of,

@@ -27,22 +27,28 @@ _collecting = _gc.isenabled()
 _gc.disable()
 try:
     from paddle_ir import (  # noqa: E402
-        clip,
         core,  # Fluid's fluid.core (and paddle-ir's core layer)
-        data_feeder,  # noqa: F401 - fluid.data_feeder
-        fluid_parallel,  # noqa: F401 - fluid.compiler's classes
-        initializer,
         io,  # noqa: E402
         layers,
         metrics,
-        nets,
         ops,  # noqa: E402,F401  (the operator registry; op modules load on demand)
         optimizer,
-        regularizer,
-        unique_name,
     )
-    from paddle_ir import fluid_parallel as compiler  # noqa: E402 - Fluid's fluid.compiler
-    from paddle_ir.backward import append_backward  # noqa: E402
+    from paddle_ir.compat import compiler  # noqa: E402 - Fluid's fluid.compiler's classes
+    from paddle_ir.compat.compiler import (  # noqa: E402
+        BuildStrategy,
+        CompiledProgram,
+        ExecutionStrategy,
+        ParallelExecutor,
+    )
+    from paddle_ir.compat.top_level_layers import (  # noqa: E402
+        data,
+        embedding,
+        memory_optimize,
+        name_scope,
+        one_hot,
+        release_memory,
+    )
     from paddle_ir.core.csr import CSRTensor  # noqa: E402
     from paddle_ir.core.dtypes import DataType  # noqa: E402
     from paddle_ir.core.errors import (  # noqa: E402
@@ -67,7 +73,6 @@ try:
     from paddle_ir.core.selected_rows import SelectedRows  # noqa: E402
     from paddle_ir.core.storage import storage_type, tostype  # noqa: E402
     from paddle_ir.core.tensor_array import LoDTensorArray  # noqa: E402
-    from paddle_ir.data_feeder import DataFeeder  # noqa: E402
     from paddle_ir.executor import (  # noqa: E402
         Executor,
         Scope,
@@ -75,21 +80,7 @@ try:
         global_scope,
         scope_guard,
     )
-    from paddle_ir.fluid_parallel import (  # noqa: E402
-        BuildStrategy,
-        CompiledProgram,
-        ExecutionStrategy,
-        ParallelExecutor,
-    )
-    from paddle_ir.fluid_top import (  # noqa: E402
-        data,
-        embedding,
-        memory_optimize,
-        name_scope,
-        one_hot,
-        release_memory,
-    )
-    from paddle_ir.framework import (  # noqa: E402
+    from paddle_ir.framework import (  # noqa: E402  # noqa: E402
         Block,
         Operator,
         Parameter,
@@ -98,8 +89,12 @@ try:
         default_main_program,
         default_startup_program,
         grad_var_name,
+        initializer,
         program_guard,
+        unique_name,
     )
+    from paddle_ir.framework.param_attr import ParamAttr  # noqa: E402
+    from paddle_ir.framework.variable import VarType  # noqa: E402
     from paddle_ir.io import (  # noqa: E402
         load,
         load_inference_model,
@@ -109,9 +104,12 @@ try:
         save_persistables,
         save_train_program,
     )
-    from paddle_ir.param_attr import ParamAttr  # noqa: E402
+    from paddle_ir.layers import nets  # noqa: E402
+    from paddle_ir.passes import clip, regularizer  # noqa: E402
+    from paddle_ir.passes.backward import append_backward  # noqa: E402
     from paddle_ir.proto import framework_pb2  # noqa: E402  (the schema)
-    from paddle_ir.variable import VarType  # noqa: E402
+    from paddle_ir.reader import data_feeder  # noqa: E402,F401 - fluid.data_feeder
+    from paddle_ir.reader.data_feeder import DataFeeder  # noqa: E402
 finally:
     # Everything made so far goes to the oldest generation in one step (freeze, then
     # unfreeze, moves the young generations' lists over untraversed): otherwise the first
@@ -154,7 +152,7 @@ def __getattr__(name: str):
         import paddle_ir.transpiler as transpiler
 
         return transpiler if name == "transpiler" else getattr(transpiler, name)
-    from paddle_ir.fluid_names import missing_attribute
+    from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir", name, __all__)
 

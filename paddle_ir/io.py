@@ -54,9 +54,9 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.scope import global_scope
 from paddle_ir.framework import Program, default_main_program, names_of
-from paddle_ir.program_files import check_loaded, load_program, save_program
+from paddle_ir.model_files.program_file import check_loaded, load_program, save_program
+from paddle_ir.passes.prune import prune
 from paddle_ir.proto import framework_pb2 as pb
-from paddle_ir.prune import prune
 
 MODEL_FILENAME = "model.pb"
 PARAMS_FILENAME = "params"
@@ -437,7 +437,6 @@ def load_train_program(dirname) -> tuple[Program, Program]:
 # combined-file forms stay here as save_vars_file/load_vars_file, which this module and
 # the command line call; save_vars/load_vars are Fluid's (they still take the older
 # (path, program, scope) arguments too).
-from paddle_ir.fluid_reader import DataLoader, PyReader  # noqa: E402
 from paddle_ir.io_state import (  # noqa: E402 - Fluid 1.6+'s fluid.io.save/load
     load,
     load_program_state,
@@ -456,7 +455,8 @@ from paddle_ir.io_vars import (  # noqa: E402,F811 - Fluid forms replace those a
     save_persistables,
     save_vars,
 )
-from paddle_ir.reader_decorators import (  # noqa: E402 - Fluid 1.6+'s fluid.io.batch, ...
+from paddle_ir.reader.data_loader import DataLoader, PyReader  # noqa: E402
+from paddle_ir.reader.decorators import (  # noqa: E402 - Fluid 1.6+'s fluid.io.batch, ...
     batch,
     buffered,
     cache,

@@ -19,7 +19,7 @@ import copy
 
 import numpy as np
 
-from paddle_ir.ops.auc import roc_auc
+from paddle_ir.ops.metrics.auc import roc_auc
 
 __all__ = ["Accuracy", "Auc", "ChunkEvaluator", "CompositeMetric", "EditDistance",
            "MetricBase", "Precision", "Recall"]

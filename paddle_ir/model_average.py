@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import contextlib
 
-from paddle_ir import unique_name
 from paddle_ir.core.dtypes import from_numpy_dtype
 from paddle_ir.framework import (
     Program,
     default_main_program,
     default_startup_program,
+    unique_name,
 )
 
 __all__ = ["ModelAverage"]

@@ -7,7 +7,7 @@
 
 The learning rate lives in a persistable one-element variable `learning_rate_0`, or
 is a Variable the caller built (a schedule from layers/learning_rate_scheduler.py);
-`grad_clip` (paddle_ir/clip.py) clips the gradients before regularization;
+`grad_clip` (paddle_ir/passes/clip.py) clips the gradients before regularization;
 each optimizer state is a persistable accumulator named `{param}_{kind}_0`
 (`fc_0.w_0_velocity_0`, `..._moment1_0`, `..._beta1_pow_acc_0`), created in the
 main program and initialized by a `fill_constant` in the startup program, as in
@@ -18,13 +18,12 @@ parameter's `ParamAttr(learning_rate=k)` scales the rate for it alone.
 
 from __future__ import annotations
 
-from paddle_ir import unique_name
-from paddle_ir.backward import append_backward
-from paddle_ir.clip import append_error_clip_ops, append_gradient_clip_ops
-from paddle_ir.framework import Parameter, Variable, default_startup_program
-from paddle_ir.ops.fill import constant_attrs
+from paddle_ir.framework import Parameter, Variable, default_startup_program, unique_name
 from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE
-from paddle_ir.regularizer import append_regularization_ops
+from paddle_ir.ops.tensor.fill import constant_attrs
+from paddle_ir.passes.backward import append_backward
+from paddle_ir.passes.clip import append_error_clip_ops, append_gradient_clip_ops
+from paddle_ir.passes.regularizer import append_regularization_ops
 
 
 class Optimizer:
@@ -154,7 +153,7 @@ class Momentum(Optimizer):
     `use_nesterov`: param -= lr * (grad + momentum * velocity). `lazy_mode` (for
     SelectedRows gradients): True updates only the rows present, in the
     parameter and the velocity; False equals the dense update. MXNet's state
-    is -lr * velocity (ops/momentum.py).
+    is -lr * velocity (ops/optimizers/momentum.py).
     """
 
     op_type = "momentum"
@@ -197,7 +196,7 @@ class Adagrad(Optimizer):
 
 
 class Adam(Optimizer):
-    """Standard Adam with bias correction by beta^t (ops/adam.py).
+    """Standard Adam with bias correction by beta^t (ops/optimizers/adam.py).
 
     `lazy_mode` (for SelectedRows gradients): True updates only the rows
     present, in the parameter and both moments (MXNet's lazy_update); False

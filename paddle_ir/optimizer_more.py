@@ -1,6 +1,6 @@
 """Fluid 1.x's other optimizers: RMSProp, Adamax, DecayedAdagrad, LarsMomentum, Adadelta
-(ops/rmsprop.py, ops/adamax.py, ops/decayed_adagrad.py, ops/lars_momentum.py,
-ops/adadelta.py hold the update rules), with Fluid's argument names and defaults."""
+(ops/optimizers/: rmsprop.py, adamax.py, decayed_adagrad.py, lars_momentum.py,
+adadelta.py hold the update rules), with Fluid's argument names and defaults."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 import pytest
 
-from paddle_ir import unique_name
+from paddle_ir.framework import unique_name
 from paddle_ir.ops.registry import load_all
 
 # The registry loads op modules on demand. Tests that swap the registry for a copy

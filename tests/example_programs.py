@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 import paddle_ir as pir
-from paddle_ir import unique_name
-from paddle_ir.initializer import Constant, Uniform
+from paddle_ir.framework import unique_name
+from paddle_ir.framework.initializer import Constant, Uniform
 from paddle_ir.layers.helper import LayerHelper
 
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.backward import append_backward
 from paddle_ir.ops import registry
 from paddle_ir.ops.registry import FLOATS, In, Out, register_op
+from paddle_ir.passes.backward import append_backward
 
 rng = np.random.RandomState(0)
 

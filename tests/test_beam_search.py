@@ -263,7 +263,7 @@ def test_is_empty():
 
 
 def test_decode_rejects_arrays_of_different_lengths():
-    from paddle_ir.ops.beam_search import beam_search_decode_kernel
+    from paddle_ir.ops.rnn.beam_search import beam_search_decode_kernel
 
     f = np.float32
     ids = LoDTensorArray([lod2([0], [1], [1], np.int64)], np.int64)

@@ -6,15 +6,15 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir import layers
-from paddle_ir.clip import (
+from paddle_ir.core.errors import ProgramError
+from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.passes.clip import (
     ErrorClipByValue,
     GradientClipByGlobalNorm,
     GradientClipByNorm,
     GradientClipByValue,
     set_gradient_clip,
 )
-from paddle_ir.core.errors import ProgramError
-from paddle_ir.core.selected_rows import SelectedRows
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(7)

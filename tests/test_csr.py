@@ -14,11 +14,11 @@ import pytest
 import scipy.sparse as sp
 
 import paddle_ir as pir
-from paddle_ir.backward import append_backward
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import InvalidCSRError, TensorFormatError
 from paddle_ir.core.tensor_io import deserialize_csr, read_csr, serialize_csr, write_csr
 from paddle_ir.executor import StorageFallbackWarning
+from paddle_ir.passes.backward import append_backward
 
 # The seed's matrix (row_sparse_ndarray.md, "Sparse Operators and Storage Type Inference").
 SEED = dict(data=np.array([7, 8, 9], np.float32), indices=[0, 2, 1], indptr=[0, 2, 2, 3],

@@ -7,8 +7,8 @@ import numpy as np
 
 import paddle_ir as pir
 from paddle_ir import layers
-from paddle_ir.clip import GradientClipByGlobalNorm
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.passes.clip import GradientClipByGlobalNorm
 
 VOCAB, DENSE = 50, 4
 

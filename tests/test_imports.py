@@ -8,7 +8,7 @@ import pytest
 
 FIRST_IMPORTS = ["paddle_ir.ops", "paddle_ir.executor", "paddle_ir", "paddle_ir.core.errors",
                  "paddle_ir.ops.context", "paddle_ir.executor.plan", "paddle_ir.framework",
-                 "paddle_ir.variable", "paddle_ir.operator", "paddle_ir.layers",
+                 "paddle_ir.framework.variable", "paddle_ir.framework.operator", "paddle_ir.layers",
                  "paddle_ir.cli.main", "paddle_ir.core.kinds", "paddle_ir.executor.steps"]
 
 
@@ -52,10 +52,10 @@ _HEAVY = ("scipy", "numpy.testing", "numpy.f2py", "tqdm",
           # what only other paths need: Paddle's format and schema, the distributed
           # runtime, the protobuf printers, Graphviz output, .npz archives, spelling hints
           "paddle_ir.paddle_format", "paddle_ir.proto.paddle_framework_pb2",
-          "paddle_ir.transpiler", "paddle_ir.distributed", "paddle_ir.graphviz",
+          "paddle_ir.transpiler", "paddle_ir.distributed", "paddle_ir.analysis.graphviz",
           "google.protobuf.json_format", "zipfile",
           "difflib", "tempfile", "subprocess", "ctypes.util", "logging", "json",
-          "paddle_ir.checker",
+          "paddle_ir.analysis.checker",
           # the other commands' modules (`paddle-ir run` imports only cli.run's)
           "paddle_ir.cli.dump", "paddle_ir.cli.check", "paddle_ir.cli.train",
           "paddle_ir.cli.view", "paddle_ir.cli.convert", "paddle_ir.cli.opinfo",

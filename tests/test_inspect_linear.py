@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bench.long_chain import build_chain
-from paddle_ir.checker import MISMATCH, _Checker, check_program
+from paddle_ir.analysis.checker import MISMATCH, _Checker, check_program
 from paddle_ir.cli.check import loop_warnings
 from paddle_ir.cli.dump import render_program
 from paddle_ir.core import utf8check

@@ -17,8 +17,8 @@ from paddle_ir.core.errors import (
     ProgramFormatError,
     TensorFormatError,
 )
+from paddle_ir.passes.prune import prune
 from paddle_ir.proto import framework_pb2 as pb
-from paddle_ir.prune import prune
 
 
 @pytest.fixture

@@ -115,7 +115,7 @@ def test_run_time_errors():
 
 def test_decode_needs_two_level_steps():
     from paddle_ir.core.tensor_array import LoDTensorArray
-    from paddle_ir.ops.beam_search import beam_search_decode_kernel
+    from paddle_ir.ops.rnn.beam_search import beam_search_decode_kernel
 
     one_level = pir.create_lod_tensor(np.zeros((1, 1), np.int64), [[1]])
     arr = LoDTensorArray([one_level], np.int64)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir import nets
+from paddle_ir.layers import nets
 
 rng = np.random.RandomState(0)
 

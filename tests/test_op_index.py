@@ -29,9 +29,9 @@ def test_the_index_matches_what_the_op_modules_register():
 
 def test_grad_ops_are_indexed_with_their_forward_op():
     owner = {t: m for m, types in MODULE_OPS.items() for t in types}
-    assert owner["softmax_grad"] == owner["softmax"] == "paddle_ir.ops.softmax"
-    assert owner["relu_grad"] == "paddle_ir.ops.activation"
-    assert owner["lookup_table_grad"] == "paddle_ir.ops.lookup_table"
+    assert owner["softmax_grad"] == owner["softmax"] == "paddle_ir.ops.nn.softmax"
+    assert owner["relu_grad"] == "paddle_ir.ops.math.activation"
+    assert owner["lookup_table_grad"] == "paddle_ir.ops.tensor.lookup_table"
 
 
 # Loaded only on the paths that need them (see also test_imports._HEAVY).
@@ -49,8 +49,8 @@ def test_a_fresh_import_loads_few_op_modules_and_nothing_heavy():
     assert heavy == "[]"
     # the ops whose helpers the layers and metrics import by name (fill's constant
     # attributes, auc's shapes, gru_unit's activation ids), nothing else
-    assert set(loaded.split()) == {"paddle_ir.ops.fill", "paddle_ir.ops.auc",
-                                   "paddle_ir.ops.gru_unit"}
+    assert set(loaded.split()) == {"paddle_ir.ops.tensor.fill", "paddle_ir.ops.metrics.auc",
+                                   "paddle_ir.ops.rnn.gru_unit"}
     assert int(total) > 80
 
 
@@ -58,11 +58,11 @@ def test_asking_for_an_op_loads_its_module_and_enumerating_loads_them_all():
     out = _run(
         "import sys\n"
         "from paddle_ir.ops import registry\n"
-        "assert 'paddle_ir.ops.softmax' not in sys.modules\n"
+        "assert 'paddle_ir.ops.nn.softmax' not in sys.modules\n"
         "d = registry.get_op_def('softmax_grad')\n"
-        "assert d.type == 'softmax_grad' and d.kernels and d.module == 'paddle_ir.ops.softmax'\n"
-        "assert 'paddle_ir.ops.softmax' in sys.modules\n"
-        "assert 'paddle_ir.ops.conv' not in sys.modules\n"
+        "assert d.type == 'softmax_grad' and d.kernels and d.module == 'paddle_ir.ops.nn.softmax'\n"
+        "assert 'paddle_ir.ops.nn.softmax' in sys.modules\n"
+        "assert 'paddle_ir.ops.nn.conv' not in sys.modules\n"
         "assert registry.get_op_def('no_such_op') is None\n"
         "types = registry.registered_op_types()\n"
         "from paddle_ir.ops._index import MODULE_OPS\n"
@@ -124,7 +124,7 @@ def test_registering_an_op_modules_type_elsewhere_fails_at_once():
     out = _run(
         "import sys\n"
         "from paddle_ir.ops.registry import register_op, In, Out\n"
-        "assert 'paddle_ir.ops.softmax' not in sys.modules\n"
+        "assert 'paddle_ir.ops.nn.softmax' not in sys.modules\n"
         "try:\n"
         "    register_op('softmax', inputs=[In('X')], outputs=[Out('Out')])\n"
         "except ValueError as exc:\n"

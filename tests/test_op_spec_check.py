@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.checker import check_program
+from paddle_ir.analysis.checker import check_program
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.ops.registry import Attr, In, Out, get_op_def, register_op
 from paddle_ir.proto import framework_pb2 as pb

@@ -186,6 +186,6 @@ def test_mutated_programs_that_parse_round_trip(data):
 
 @pytest.mark.parametrize("index", range(8))
 def test_every_fuzz_seed_program_is_sound(index):
-    from paddle_ir.checker import check_program
+    from paddle_ir.analysis.checker import check_program
 
     assert check_program(programs()[index]) == []

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir import layers, nets
+from paddle_ir import layers
 from paddle_ir.core.errors import ShapeInferenceError
+from paddle_ir.layers import nets
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(3)

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.backward import append_backward
 from paddle_ir.core.errors import KernelNotFoundError, StorageTypeError, VarTypeInferenceError
 from paddle_ir.ops import registry
-from paddle_ir.ops.activation import ACTIVATIONS
 from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS
+from paddle_ir.ops.math.activation import ACTIVATIONS
 from paddle_ir.ops.registry import FLOATS, In, OpDef, Out
 from paddle_ir.ops.storage import keep_selected_rows
+from paddle_ir.passes.backward import append_backward
 from tests.op_test import check_op
 
 SR = pir.VarType.SELECTED_ROWS

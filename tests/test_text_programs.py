@@ -11,7 +11,8 @@
 import numpy as np
 
 import paddle_ir as pir
-from paddle_ir import layers, nets
+from paddle_ir import layers
+from paddle_ir.layers import nets
 
 
 def order_sentences(rng, n, vocab=30):

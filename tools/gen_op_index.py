@@ -4,8 +4,8 @@
 
 The registry loads op modules on demand (ops/registry.py): `get_op_def(type)`
 imports the module this table names. The table is read off the registrations
-themselves: every module in ops/ is imported and each OpDef records the module
-whose import registered it (grad ops sit in their forward op's module).
+themselves: every module in ops/ and its family packages is imported and each OpDef
+records the module whose import registered it (grad ops sit in their forward op's module).
 tests/test_op_index.py fails, naming this command, when the table is stale.
 """
 
@@ -37,9 +37,10 @@ def build_index() -> dict[str, tuple[str, ...]]:
     import paddle_ir.ops
     from paddle_ir.ops import registry
 
-    for info in pkgutil.iter_modules(paddle_ir.ops.__path__):
-        if info.name != "_index":
-            importlib.import_module(f"paddle_ir.ops.{info.name}")
+    # ops/ holds the machinery at its root and one package per op family (ops/nn/, ...)
+    for info in pkgutil.walk_packages(paddle_ir.ops.__path__, prefix="paddle_ir.ops."):
+        if info.name != "paddle_ir.ops._index":
+            importlib.import_module(info.name)
     grouped: dict[str, list[str]] = {}
     for op_type, opdef in registry._REGISTRY.items():
         if opdef.module.startswith("paddle_ir.ops."):  # (not the ops a test registers)

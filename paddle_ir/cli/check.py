@@ -1,4 +1,4 @@
-"""`paddle-ir check`: validate a program without running it (paddle_ir.checker), list every
+"""`paddle-ir check`: validate a program without running it (paddle_ir.analysis.checker), list every
 problem, and exit 1 if there is any. For an inference-model directory the parameter file is
 checked against the program's persistables too; a job directory checks main and startup."""
 
@@ -13,7 +13,7 @@ from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
 from paddle_ir.framework import Program
-from paddle_ir.program_files import version_warning
+from paddle_ir.model_files.program_file import version_warning
 from paddle_ir.proto import framework_pb2 as pb
 
 
@@ -109,7 +109,7 @@ def describe_program(desc: pb.ProgramDesc) -> str:
 
 def _checked(directory: str) -> list[tuple[str, bytes, list, bool]]:
     """(program file, bytes, problems, params checked?) of each program of one save."""
-    from paddle_ir.checker import Problem, check_bytes  # only `check` runs the checker
+    from paddle_ir.analysis.checker import Problem, check_bytes  # only `check` runs the checker
 
     results = []
     for program_path, data, params in _targets(directory):

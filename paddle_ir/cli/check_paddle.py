@@ -3,7 +3,7 @@ program checks as paddle-ir's own files, then its parameters when it has a file 
 
 from __future__ import annotations
 
-from paddle_ir.checker import MISMATCH, Problem, check_program
+from paddle_ir.analysis.checker import MISMATCH, Problem, check_program
 from paddle_ir.cli.check import describe_program
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError

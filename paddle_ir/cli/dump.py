@@ -30,7 +30,7 @@ from paddle_ir.core import tensor_io
 from paddle_ir.core.atomic import check_output_path, open_regular, temporary_name
 from paddle_ir.core.dtypes import dtype_name
 from paddle_ir.core.errors import PaddleIRError
-from paddle_ir.printer import block_to_string, program_to_string
+from paddle_ir.framework.printer import block_to_string, program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 
 _RENDERED = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
@@ -96,7 +96,7 @@ def render_program(desc: pb.ProgramDesc, fmt: str, block: int | None) -> str:
         return block_to_string(desc.blocks[block]) + "\n" if block is not None else \
             program_to_string(desc)
     if fmt == "dot":
-        from paddle_ir.graphviz import program_to_dot
+        from paddle_ir.analysis.graphviz import program_to_dot
 
         return program_to_dot(desc, block)
     message = desc.blocks[block] if block is not None else desc

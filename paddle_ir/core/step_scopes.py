@@ -2,7 +2,7 @@
 
 `while` keeps one scope per step and `conditional_block` the scope of a run,
 so that their grad ops can run the grad block next to the forward values
-(ops/control_common.py). The scopes are the executor's; this core value only
+(ops/controlflow/control_common.py). The scopes are the executor's; this core value only
 holds them, so that a variable of type STEP_SCOPES has a class of its own.
 """
 

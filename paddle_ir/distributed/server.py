@@ -28,10 +28,10 @@ from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
-from paddle_ir.ops.dist_comm import COMMUNICATOR
+from paddle_ir.framework.variable import VarType
+from paddle_ir.ops.distributed_ops.dist_comm import COMMUNICATOR
 from paddle_ir.transpiler.distribute_transpiler import STEP_VAR
 from paddle_ir.transpiler.placement import Piece
-from paddle_ir.variable import VarType
 
 
 class DistributedError(PaddleIRError):

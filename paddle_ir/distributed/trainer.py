@@ -5,7 +5,7 @@ from __future__ import annotations
 from paddle_ir.distributed.communicator import TrainerCommunicator
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
-from paddle_ir.ops.dist_comm import COMMUNICATOR
+from paddle_ir.ops.distributed_ops.dist_comm import COMMUNICATOR
 
 
 class Trainer:

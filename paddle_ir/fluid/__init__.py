@@ -15,17 +15,11 @@ from __future__ import annotations
 
 import paddle_ir as _pir
 from paddle_ir import *  # noqa: F403 - the whole public namespace, as Fluid's
-from paddle_ir import (  # noqa: F401 - Fluid's submodules
-    core,
-    data_feeder,
-    initializer,
-    io,
-    layers,
-    optimizer,
-    regularizer,
-    unique_name,
-)
+from paddle_ir import core, io, layers, optimizer  # noqa: F401 - Fluid's submodules
 from paddle_ir.fluid import modules as _modules
+from paddle_ir.framework import initializer, unique_name  # noqa: F401
+from paddle_ir.passes import regularizer  # noqa: F401
+from paddle_ir.reader import data_feeder  # noqa: F401
 
 _modules.install()  # `import paddle_ir.fluid.layers`, `from paddle_ir.fluid.io import ...`
 
@@ -65,22 +59,22 @@ def require_version(min_version: str, max_version: str | None = None) -> None:
 def __getattr__(name: str):
     # loaded on first use: Fluid 1.0-1.5's Trainer/Inferencer, and fluid.evaluator
     if name == "contrib":
-        import paddle_ir.fluid_contrib as contrib
+        import paddle_ir.compat.contrib as contrib
 
         return contrib
     if name == "evaluator":
-        import paddle_ir.evaluator as evaluator
+        import paddle_ir.compat.evaluator as evaluator
 
         return evaluator
     if name == "average":
-        import paddle_ir.average as average
+        import paddle_ir.compat.average as average
 
         return average
     if name == "backward":
-        import paddle_ir.backward as backward
+        import paddle_ir.passes.backward as backward
 
         return backward
-    from paddle_ir.fluid_names import missing_attribute
+    from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir.fluid", name, list(__all__) + [
         "core", "data_feeder", "initializer", "io", "layers", "optimizer", "regularizer",

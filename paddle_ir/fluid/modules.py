@@ -21,31 +21,31 @@ PREFIX = "paddle_ir.fluid."
 # Fluid 1.x module -> the paddle-ir module holding its API (submodules follow: a Fluid
 # path `layers.nn` is `paddle_ir.layers.nn`).
 MODULES = {
-    "average": "paddle_ir.average",
-    "backward": "paddle_ir.backward",
-    "clip": "paddle_ir.clip",
-    "compiler": "paddle_ir.fluid_parallel",
-    "contrib": "paddle_ir.fluid_contrib",
+    "average": "paddle_ir.compat.average",
+    "backward": "paddle_ir.passes.backward",
+    "clip": "paddle_ir.passes.clip",
+    "compiler": "paddle_ir.compat.compiler",
+    "contrib": "paddle_ir.compat.contrib",
     "core": "paddle_ir.core",
-    "data_feeder": "paddle_ir.data_feeder",
-    "evaluator": "paddle_ir.evaluator",
+    "data_feeder": "paddle_ir.reader.data_feeder",
+    "evaluator": "paddle_ir.compat.evaluator",
     "executor": "paddle_ir.executor",
     "framework": "paddle_ir.framework",
-    "inferencer": "paddle_ir.fluid_contrib.inferencer",  # Fluid 0.15's place of the 1.x contrib
-    "initializer": "paddle_ir.initializer",
+    "inferencer": "paddle_ir.compat.contrib.inferencer",  # Fluid 0.15's place of the 1.x contrib
+    "initializer": "paddle_ir.framework.initializer",
     "io": "paddle_ir.io",
     "layer_helper": "paddle_ir.layers.helper",
     "layers": "paddle_ir.layers",
     "metrics": "paddle_ir.metrics",
-    "nets": "paddle_ir.nets",
+    "nets": "paddle_ir.layers.nets",
     "optimizer": "paddle_ir.optimizer",
-    "parallel_executor": "paddle_ir.fluid_parallel",
-    "param_attr": "paddle_ir.param_attr",
-    "reader": "paddle_ir.fluid_reader",
-    "trainer": "paddle_ir.fluid_contrib.trainer",
-    "regularizer": "paddle_ir.regularizer",
+    "parallel_executor": "paddle_ir.compat.compiler",
+    "param_attr": "paddle_ir.framework.param_attr",
+    "reader": "paddle_ir.reader.data_loader",
+    "trainer": "paddle_ir.compat.contrib.trainer",
+    "regularizer": "paddle_ir.passes.regularizer",
     "transpiler": "paddle_ir.transpiler",
-    "unique_name": "paddle_ir.unique_name",
+    "unique_name": "paddle_ir.framework.unique_name",
 }
 
 
@@ -75,7 +75,7 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         fluid_path = fullname[len(PREFIX):]
         real = real_name(fluid_path)
         if real is None:
-            from paddle_ir.fluid_names import out_of_scope_advice
+            from paddle_ir.compat.missing_names import out_of_scope_advice
 
             advice = out_of_scope_advice(fluid_path)
             if advice is not None:
@@ -88,7 +88,7 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 + (f"; did you mean {', '.join('fluid.' + c for c in close)}?" if close else
                    f"; it has fluid.{{{', '.join(sorted(MODULES))}}}"), name=fullname)
         if importlib.util.find_spec(real) is None:
-            from paddle_ir.fluid_names import out_of_scope_advice
+            from paddle_ir.compat.missing_names import out_of_scope_advice
 
             advice = out_of_scope_advice(fluid_path)
             raise ModuleNotFoundError(f"paddle-ir has no Fluid module 'fluid.{fluid_path}' "

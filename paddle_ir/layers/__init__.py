@@ -315,12 +315,12 @@ from paddle_ir.layers.conv3d import *  # noqa: E402, F403
 
 __all__ += _conv3d.__all__
 
-# --- Fluid 1.x compatibility: names for a missing attribute (paddle_ir/fluid_names.py) ---
+# --- Fluid 1.x compatibility: names for a missing attribute (paddle_ir/compat/missing_names.py) ---
 __all__ += ["create_py_reader_by_data", "double_buffer", "one_hot", "py_reader", "read_file"]
 
 
 def __getattr__(name: str):
-    from paddle_ir.fluid_names import missing_attribute
+    from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir.layers", name, __all__)
 

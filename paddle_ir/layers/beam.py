@@ -3,7 +3,7 @@
 The decoder of Paddle's machine-translation book runs a While loop that reads
 the previous step's ids and scores from tensor arrays, scores the next words,
 keeps the best with beam_search and writes them back; beam_search_decode then
-traces the arrays back into sentences. See ops/beam_search.py for the LoD.
+traces the arrays back into sentences. See ops/rnn/beam_search.py for the LoD.
 """
 
 from __future__ import annotations

@@ -24,10 +24,9 @@ import contextlib
 
 import numpy as np
 
-from paddle_ir import unique_name
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework import Block, Variable, VarType, default_main_program
+from paddle_ir.framework import Block, Variable, VarType, default_main_program, unique_name
 from paddle_ir.layers.helper import LayerHelper
 
 # -- comparisons and logic ------------------------------------------------------------------

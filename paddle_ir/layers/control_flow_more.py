@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import contextlib
 
-from paddle_ir import unique_name
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework import Variable, default_main_program, default_startup_program
+from paddle_ir.framework import Variable, default_main_program, default_startup_program, unique_name
 from paddle_ir.layers.control_flow import While, assign, cond, equal, logical_not
 from paddle_ir.layers.extra_nn import gather, scatter, strided_slice, where
 from paddle_ir.layers.helper import LayerHelper

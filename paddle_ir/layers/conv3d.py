@@ -1,14 +1,14 @@
 """conv3d, conv3d_transpose, pool3d and adaptive_pool3d layers over NCDHW volumes
-(ops/conv3d.py)."""
+(ops/nn/conv3d.py)."""
 
 from __future__ import annotations
 
 import math
 
 from paddle_ir.framework import Variable
-from paddle_ir.initializer import Normal
+from paddle_ir.framework.initializer import Normal
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["adaptive_pool3d", "conv3d", "conv3d_transpose", "pool3d"]
 

@@ -5,15 +5,15 @@
     path = crf_decoding(emission, param_attr=ParamAttr(name="crfw"))    # shares the transitions
     precision, recall, f1, *_ = chunk_eval(path, label, "IOB", num_chunk_types=3)
 
-See ops/crf.py and ops/chunk_eval.py for the formulas and the transition layout.
+See ops/rnn/crf.py and ops/metrics/chunk_eval.py for the formulas and the transition layout.
 """
 
 from __future__ import annotations
 
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["chunk_eval", "crf_decoding", "linear_chain_crf"]
 

@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import contextlib
 
-from paddle_ir import unique_name
 from paddle_ir.core.dtypes import convert_dtype
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework import Block, Variable, VarType, default_main_program
+from paddle_ir.framework import Block, Variable, VarType, default_main_program, unique_name
 from paddle_ir.layers.control_flow import (
     While,
     array_read,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from paddle_ir.core.dtypes import convert_dtype
 from paddle_ir.framework import Variable
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 
 def embedding(input: Variable, size, is_sparse: bool = False,  # noqa: A002 - Paddle's name

@@ -1,6 +1,6 @@
 """Fluid 1.7's elementwise math layers beyond the basic ones: rounding, trigonometry,
 reciprocals, the shrinking and saturating activations, and elementwise max/min/pow/mod/
-floordiv. Each appends one op (ops/unary_math.py, ops/elementwise_more.py).
+floordiv. Each appends one op (ops/math/unary_math.py, ops/elementwise_more.py).
 """
 
 from __future__ import annotations

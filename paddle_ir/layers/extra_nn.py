@@ -1,6 +1,6 @@
 """Fluid 1.7's indexing, padding, reshaping, clipping, reduction and random layers, each one
-op from ops/gather_scatter.py, ops/shape_more.py, ops/clip.py, ops/reduce_more.py,
-ops/selected_rows_ops.py or ops/fill.py, with Fluid's argument names and defaults."""
+op from ops/tensor/gather_scatter.py, ops/shape_more.py, ops/math/clip.py, ops/reduce_more.py,
+ops/sparse/selected_rows_ops.py or ops/tensor/fill.py, with Fluid's argument names and defaults."""
 
 from __future__ import annotations
 

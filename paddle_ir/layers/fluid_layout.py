@@ -26,6 +26,6 @@ def attribute(module: str, name: str):
     try:
         return getattr(namespace, name)
     except AttributeError:
-        from paddle_ir.fluid_names import missing_attribute
+        from paddle_ir.compat.missing_names import missing_attribute
 
         raise missing_attribute(module, name, namespace.__all__) from None

@@ -7,15 +7,15 @@ temporaries, and appends ops to the current block.
 
 from __future__ import annotations
 
-from paddle_ir import unique_name
 from paddle_ir.framework import (
     Parameter,
     Variable,
     default_main_program,
     default_startup_program,
+    unique_name,
 )
-from paddle_ir.initializer import Constant, Xavier
-from paddle_ir.param_attr import ParamAttr
+from paddle_ir.framework.initializer import Constant, Xavier
+from paddle_ir.framework.param_attr import ParamAttr
 
 
 class LayerHelper:

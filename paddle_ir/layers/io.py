@@ -7,14 +7,14 @@
 
 from __future__ import annotations
 
-from paddle_ir.fluid_reader import (  # noqa: F401 - Fluid's layers.* reader functions
+from paddle_ir.framework import Variable, default_main_program
+from paddle_ir.framework.variable import VarType
+from paddle_ir.reader.data_loader import (  # noqa: F401 - Fluid's layers.* reader functions
     create_py_reader_by_data,
     double_buffer,
     py_reader,
     read_file,
 )
-from paddle_ir.framework import Variable, default_main_program
-from paddle_ir.variable import VarType
 
 
 def _create_data_var(name: str, shape, dtype, lod_level: int, var_type,

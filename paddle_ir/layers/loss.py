@@ -1,4 +1,4 @@
-"""Fluid 1.7's loss layers beyond cross entropy: one op each (ops/losses.py), or composed
+"""Fluid 1.7's loss layers beyond cross entropy: one op each (ops/loss/losses.py), or composed
 from other layers where Fluid composes them too (mse_loss, npair_loss, dice_loss)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def log_loss(input: Variable, label: Variable, epsilon: float = 1e-4,  # noqa: A
 
 def smooth_l1(x: Variable, y: Variable, inside_weight=None, outside_weight=None,
               sigma: float | None = None) -> Variable:
-    """[N, 1]: the smooth L1 distance of each row (see ops/losses.py)."""
+    """[N, 1]: the smooth L1 distance of each row (see ops/loss/losses.py)."""
     inputs = {"X": x, "Y": y}
     if inside_weight is not None:
         inputs["InsideWeight"] = inside_weight
@@ -76,7 +76,7 @@ def bpr_loss(input: Variable, label: Variable, name=None) -> Variable:  # noqa: 
 def teacher_student_sigmoid_loss(input: Variable, label: Variable,  # noqa: A002
                                  soft_max_up_bound: float = 15.0,
                                  soft_max_lower_bound: float = -15.0) -> Variable:
-    """The click loss plus the distillation loss of a label encoding both (ops/losses.py)."""
+    """The click loss plus the distillation loss of a label encoding both (ops/loss/losses.py)."""
     return _loss("teacher_student_sigmoid_loss", {"X": input, "Label": label}, ["Y"],
                  {"soft_max_up_bound": float(soft_max_up_bound),
                   "soft_max_lower_bound": float(soft_max_lower_bound)})[0]

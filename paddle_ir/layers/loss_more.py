@@ -3,12 +3,11 @@ sampled_softmax_with_cross_entropy and warpctc (ops/losses_more.py)."""
 
 from __future__ import annotations
 
-from paddle_ir import unique_name
-from paddle_ir.framework import Variable, default_main_program, default_startup_program
-from paddle_ir.initializer import Constant
+from paddle_ir.framework import Variable, default_main_program, default_startup_program, unique_name
+from paddle_ir.framework.initializer import Constant
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.nn import softmax_with_cross_entropy
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["center_loss", "hsigmoid", "nce", "sampled_softmax_with_cross_entropy", "warpctc"]
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from paddle_ir import unique_name
 from paddle_ir.core.dtypes import from_numpy_dtype
-from paddle_ir.framework import Variable, default_main_program, default_startup_program
+from paddle_ir.framework import Variable, default_main_program, default_startup_program, unique_name
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.ops.auc import stat_shape
+from paddle_ir.ops.metrics.auc import stat_shape
 
 __all__ = ["auc"]
 

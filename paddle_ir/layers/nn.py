@@ -13,8 +13,8 @@ import math
 
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["accuracy", "cross_entropy", "fc", "matmul", "mul", "softmax",
            "softmax_with_cross_entropy", "topk"]
@@ -92,7 +92,7 @@ def mul(x: Variable, y: Variable, x_num_col_dims: int = 1, y_num_col_dims: int =
 
 def matmul(x: Variable, y: Variable, transpose_x: bool = False, transpose_y: bool = False,
            alpha: float = 1.0, name: str | None = None) -> Variable:
-    """alpha * op(x) @ op(y), batched over leading dims (see ops/matmul.py for 1-D rules)."""
+    """alpha * op(x) @ op(y), batched over leading dims (see ops/math/matmul.py for 1-D rules)."""
     helper = LayerHelper("matmul", name)
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("matmul", inputs={"X": x, "Y": y}, outputs={"Out": out},

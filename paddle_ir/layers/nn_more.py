@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.framework import Variable
-from paddle_ir.initializer import Constant
+from paddle_ir.framework.initializer import Constant
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["add_position_encoding", "affine_channel", "argmin", "bilinear_tensor_product",
            "continuous_value_model", "ctc_greedy_decoder", "edit_distance", "filter_by_instag",

@@ -3,7 +3,7 @@
 Both run the fused `lstm` / `gru` op over every sequence of the input's last
 LoD level without padding. Their input is already projected to the gate
 width (an fc of size 4*D for the LSTM, 3*D for the GRU, without activation),
-as in Paddle; see ops/lstm.py and ops/gru.py for the formulas and layouts.
+as in Paddle; see ops/rnn/lstm.py and ops/rnn/gru.py for the formulas and layouts.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from paddle_ir.core.errors import OpLocation, ShapeInferenceError
 from paddle_ir.core.user_frame import creation_site
 from paddle_ir.framework import Variable
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 
 def _require_sequence(layer: str, op_type: str, input: Variable, gates: int) -> None:  # noqa: A002

@@ -14,9 +14,9 @@ BasicLSTMUnit formulas:
 
 from __future__ import annotations
 
-from paddle_ir import unique_name
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework import Variable
+from paddle_ir.framework import Variable, unique_name
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.control_flow import (
     fill_constant_batch_size_like,
     less_than,
@@ -27,7 +27,6 @@ from paddle_ir.layers.math import elementwise_add, elementwise_mul, sigmoid, tan
 from paddle_ir.layers.nn import matmul
 from paddle_ir.layers.tensor import cast, concat, fill_constant
 from paddle_ir.layers.tensor_ops import reshape
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "rnn"]
 

@@ -4,18 +4,18 @@
     hidden, _, _ = gru_unit(fc(x_t, size=3 * D), h_prev, size=3 * D)
     h, c = lstm_unit(x_t, h_prev, c_prev, forget_bias=1.0)
 
-See ops/gru_unit.py and ops/lstm_unit.py for the formulas and weight layouts.
+See ops/rnn/gru_unit.py and ops/rnn/lstm_unit.py for the formulas and weight layouts.
 """
 
 from __future__ import annotations
 
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.nn import fc
 from paddle_ir.layers.tensor import concat
-from paddle_ir.ops.gru_unit import ACTIVATION_IDS
-from paddle_ir.param_attr import ParamAttr
+from paddle_ir.ops.rnn.gru_unit import ACTIVATION_IDS
 
 __all__ = ["gru_unit", "lstm_unit"]
 

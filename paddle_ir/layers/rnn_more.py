@@ -19,7 +19,8 @@ lstm, per layer and direction (gate order input, forget, cell, output):
 from __future__ import annotations
 
 from paddle_ir.framework import Variable
-from paddle_ir.initializer import Uniform
+from paddle_ir.framework.initializer import Uniform
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.dynamic_rnn import DynamicRNN
 from paddle_ir.layers.extra_nn import clip, strided_slice
 from paddle_ir.layers.helper import LayerHelper
@@ -29,7 +30,6 @@ from paddle_ir.layers.rnn_api import stack_steps, time_slice
 from paddle_ir.layers.sequence import sequence_reverse
 from paddle_ir.layers.tensor import concat
 from paddle_ir.layers.tensor_ops import reshape
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["dynamic_lstmp", "lstm"]
 

@@ -1,4 +1,5 @@
-"""sequence_conv: Fluid's convolution over the steps of each sequence (ops/sequence_conv.py).
+"""sequence_conv: Fluid's convolution over the steps of each sequence
+(ops/sequence_ops/sequence_conv.py).
 
     emb = embedding(words, size=[vocab, 32])                      # [T, 32], lod_level 1
     conv = sequence_conv(emb, num_filters=64, filter_size=3, act="tanh")   # [T, 64], same LoD
@@ -8,8 +9,8 @@ from __future__ import annotations
 
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["append_bias", "sequence_conv"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.ops.fill import constant_attrs
+from paddle_ir.ops.tensor.fill import constant_attrs
 
 
 def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | None = None,

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir import unique_name
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype
 from paddle_ir.framework import (
     Variable,
     default_main_program,
     default_startup_program,
+    unique_name,
 )
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.tensor import fill_constant
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["argsort", "create_global_var", "create_parameter", "create_tensor", "cumsum",
            "diag", "eye", "has_inf", "has_nan", "isfinite", "label_smooth", "linspace",

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 
-from paddle_ir import unique_name
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework import Variable
-from paddle_ir.initializer import Constant, Normal
+from paddle_ir.framework import Variable, unique_name
+from paddle_ir.framework.initializer import Constant, Normal
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["adaptive_pool2d", "batch_norm", "conv2d", "conv2d_transpose", "dropout", "gelu",
            "hard_sigmoid", "hard_swish", "layer_norm", "leaky_relu", "pool2d", "relu6", "swish"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from paddle_ir.framework import Variable
-from paddle_ir.initializer import Normal
+from paddle_ir.framework.initializer import Normal
+from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.param_attr import ParamAttr
 
 __all__ = ["affine_grid", "grid_sampler", "similarity_focus", "spectral_norm"]
 

@@ -12,8 +12,8 @@ As in Fluid 1.x, the update ops (op_role 2: regularization, per-parameter
 learning rates, the optimizer) move to the servers, one `listen_and_serv`
 sub-block per parameter piece (placement.py decides the pieces); the
 trainer keeps forward and backward and gains, after the backward pass, the
-ops that ship gradient pieces out and parameter pieces back (ops/dist_comm.py,
-ops/dist_split.py). A table looked up with `is_distributed=True` never exists
+ops that ship gradient pieces out and parameter pieces back (ops/distributed_ops/dist_comm.py,
+ops/distributed_ops/dist_split.py). A table looked up with `is_distributed=True` never exists
 on a trainer: its lookups become split_ids -> prefetch -> merge_ids and its
 gradient a sparse_table_grad. Trainer startup programs pull the servers'
 initial values, so every trainer starts from the same parameters.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from paddle_ir.core.errors import ProgramError
 from paddle_ir.framework import Program, default_main_program, default_startup_program
+from paddle_ir.framework.variable import VarType
 from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE, get_op_def
 from paddle_ir.transpiler.placement import (
     Dispatcher,
@@ -35,7 +36,6 @@ from paddle_ir.transpiler.placement import (
     place_dense,
     place_sparse,
 )
-from paddle_ir.variable import VarType
 
 STEP_VAR = "@SERVER_STEP@"  # a server's persistable count of the rounds it has run
 _LOOKUPS = ("lookup_table", "lookup_table_v2")

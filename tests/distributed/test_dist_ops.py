@@ -5,7 +5,7 @@ import pytest
 
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.ops import dist_split as ops
+from paddle_ir.ops.distributed_ops import dist_split as ops
 
 
 def test_split_ids_gives_each_shard_its_distinct_ids_sorted():
@@ -91,7 +91,7 @@ def test_split_selected_rows_cuts_contiguous_row_blocks_renumbered_from_zero():
 
 def test_split_selected_rows_in_a_program_picks_its_sparse_kernel():
     import paddle_ir as pir
-    from paddle_ir.variable import VarType
+    from paddle_ir.framework.variable import VarType
 
     main = pir.Program()
     block = main.global_block()

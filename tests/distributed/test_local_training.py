@@ -15,7 +15,7 @@ from paddle_ir.distributed import (
 from paddle_ir.distributed.communicator import TrainerCommunicator
 from paddle_ir.distributed.launch import transpile
 from paddle_ir.distributed.local import LocalTransport
-from paddle_ir.ops.dist_comm import COMMUNICATOR
+from paddle_ir.ops.distributed_ops.dist_comm import COMMUNICATOR
 from paddle_ir.transpiler import DistributeTranspilerConfig
 from tests.distributed.models import (
     DIM,

@@ -297,7 +297,7 @@ def test_constant_initializer_is_exact_in_float64(fresh_programs):
 # --- 10. CompiledProgram / ParallelExecutor ------------------------------------------------------
 
 def test_parallel_front_ends_say_one_info_line(fresh_programs, caplog, monkeypatch):
-    from paddle_ir import fluid_parallel
+    from paddle_ir.compat import compiler as fluid_parallel
 
     main, startup = fresh_programs
     x = fluid.layers.data("x", [2])

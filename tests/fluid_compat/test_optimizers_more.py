@@ -129,7 +129,7 @@ def test_bad_adadelta_settings_are_named():
 
 def test_paddle_2s_adadelta_op_scales_its_step_by_a_bound_learning_rate():
     """Paddle 2.x programs bind LearningRate to adadelta: the step is lr times Fluid's."""
-    from paddle_ir.ops.adadelta import adadelta_dense
+    from paddle_ir.ops.optimizers.adadelta import adadelta_dense
 
     g = np.array([0.5, -2.0])
     one = adadelta_dense({"rho": 0.9, "epsilon": 1e-6}, np.zeros(2), g, np.zeros(2),

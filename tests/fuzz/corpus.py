@@ -13,8 +13,8 @@ import io
 import numpy as np
 
 import paddle_ir as pir
-from paddle_ir import unique_name
 from paddle_ir.core import tensor_io
+from paddle_ir.framework import unique_name
 from paddle_ir.proto import framework_pb2 as pb
 
 

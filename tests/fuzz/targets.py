@@ -30,7 +30,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from paddle_ir import io as pio
-from paddle_ir.checker import check_bytes, check_program
+from paddle_ir.analysis.checker import check_bytes, check_program
+from paddle_ir.analysis.graphviz import program_to_dot
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
@@ -39,8 +40,7 @@ from paddle_ir.core.lod_tensor import LoDTensor, create_lod_tensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
-from paddle_ir.graphviz import program_to_dot
-from paddle_ir.printer import program_to_string
+from paddle_ir.framework.printer import program_to_string
 from paddle_ir.proto import framework_pb2 as pb
 from tests.fuzz import corpus
 from tests.fuzz.mutate import mutate_bytes, mutate_message, retarget_op

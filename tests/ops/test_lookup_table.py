@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.ops.lookup_table import _grad_kernel
+from paddle_ir.ops.tensor.lookup_table import _grad_kernel
 from tests.op_test import build_one_op, check_grad, check_op
 
 rng = np.random.RandomState(0)

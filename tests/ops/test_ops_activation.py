@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.ops.activation import ACTIVATIONS, ZERO_PRESERVING
+from paddle_ir.ops.math.activation import ACTIVATIONS, ZERO_PRESERVING
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(2)

@@ -10,7 +10,7 @@ rng = np.random.RandomState(7)
 
 
 def _pads(attrs, in_hw, k):
-    """Paddle's padding rules, written out independently of ops/conv_math.py."""
+    """Paddle's padding rules, written out independently of ops/nn/conv_math.py."""
     s = attrs.get("strides", [1, 1])
     algo = attrs.get("padding_algorithm", "EXPLICIT")
     d = list(attrs.get("dilations", [1, 1]))

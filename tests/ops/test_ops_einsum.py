@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from paddle_ir.core.errors import ProgramError
-from paddle_ir.ops.einsum import output_shape
+from paddle_ir.ops.math.einsum import output_shape
 from tests.op_test import check_op
 
 rng = np.random.RandomState(97)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.initializer import Constant
+from paddle_ir.framework.initializer import Constant
 
 rng = np.random.RandomState(7)
 

@@ -1,4 +1,4 @@
-"""ops/losses.py against numpy written from each loss's definition, with gradients."""
+"""ops/loss/losses.py against numpy written from each loss's definition, with gradients."""
 
 import math
 

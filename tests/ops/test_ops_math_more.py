@@ -1,4 +1,4 @@
-"""ops/unary_math.py, ops/elementwise_more.py and ops/reduce_more.py against numpy formulas
+"""ops/math/unary_math.py, ops/elementwise_more.py and ops/reduce_more.py against numpy formulas
 written here from the definitions (math module, element by element where numpy has none)."""
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from paddle_ir.core.errors import ProgramError
-from paddle_ir.ops.unary_math import UNARY_MATH
+from paddle_ir.ops.math.unary_math import UNARY_MATH
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(5)

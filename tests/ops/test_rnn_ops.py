@@ -14,7 +14,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.errors import KernelError, ShapeInferenceError
-from paddle_ir.ops.rnn_batch import SeqBatch
+from paddle_ir.ops.rnn.rnn_batch import SeqBatch
 from tests.op_test import check_grad, check_op
 
 ACTS = {

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.ops.sequence_pool import pool
+from paddle_ir.ops.sequence_ops.sequence_pool import pool
 from tests.op_test import check_grad, check_op
 
 POOL_TYPES = ["SUM", "AVERAGE", "SQRT", "MAX", "LAST", "FIRST"]

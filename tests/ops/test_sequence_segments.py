@@ -4,7 +4,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paddle_ir.ops.sequence_common import ranges_to_rows, segment_argmax, segment_extreme
+from paddle_ir.ops.sequence_ops.sequence_common import (
+    ranges_to_rows,
+    segment_argmax,
+    segment_extreme,
+)
 
 
 def offsets_of(lengths):

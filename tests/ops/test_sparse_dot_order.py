@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.ops.sparse_dot import csr_t_dot
+from paddle_ir.ops.nn.sparse_dot import csr_t_dot
 
 
 @pytest.mark.parametrize("seed", range(40))

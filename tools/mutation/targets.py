@@ -29,12 +29,12 @@ TARGETS: dict[str, tuple[str, ...]] = {
                        "test_storage_types.py", "test_executor.py", "test_ops_shape.py",
                        "test_framework.py"),
     # op modules whose tests are not named after them
-    "ops/sgd.py": ("test_optimizers.py",),
-    "ops/adam.py": ("test_optimizers.py",),
-    "ops/momentum.py": ("test_optimizers.py",),
-    "ops/adagrad.py": ("test_optimizers.py",),
-    "ops/optimizer_common.py": ("test_optimizers.py",),
-    "ops/sequence_pool.py": ("test_sequence_pool.py", "test_sequence_ops.py"),
+    "ops/optimizers/sgd.py": ("test_optimizers.py",),
+    "ops/optimizers/adam.py": ("test_optimizers.py",),
+    "ops/optimizers/momentum.py": ("test_optimizers.py",),
+    "ops/optimizers/adagrad.py": ("test_optimizers.py",),
+    "ops/optimizers/optimizer_common.py": ("test_optimizers.py",),
+    "ops/sequence_ops/sequence_pool.py": ("test_sequence_pool.py", "test_sequence_ops.py"),
     # core values and files
     "paddle_ir/core/lod_tensor.py": ("test_lod_tensor.py", "test_sequence_lod_reset.py",
                                      "test_tensor_io.py"),
@@ -49,7 +49,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
 
 # What `make mutation` runs when no module is named: the core modules.
 DEFAULT_MODULES = (
-    "ops/registry.py", "ops/context.py", "ops/sequence_pool.py", "ops/sgd.py", "ops/adam.py",
+    "ops/registry.py", "ops/context.py", "ops/sequence_ops/sequence_pool.py",
+    "ops/optimizers/sgd.py", "ops/optimizers/adam.py",
     "paddle_ir/core/lod_tensor.py", "paddle_ir/core/selected_rows.py",
     "paddle_ir/core/tensor_io.py", "paddle_ir/core/csr.py",
     "executor/runner.py", "executor/executor.py", "executor/plan.py",

@@ -1,0 +1,2 @@
+"""Control flow (Paddle's operators/controlflow): conditional_block, while, tensor arrays,
+rank tables."""

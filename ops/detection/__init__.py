@@ -1,0 +1,1 @@
+"""Detection operators: box coding, prior boxes, NMS."""

@@ -1,0 +1,1 @@
+"""Parameter-server communication operators: send/recv and row-sharded splits."""

@@ -1,0 +1,1 @@
+"""Elementwise binary operators with Fluid's axis broadcasting (dense and SelectedRows)."""

@@ -1,0 +1,1 @@
+"""Loss operators: cross entropy, sigmoid cross entropy, sampled and structured losses."""

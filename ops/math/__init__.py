@@ -1,0 +1,1 @@
+"""Math operators: activations, unary and binary math, matrix products, casts, comparisons."""

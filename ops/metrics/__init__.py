@@ -1,0 +1,1 @@
+"""Metric operators: accuracy, auc, chunk_eval, mean_iou."""

@@ -1,0 +1,1 @@
+"""Neural-network operators: convolution, pooling, normalization, resizing, dropout, softmax."""

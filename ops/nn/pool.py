@@ -1,0 +1,289 @@
+"""pool2d (+ pool2d_grad): max or average pooling over 2-D windows, Paddle's rules.
+
+X is [N, C, H, W] (NHWC with data_format="NHWC"). Output cell (p, q) pools the
+window rows [p*sh - pad_top, + kh) and cols [q*sw - pad_left, + kw), clipped
+to X (padding is never read):
+
+    max:  Out = the window's maximum
+    avg:  Out = the window's sum / (its clipped size if exclusive, else kh*kw)
+    OH = (H + pad_top + pad_bottom - kh) // sh + 1    (ceil_mode: rounded up)
+
+`paddings` takes [ph, pw] or [top, bottom, left, right]; `padding_algorithm`
+SAME / VALID as for conv2d. `global_pooling` pools all of H x W (ksize and
+paddings ignored). `adaptive` makes Out ksize = [OH, OW] cells, cell p
+covering rows [floor(p*H/OH), ceil((p+1)*H/OH)) (avg divides by that size).
+
+Gradients: avg spreads dOut[p, q] / size over the window; max sends dOut to
+the first element of the window (row-major) equal to Out, as Paddle does.
+Regular windows are strided slices of the padded input, one numpy pass per
+window tap; adaptive windows are gathered by index, one pass per tap of the
+largest window.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.nn import conv_math as cm
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+
+_ATTRS = [
+    Attr("pooling_type", "string", "max", "max or avg"),
+    Attr("ksize", "ints", [1, 1], "[kh, kw]; the output size when adaptive"),
+    Attr("global_pooling", "bool", False, "pool all of H x W"),
+    Attr("strides", "ints", [1, 1], "[sh, sw]"),
+    Attr("paddings", "ints", [0, 0], "[ph, pw] or [top, bottom, left, right]"),
+    Attr("exclusive", "bool", True, "avg: divide by the clipped window size, not kh*kw"),
+    Attr("adaptive", "bool", False, "ksize is the output size; windows split X evenly"),
+    Attr("ceil_mode", "bool", False, "round the output size up"),
+    Attr("data_format", "string", "NCHW", "NCHW or NHWC (AnyLayout means NCHW)"),
+    Attr("padding_algorithm", "string", "EXPLICIT", "EXPLICIT, SAME or VALID"),
+]
+
+pool2d = register_op(
+    "pool2d",
+    inputs=[In("X", "[N, C, H, W] or [N, H, W, C]")],
+    outputs=[Out("Out")],
+    attrs=_ATTRS,
+    doc=__doc__,
+)
+
+
+def plan(attrs, hw):
+    """("global" | "adaptive" | "window", ksize, strides, pads, out_hw) for spatial dims hw."""
+    if attrs["global_pooling"]:
+        return "global", tuple(hw), (1, 1), ((0, 0), (0, 0)), (1, 1)
+    ksize = tuple(attrs["ksize"])
+    if attrs["adaptive"]:
+        return "adaptive", ksize, (1, 1), ((0, 0), (0, 0)), ksize
+    strides = tuple(attrs["strides"])
+    resolved = cm.resolve_padding(hw, ksize, strides, attrs["paddings"],
+                                  attrs["padding_algorithm"], [1, 1])
+    if isinstance(resolved, str):
+        return resolved
+    pads = resolved[0]
+    out = []
+    for size, k, s, (p0, p1) in zip(hw, ksize, strides, pads, strict=True):
+        if size < 0 or p0 < 0:
+            out.append(-1)
+        else:
+            span = size + p0 + p1 - k + (s - 1 if attrs["ceil_mode"] else 0)
+            out.append(span // s + 1 if span >= 0 else 0)
+    return "window", ksize, strides, pads, tuple(out)
+
+
+@pool2d.infer_shape
+def _(ctx):
+    x = ctx.input_shape("X")
+    ctx.enforce(len(x) == 4, f"X must be 4-D [N, C, H, W] (or NHWC), got X.shape={shape_str(x)}")
+    layout = ctx.attr("data_format")
+    ctx.enforce(layout in ("NCHW", "NHWC", "AnyLayout"),
+                f"data_format must be NCHW or NHWC, got {layout!r}")
+    ptype = ctx.attr("pooling_type")
+    ctx.enforce(ptype in ("max", "avg"), f"pooling_type must be max or avg, got {ptype!r}")
+    algorithm = ctx.attr("padding_algorithm")
+    ctx.enforce(algorithm in ("EXPLICIT", "SAME", "VALID"),
+                f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
+    for name in ("ksize", "strides"):
+        values = ctx.attr(name)
+        ctx.enforce(ctx.attr("global_pooling") or (len(values) == 2 and min(values) > 0),
+                    f"{name} must hold two positive values, got {list(values)}")
+    last = layout == "NHWC"
+    hw = tuple(x[1:3]) if last else tuple(x[2:])
+    result = plan(ctx.attrs, hw)
+    if isinstance(result, str):
+        ctx.fail(result)
+    out = result[4]
+    ctx.enforce(all(d > 0 or d == -1 for d in out),
+                f"the window {list(result[1])} does not fit X's spatial dims {list(hw)} with "
+                f"paddings {[list(p) for p in result[3]]}: Out would be {list(out)}")
+    c = x[3] if last else x[1]
+    ctx.set_output("Out", [x[0], *out, c] if last else [x[0], c, *out], ctx.input_dtype("X"))
+
+
+def _to_nchw(a, attrs):
+    return a.transpose(0, 3, 1, 2) if attrs["data_format"] == "NHWC" else a
+
+
+def _from_nchw(a, attrs):
+    return np.ascontiguousarray(a.transpose(0, 2, 3, 1)) if attrs["data_format"] == "NHWC" else a
+
+
+# --- regular windows: strided slices of the padded input ---------------------------------------
+def _padding(hw, ksize, strides, pads, out):
+    """(before, after) per dim, after grown so ceil_mode's last window fits."""
+    result = []
+    for size, k, s, (p0, p1), o in zip(hw, ksize, strides, pads, out, strict=True):
+        result.append((p0, max(p1, (o - 1) * s + k - size - p0)))
+    return result
+
+
+def _pad(x, pads, value):
+    """x padded with `value`, keeping its memory layout (conv outputs are channels-last)."""
+    (t, b), (lft, r) = pads
+    n, c, h, w = x.shape
+    if x.transpose(0, 2, 3, 1).flags.c_contiguous and not x.flags.c_contiguous:
+        xp = np.full((n, h + t + b, w + lft + r, c), value, dtype=x.dtype)
+        xp[:, t:t + h, lft:lft + w] = x.transpose(0, 2, 3, 1)
+        return xp.transpose(0, 3, 1, 2)
+    xp = np.full((n, c, h + t + b, w + lft + r), value, dtype=x.dtype)
+    xp[:, :, t:t + h, lft:lft + w] = x
+    return xp
+
+
+def _taps(ksize, strides, out):
+    (kh, kw), (sh, sw), (oh, ow) = ksize, strides, out
+    for i in range(kh):
+        for j in range(kw):
+            yield np.s_[..., i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
+def _window_sizes(hw, ksize, strides, pads, out, exclusive, dtype):
+    if not exclusive:
+        return np.asarray(ksize[0] * ksize[1], dtype=dtype)
+    ones = _pad(np.ones((1, 1) + tuple(hw), dtype=dtype), pads, 0)
+    count = np.zeros(out, dtype=dtype)
+    for tap in _taps(ksize, strides, out):
+        count += ones[tap][0, 0]
+    return count
+
+
+def _window_forward(x, ptype, ksize, strides, pads, out, exclusive):
+    pads = _padding(x.shape[2:], ksize, strides, pads, out)
+    if ptype == "max":
+        xp = _pad(x, pads, -np.inf)
+        taps = _taps(ksize, strides, out)
+        result = xp[next(taps)].copy(order="K")
+        for tap in taps:
+            np.maximum(result, xp[tap], out=result)
+        return result
+    xp = _pad(x, pads, 0)
+    result = np.zeros_like(xp[next(_taps(ksize, strides, out))])
+    for tap in _taps(ksize, strides, out):
+        result += xp[tap]
+    result /= _window_sizes(x.shape[2:], ksize, strides, pads, out, exclusive, x.dtype)
+    return result
+
+
+def _window_backward(x, y, dy, ptype, ksize, strides, pads, out, exclusive):
+    pads = _padding(x.shape[2:], ksize, strides, pads, out)
+    (t, _), (lft, _) = pads
+    h, w = x.shape[2:]
+    dxp = _pad(np.zeros_like(dy, shape=x.shape), pads, 0)
+    if ptype == "max":
+        xp = _pad(x, pads, -np.inf)
+        open_ = np.ones(y.shape, dtype=bool)  # cells whose max has not been found yet
+        for tap in _taps(ksize, strides, out):
+            hit = (xp[tap] == y) & open_
+            dxp[tap] += dy * hit
+            open_ &= ~hit
+    else:
+        share = dy / _window_sizes(x.shape[2:], ksize, strides, pads, out, exclusive, dy.dtype)
+        for tap in _taps(ksize, strides, out):
+            dxp[tap] += share
+    return dxp[:, :, t:t + h, lft:lft + w]
+
+
+# --- adaptive windows: gathered by index --------------------------------------------------------
+def _adaptive_bounds(size: int, out: int):
+    starts = (np.arange(out) * size) // out
+    ends = -((-(np.arange(1, out + 1) * size)) // out)
+    return starts, ends
+
+
+def _adaptive_taps(hw, out):
+    """(rows [OH], cols [OW], valid [OH, OW]) per tap of the largest window, row-major."""
+    (hs, he), (ws, we) = _adaptive_bounds(hw[0], out[0]), _adaptive_bounds(hw[1], out[1])
+    for a in range(int((he - hs).max())):
+        for b in range(int((we - ws).max())):
+            rows, cols = np.minimum(hs + a, he - 1), np.minimum(ws + b, we - 1)
+            yield rows, cols, ((hs + a < he)[:, None] & (ws + b < we)[None, :])
+
+
+def _adaptive_sizes(hw, out, dtype):
+    (hs, he), (ws, we) = _adaptive_bounds(hw[0], out[0]), _adaptive_bounds(hw[1], out[1])
+    return np.multiply.outer(he - hs, we - ws).astype(dtype)
+
+
+def _adaptive_forward(x, ptype, out):
+    hw = x.shape[2:]
+    result = np.full(x.shape[:2] + tuple(out), -np.inf if ptype == "max" else 0, x.dtype)
+    for rows, cols, valid in _adaptive_taps(hw, out):
+        vals = x[:, :, rows][:, :, :, cols]
+        if ptype == "max":
+            np.maximum(result, vals, out=result)  # clamped taps repeat a valid element
+        else:
+            result += vals * valid
+    if ptype == "avg":
+        result /= _adaptive_sizes(hw, out, x.dtype)
+    return result
+
+
+def _adaptive_backward(x, y, dy, ptype, out):
+    hw = x.shape[2:]
+    dx = np.zeros_like(dy, shape=x.shape)
+    open_ = np.ones(y.shape, dtype=bool)
+    share = dy / _adaptive_sizes(hw, out, dy.dtype) if ptype == "avg" else None
+    for rows, cols, valid in _adaptive_taps(hw, out):
+        if ptype == "max":
+            hit = (x[:, :, rows][:, :, :, cols] == y) & open_ & valid
+            open_ &= ~hit
+            contrib = dy * hit
+        else:
+            contrib = share * valid
+        # Adaptive windows may overlap: np.add.at adds every contribution.
+        np.add.at(dx, (slice(None), slice(None), rows[:, None], cols[None, :]), contrib)
+    return dx
+
+
+@pool2d.kernel(dtypes=FLOATS)
+def pool2d_dense(attrs, x):
+    xc = _to_nchw(x, attrs)
+    kind, ksize, strides, pads, out = plan(attrs, xc.shape[2:])
+    ptype = attrs["pooling_type"]
+    if kind == "global":
+        reduce = np.max if ptype == "max" else np.mean
+        result = reduce(xc, axis=(2, 3), keepdims=True)
+    elif kind == "adaptive":
+        result = _adaptive_forward(xc, ptype, out)
+    else:
+        result = _window_forward(xc, ptype, ksize, strides, pads, out, attrs["exclusive"])
+    return _from_nchw(result.astype(x.dtype, copy=False), attrs)
+
+
+@pool2d.grad_maker
+def _(g):
+    return [g.grad_op("pool2d_grad", inputs={"X": g.input("X"), "Out": g.output("Out"),
+                                             "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")},
+                      attrs={a.name: g.attr(a.name) for a in _ATTRS})]
+
+
+pool2d_grad = register_op(
+    "pool2d_grad",
+    inputs=[In("X"), In("Out"), In("Out@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=_ATTRS,
+    key_inputs=["Out@GRAD"],
+    doc="avg: dOut / size over each window; max: dOut to the window's first maximum.",
+)
+
+
+@pool2d_grad.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+
+@pool2d_grad.kernel(dtypes=FLOATS)
+def pool2d_grad_dense(attrs, x, y, dy):
+    xc, yc, dyc = _to_nchw(x, attrs), _to_nchw(y, attrs), _to_nchw(dy, attrs)
+    kind, ksize, strides, pads, out = plan(attrs, xc.shape[2:])
+    ptype = attrs["pooling_type"]
+    if kind == "global":
+        kind, ksize, strides, pads = "window", tuple(xc.shape[2:]), (1, 1), ((0, 0), (0, 0))
+    if kind == "adaptive":
+        dx = _adaptive_backward(xc, yc, dyc, ptype, out)
+    else:
+        dx = _window_backward(xc, yc, dyc, ptype, ksize, strides, pads, out, attrs["exclusive"])
+    return _from_nchw(np.ascontiguousarray(dx), attrs)

@@ -1,0 +1,1 @@
+"""Optimizer update operators (Paddle's operators/optimizers), dense and SelectedRows kernels."""

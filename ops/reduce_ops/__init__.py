@@ -1,0 +1,1 @@
+"""Reductions over axes: reduce_* (sum mean max min prod all any), logsumexp, norms."""

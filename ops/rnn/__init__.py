@@ -1,0 +1,1 @@
+"""Recurrent operators: LSTM, GRU and their units, rnn, CRF, beam search."""

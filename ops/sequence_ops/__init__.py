@@ -1,0 +1,1 @@
+"""LoD sequence operators (Paddle's operators/sequence_ops): pool, conv, expand, pad, slice ..."""

@@ -1,0 +1,1 @@
+"""SelectedRows and CSR storage operators: retain, cast_storage, merge/split of SelectedRows."""

@@ -1,0 +1,1 @@
+"""Tensor creation, shape, indexing and layout operators (Paddle's tensor ops)."""

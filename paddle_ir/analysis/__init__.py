@@ -1,0 +1,2 @@
+"""Reading a program without running it: the checker, build-time inference
+over a loaded program, graphviz."""

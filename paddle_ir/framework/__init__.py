@@ -1,0 +1,33 @@
+"""The builder's model, Fluid's `fluid.framework`: Program, Block, Operator, Variable.
+
+`program.py` holds Program and Block and the default programs; `operator.py`,
+`variable.py`, `printer.py`, `param_attr.py`, `unique_name.py` and `initializer.py`
+the parts it is built from. This package re-exports what programs import from
+`paddle_ir.framework` (and Fluid programs from `fluid.framework`).
+"""
+
+from paddle_ir.framework import unique_name
+from paddle_ir.framework.operator import GRAD_SUFFIX, Operator
+from paddle_ir.framework.program import (
+    MAX_BLOCK_DEPTH,
+    PROGRAM_FORMAT_VERSION,
+    Block,
+    BuildContext,
+    Program,
+    default_main_program,
+    default_startup_program,
+    grad_var_name,
+    op_location,
+    program_guard,
+    switch_main_program,
+    switch_startup_program,
+    undecodable_strings,
+)
+from paddle_ir.framework.variable import Parameter, Variable, VarType, names_of
+
+__all__ = [
+    "GRAD_SUFFIX", "MAX_BLOCK_DEPTH", "PROGRAM_FORMAT_VERSION", "Block", "BuildContext",
+    "Operator", "Parameter", "Program", "VarType", "Variable", "default_main_program",
+    "default_startup_program", "grad_var_name", "names_of", "op_location", "program_guard",
+    "switch_main_program", "switch_startup_program", "undecodable_strings", "unique_name",
+]

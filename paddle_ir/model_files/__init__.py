@@ -1,0 +1,1 @@
+"""paddle-ir's own program (.pb) and parameter files, below io/ and paddle_format/."""

@@ -1,0 +1,1 @@
+"""Program-to-program passes: ops appended (backward, clip, regularizer) or removed (prune)."""

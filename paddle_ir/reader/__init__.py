@@ -1,0 +1,1 @@
+"""Feeding a program from Python: DataFeeder, DataLoader/PyReader and the reader decorators."""
