@@ -111,7 +111,7 @@ def test_beam_search_decoder_finds_the_best_sequences():
     batch = 2
 
     def build():
-        from paddle_ir.layers.tensor_more import assign_value
+        from paddle_ir.layers.tensor import assign_value
 
         tab = assign_value(table)
         cell = _TableCell(tab)
@@ -151,7 +151,7 @@ def test_greedy_and_training_helpers_with_basic_decoder():
     table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
 
     def build():
-        from paddle_ir.layers.tensor_more import assign_value
+        from paddle_ir.layers.tensor import assign_value
 
         tab = assign_value(table)
         start = layers.fill_constant([2], "int64", 1)

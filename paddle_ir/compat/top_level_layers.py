@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 
 from paddle_ir.framework import Variable
-from paddle_ir.layers.embedding import embedding as _embedding
 from paddle_ir.layers.io import fluid_data as data
-from paddle_ir.layers.one_hot import one_hot_v2
+from paddle_ir.layers.nn.dense import embedding as _embedding
+from paddle_ir.layers.nn.dense import one_hot_v2
 
 __all__ = ["data", "embedding", "memory_optimize", "name_scope", "one_hot", "release_memory"]
 

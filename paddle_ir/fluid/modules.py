@@ -19,7 +19,7 @@ import sys
 PREFIX = "paddle_ir.fluid."
 
 # Fluid 1.x module -> the paddle-ir module holding its API (submodules follow: a Fluid
-# path `layers.nn` is `paddle_ir.layers.nn`).
+# path `layers.nn` is `paddle_ir.layers.nn`; the longest listed prefix of a path decides).
 MODULES = {
     "average": "paddle_ir.compat.average",
     "backward": "paddle_ir.passes.backward",
@@ -36,6 +36,12 @@ MODULES = {
     "io": "paddle_ir.io",
     "layer_helper": "paddle_ir.layers.helper",
     "layers": "paddle_ir.layers",
+    # Fluid 1.7's layers submodules paddle-ir has no module for: what paddle-ir has of
+    # them is in the paddle_ir.layers namespace itself
+    "layers.detection": "paddle_ir.layers",
+    "layers.distributions": "paddle_ir.layers",
+    "layers.layer_function_generator": "paddle_ir.layers",
+    "layers.utils": "paddle_ir.layers",
     "metrics": "paddle_ir.metrics",
     "nets": "paddle_ir.layers.nets",
     "optimizer": "paddle_ir.optimizer",
@@ -50,20 +56,23 @@ MODULES = {
 
 
 def real_name(fluid_path: str) -> str | None:
-    """`layers.nn` -> `paddle_ir.layers.nn`; None for a Fluid module paddle-ir lacks.
-
-    Fluid's layers submodules paddle-ir has no file for (`layers.sequence_lod`, ...)
-    are the paddle_ir.layers namespace itself (layers/fluid_layout.py).
-    """
-    from paddle_ir.layers.fluid_layout import WHOLE_NAMESPACE
-
-    if fluid_path.startswith("layers.") and fluid_path[len("layers."):] in WHOLE_NAMESPACE:
-        return "paddle_ir.layers"
-    head, _, rest = fluid_path.partition(".")
-    target = MODULES.get(head)
-    if target is None or not all(part.isidentifier() for part in rest.split(".") if rest):
+    """`layers.nn` -> `paddle_ir.layers.nn`; None for a Fluid module paddle-ir lacks."""
+    parts = fluid_path.split(".")
+    for cut in range(len(parts), 0, -1):
+        target = MODULES.get(".".join(parts[:cut]))
+        if target is not None:
+            rest = parts[cut:]
+            break
+    else:
         return None
-    return f"{target}.{rest}" if rest else target  # always inside paddle_ir: MODULES says so
+    if not all(part.isidentifier() for part in rest):
+        return None
+    return ".".join([target, *rest])  # always inside paddle_ir: MODULES says so
+
+
+def _top_level() -> list[str]:
+    """The Fluid modules MODULES names at the top (`layers`, not `layers.utils`)."""
+    return sorted(name for name in MODULES if "." not in name)
 
 
 class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -82,11 +91,11 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 raise ModuleNotFoundError(f"paddle-ir has no Fluid module 'fluid.{fluid_path}': "
                                           f"{advice}", name=fullname)
             head = fluid_path.partition(".")[0]
-            close = difflib.get_close_matches(head, MODULES, n=3, cutoff=0.6)
+            close = difflib.get_close_matches(head, _top_level(), n=3, cutoff=0.6)
             raise ModuleNotFoundError(
                 f"paddle-ir has no Fluid module 'fluid.{fluid_path}'"
                 + (f"; did you mean {', '.join('fluid.' + c for c in close)}?" if close else
-                   f"; it has fluid.{{{', '.join(sorted(MODULES))}}}"), name=fullname)
+                   f"; it has fluid.{{{', '.join(_top_level())}}}"), name=fullname)
         if importlib.util.find_spec(real) is None:
             from paddle_ir.compat.missing_names import out_of_scope_advice
 
@@ -98,7 +107,15 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         # the real module itself: its own __name__ and __spec__ stay, nothing runs twice
-        return importlib.import_module(real_name(spec.name[len(PREFIX):]))
+        real = importlib.import_module(real_name(spec.name[len(PREFIX):]))
+        # Its submodules already loaded join under the Fluid path too, as they are in
+        # Fluid's sys.modules: importing one then finds it and rebinds no attribute of the
+        # package (`import paddle_ir.fluid.layers.rnn` leaves `layers.rnn` the layer).
+        inside = real.__name__ + "."
+        for name, module in list(sys.modules.items()):
+            if name.startswith(inside):
+                sys.modules.setdefault(spec.name + "." + name[len(inside):], module)
+        return real
 
     def exec_module(self, module) -> None:
         """Nothing to run: the real module ran when create_module imported it."""

@@ -115,9 +115,9 @@ class Variable:
         self.desc.stop_gradient = bool(value)
 
     # Python's arithmetic operators (x + y, 2 * x, -x) append elementwise ops. They are
-    # the layers' business, and the layers sit above this module: paddle_ir.layers.math
-    # installs them on this class when it loads (as Paddle's monkey_patch_variable does),
-    # and importing any part of paddle_ir loads the layers.
+    # the layers' business, and the layers sit above this module:
+    # paddle_ir.layers.math_op_patch installs them on this class when it loads (as Paddle's
+    # monkey_patch_variable does), and importing any part of paddle_ir loads the layers.
 
     def __hash__(self) -> int:
         return id(self)

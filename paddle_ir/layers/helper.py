@@ -3,10 +3,19 @@
 It names things (`fc_0`, `fc_0.w_0`, `fc_0.tmp_0`), creates parameters in the
 main program with their initializer ops in the startup program, creates
 temporaries, and appends ops to the current block.
+
+Below it, the small builders more than one layers module shares: append_bias, and
+private one-op helpers (`_unary`, `_elementwise`, `_compare`, `_one`, `_op`, `_loss`,
+`_single`, `_activation`) and argument checks (`_pair`, `_three`, `_padding`,
+`_check_format`, `_sub_block`). A helper only one module uses stays in that module.
 """
 
 from __future__ import annotations
 
+import contextlib
+
+from paddle_ir.core.dtypes import convert_dtype
+from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import (
     Parameter,
     Variable,
@@ -16,6 +25,8 @@ from paddle_ir.framework import (
 )
 from paddle_ir.framework.initializer import Constant, Xavier
 from paddle_ir.framework.param_attr import ParamAttr
+
+__all__ = ["LayerHelper", "append_bias"]
 
 
 class LayerHelper:
@@ -70,3 +81,138 @@ class LayerHelper:
         out = self.create_variable_for_type_inference(x.dtype)
         self.append_op(act, inputs={"X": x}, outputs={"Out": out})
         return out
+
+
+def _elementwise(op_type: str, x: Variable, y: Variable, axis: int = -1, act=None,
+                 name=None) -> Variable:
+    helper = LayerHelper(op_type, name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": x, "Y": y}, outputs={"Out": out},
+                     attrs={"axis": axis})
+    return helper.append_activation(out, act)
+
+
+def _unary(op_type: str, x: Variable, name=None, attrs=None) -> Variable:
+    helper = LayerHelper(op_type, name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": x}, outputs={"Out": out}, attrs=attrs)
+    return out
+
+
+def _compare(op_type: str, x: Variable, y: Variable, cond: Variable | None) -> Variable:
+    helper = LayerHelper(op_type)
+    if cond is None:
+        cond = helper.create_variable_for_type_inference("bool", stop_gradient=True)
+    helper.append_op(op_type, inputs={"X": x, "Y": y}, outputs={"Out": cond})
+    return cond
+
+
+@contextlib.contextmanager
+def _sub_block():
+    program = default_main_program()
+    parent = program.current_block()
+    body = program._create_block()
+    try:
+        yield parent, body
+    finally:
+        program._rollback()
+
+
+def _pair(value, what: str) -> list[int]:
+    if isinstance(value, int):
+        return [value, value]
+    value = [int(v) for v in value]
+    if len(value) != 2:
+        raise InvalidProgramError(f"{what} must be an int or a pair, got {value}")
+    return value
+
+
+def _padding(padding, data_format: str) -> tuple[list[int], str]:
+    """Fluid's padding argument -> (paddings attribute, padding_algorithm)."""
+    if isinstance(padding, str):
+        algorithm = padding.upper()
+        if algorithm not in ("SAME", "VALID"):
+            raise InvalidProgramError(f"padding must be 'SAME', 'VALID', an int or a list, "
+                                      f"got {padding!r}")
+        return [0, 0], algorithm
+    if isinstance(padding, int):
+        return [padding, padding], "EXPLICIT"
+    padding = list(padding)
+    if padding and isinstance(padding[0], (list, tuple)):  # one pair per dim of the input
+        spatial = padding[2:] if data_format == "NCHW" else padding[1:3]
+        return [int(p) for pair in spatial for p in pair], "EXPLICIT"
+    if len(padding) not in (2, 4):
+        raise InvalidProgramError(f"padding must hold 2 or 4 values, got {padding}")
+    return [int(p) for p in padding], "EXPLICIT"
+
+
+def _activation(op_type: str, x: Variable, attrs: dict, name=None) -> Variable:
+    helper = LayerHelper(op_type, name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": x}, outputs={"Out": out}, attrs=attrs)
+    return out
+
+
+def _single(op_type, inputs, out_slot, attrs=None, name=None, dtype=None) -> Variable:
+    helper = LayerHelper(op_type, name)
+    out = helper.create_variable_for_type_inference(dtype or next(iter(inputs.values())).dtype)
+    helper.append_op(op_type, inputs=inputs, outputs={out_slot: out}, attrs=attrs)
+    return out
+
+
+def _three(v) -> list[int]:
+    return [int(v)] * 3 if isinstance(v, int) else [int(d) for d in v]
+
+
+def _check_format(layer: str, data_format: str, ceil_mode: bool = False) -> None:
+    if data_format != "NCDHW":
+        raise ValueError(f"{layer}: only data_format='NCDHW' is supported, got {data_format!r}")
+    if ceil_mode:
+        raise ValueError(f"{layer}: ceil_mode=True is not supported")
+
+
+def _op(op_type: str, inputs: dict, outputs, attrs=None, name=None, act=None, dtype=None):
+    """Append op_type; outputs is a list of slots (all of the first input's dtype unless
+    a {slot: dtype} dict). Returns the first output, or all of them for several."""
+    helper = LayerHelper(op_type, name)
+    first = next(iter(inputs.values()))
+    first = first[0] if isinstance(first, list) else first
+    if not isinstance(outputs, dict):
+        outputs = {slot: dtype for slot in outputs}
+    outs = {slot: helper.create_variable_for_type_inference(
+        convert_dtype(dt) if dt is not None else first.dtype) for slot, dt in outputs.items()}
+    helper.append_op(op_type, inputs=inputs, outputs=outs, attrs=attrs)
+    values = list(outs.values())
+    values[0] = helper.append_activation(values[0], act)
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _one(op_type: str, inputs: dict, attrs: dict | None = None, name=None, dtype=None,
+         out_slot: str = "Out", stop_gradient: bool = False) -> Variable:
+    helper = LayerHelper(op_type, name)
+    first = next(iter(inputs.values()))
+    out = helper.create_variable_for_type_inference(dtype or first.dtype,
+                                                    stop_gradient=stop_gradient)
+    helper.append_op(op_type, inputs=inputs, outputs={out_slot: out}, attrs=attrs)
+    return out
+
+
+def append_bias(helper: LayerHelper, x: Variable, bias_attr, size: int) -> Variable:
+    """x + b along axis 1 with a new [size] bias (Fluid's append_bias_op); bias_attr=False: x."""
+    attr = ParamAttr.to_attr(bias_attr)
+    if attr is None:
+        return x
+    b = helper.create_parameter(attr, [size], x.dtype, is_bias=True)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("elementwise_add", inputs={"X": x, "Y": b}, outputs={"Out": out},
+                     attrs={"axis": 1})
+    return out
+
+
+def _loss(op_type: str, inputs: dict, outputs: list[str], attrs=None, name=None,
+          dtype=None) -> list[Variable]:
+    helper = LayerHelper(op_type, name)
+    dtype = dtype or next(iter(inputs.values())).dtype
+    outs = {slot: helper.create_variable_for_type_inference(dtype) for slot in outputs}
+    helper.append_op(op_type, inputs=inputs, outputs=outs, attrs=attrs)
+    return [outs[s] for s in outputs]

@@ -1,4 +1,5 @@
-"""Data variables: where feeds enter a program, with Fluid 1.x's two spellings.
+"""Fluid 1.7's layers.io: data variables, where feeds enter a program, with Fluid 1.x's two
+spellings, load, and the reader functions (py_reader ..., from reader/data_loader.py).
 
     layers.data("x", [13])          # Fluid 1.x: shape [-1, 13] (a batch dim is prepended)
     layers.data("x", [-1, 13])      # already has a -1: taken as given
@@ -9,12 +10,23 @@ from __future__ import annotations
 
 from paddle_ir.framework import Variable, default_main_program
 from paddle_ir.framework.variable import VarType
-from paddle_ir.reader.data_loader import (  # noqa: F401 - Fluid's layers.* reader functions
+from paddle_ir.layers.helper import LayerHelper
+from paddle_ir.reader.data_loader import (
     create_py_reader_by_data,
     double_buffer,
     py_reader,
     read_file,
 )
+
+__all__ = ["create_py_reader_by_data", "data", "double_buffer", "fluid_data", "load", "py_reader",
+           "read_file"]
+
+
+def load(out: Variable, file_path: str, load_as_fp16: bool | None = None) -> None:
+    """Fill `out` from a tensor file (one LoDTensor record) when the program runs."""
+    helper = LayerHelper("load")
+    helper.append_op("load", outputs={"Out": out},
+                     attrs={"file_path": str(file_path), "load_as_fp16": bool(load_as_fp16)})
 
 
 def _create_data_var(name: str, shape, dtype, lod_level: int, var_type,
@@ -61,10 +73,3 @@ def fluid_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variabl
     """
     dims = [-1 if d is None else int(d) for d in shape]
     return _create_data_var(name, dims, dtype, lod_level, None, True)
-
-
-def __getattr__(name: str):
-    # a layer Fluid 1.x defines in this module but paddle-ir elsewhere (fluid_layout.py)
-    from paddle_ir.layers.fluid_layout import attribute
-
-    return attribute(__name__, name)

@@ -29,41 +29,19 @@ from __future__ import annotations
 import math
 
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework import Variable, default_main_program, default_startup_program
-from paddle_ir.layers.control_flow import greater_equal, less_than
-from paddle_ir.layers.extra_math import ceil, cos, elementwise_max, elementwise_min, floor, pow
-from paddle_ir.layers.math import exp, scale
+from paddle_ir.framework import Variable
+from paddle_ir.layers.control_flow.compare import greater_equal, less_than
+from paddle_ir.layers.nn.elementwise import elementwise_max, elementwise_min, pow, scale
+from paddle_ir.layers.nn.step_counter import autoincreased_step_counter
+from paddle_ir.layers.ops import ceil, cos, exp, floor
 from paddle_ir.layers.tensor import cast, fill_constant
 
-__all__ = ["LR_DECAY_COUNTER", "autoincreased_step_counter", "cosine_decay",
-           "exponential_decay", "inverse_time_decay", "linear_lr_warmup", "natural_exp_decay",
-           "noam_decay", "piecewise_decay", "polynomial_decay"]
+__all__ = ["LR_DECAY_COUNTER", "cosine_decay", "exponential_decay", "inverse_time_decay",
+           "linear_lr_warmup", "natural_exp_decay", "noam_decay", "piecewise_decay",
+           "polynomial_decay"]
+
 
 LR_DECAY_COUNTER = "@LR_DECAY_COUNTER@"
-
-
-def autoincreased_step_counter(counter_name: str | None = None, begin: int = 1,
-                               step: int = 1) -> Variable:
-    """A persistable int64 [1] counter starting at begin - 1, plus `step` at each run's start.
-
-    With step 1 the first run reads `begin` (Fluid's rule: the startup value is
-    always begin - 1).
-    The counter is made once per program: a second call with the same name
-    returns the same variable and adds no second increment.
-    """
-    name = counter_name or "@STEP_COUNTER@"
-    block = default_main_program().global_block()
-    if block.has_var(name):
-        return block.var(name)
-    counter = block.create_var(name=name, shape=[1], dtype="int64", persistable=True,
-                               stop_gradient=True)
-    startup = default_startup_program().global_block()
-    init = startup.create_var(name=name, shape=[1], dtype="int64", persistable=True)
-    startup.append_op("fill_constant", outputs={"Out": init},
-                      attrs={"shape": [1], "dtype": 3, "value": float(begin - 1)})
-    block._prepend_op("increment", inputs={"X": counter}, outputs={"Out": counter},
-                      attrs={"step": float(step)})
-    return counter
 
 
 def _decay_step_counter(begin: int = 0) -> Variable:
@@ -180,10 +158,3 @@ def linear_lr_warmup(learning_rate, warmup_steps: int, start_lr: float,
     warm_lr = scale(step, slope, float(start_lr))
     # warming * warm_lr + (1 - warming) * after
     return warming * warm_lr + scale(warming, -1.0, 1.0) * after
-
-
-def __getattr__(name: str):
-    # a layer Fluid 1.x defines in this module but paddle-ir elsewhere (fluid_layout.py)
-    from paddle_ir.layers.fluid_layout import attribute
-
-    return attribute(__name__, name)

@@ -1,52 +1,88 @@
-"""Fluid 1.7's loss layers beyond cross entropy: one op each (ops/loss/losses.py), or composed
-from other layers where Fluid composes them too (mse_loss, npair_loss, dice_loss)."""
+"""Fluid 1.7's layers.loss: the cross-entropy losses (cross_entropy,
+softmax_with_cross_entropy, sigmoid_cross_entropy_with_logits), one-op losses
+(ops/loss/losses.py), the structured ones (center_loss, hsigmoid, nce,
+sampled_softmax_with_cross_entropy, warpctc), edit_distance, and the losses Fluid composes
+from other layers (mse_loss, npair_loss, square_error_cost).
+"""
 
 from __future__ import annotations
 
-from paddle_ir.framework import Variable
-from paddle_ir.layers.control_flow import equal
-from paddle_ir.layers.helper import LayerHelper
-from paddle_ir.layers.math import elementwise_div, mean, reduce_mean, reduce_sum, square
-from paddle_ir.layers.nn import matmul, softmax_with_cross_entropy
+from paddle_ir.framework import Variable, default_main_program, default_startup_program, unique_name
+from paddle_ir.framework.initializer import Constant
+from paddle_ir.framework.param_attr import ParamAttr
+from paddle_ir.layers.control_flow.compare import equal
+from paddle_ir.layers.helper import LayerHelper, _loss, _op
+from paddle_ir.layers.nn.dense import matmul
+from paddle_ir.layers.nn.elementwise import elementwise_div, mean, reduce_mean, reduce_sum
+from paddle_ir.layers.nn.shapes import reshape
+from paddle_ir.layers.ops import square
 from paddle_ir.layers.tensor import cast
-from paddle_ir.layers.tensor_ops import reshape
 
-__all__ = ["bpr_loss", "dice_loss", "huber_loss", "kldiv_loss", "log_loss", "margin_rank_loss",
-           "mse_loss", "npair_loss", "rank_loss", "smooth_l1", "teacher_student_sigmoid_loss"]
+__all__ = ["bpr_loss", "center_loss", "cross_entropy", "edit_distance", "hsigmoid", "huber_loss",
+           "kldiv_loss", "margin_rank_loss", "mse_loss", "nce", "npair_loss", "rank_loss",
+           "sampled_softmax_with_cross_entropy", "sigmoid_cross_entropy_with_logits",
+           "softmax_with_cross_entropy", "square_error_cost", "teacher_student_sigmoid_loss",
+           "warpctc"]
 
 
-def _loss(op_type: str, inputs: dict, outputs: list[str], attrs=None, name=None,
-          dtype=None) -> list[Variable]:
-    helper = LayerHelper(op_type, name)
-    dtype = dtype or next(iter(inputs.values())).dtype
-    outs = {slot: helper.create_variable_for_type_inference(dtype) for slot in outputs}
-    helper.append_op(op_type, inputs=inputs, outputs=outs, attrs=attrs)
-    return [outs[s] for s in outputs]
+def cross_entropy(input: Variable, label: Variable, soft_label: bool = False,  # noqa: A002
+                  ignore_index: int = -100) -> Variable:
+    """-log(input[label]) per row ([..., 1]); input holds probabilities (a softmax's output)."""
+    helper = LayerHelper("cross_entropy")
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("cross_entropy", inputs={"X": input, "Label": label}, outputs={"Y": out},
+                     attrs={"soft_label": soft_label, "ignore_index": ignore_index})
+    return out
+
+
+def softmax_with_cross_entropy(logits: Variable, label: Variable, soft_label: bool = False,
+                               ignore_index: int = -100, numeric_stable_mode: bool = True,
+                               return_softmax: bool = False, axis: int = -1):
+    """The cross entropy of softmax(logits) along `axis`, computed stably in one op.
+
+    Returns the loss (logits' shape with 1 at `axis`), or (loss, softmax) when
+    return_softmax is set.
+    """
+    helper = LayerHelper("softmax_with_cross_entropy")
+    softmax_out = helper.create_variable_for_type_inference(logits.dtype)
+    loss = helper.create_variable_for_type_inference(logits.dtype)
+    helper.append_op("softmax_with_cross_entropy", inputs={"Logits": logits, "Label": label},
+                     outputs={"Softmax": softmax_out, "Loss": loss},
+                     attrs={"soft_label": soft_label, "ignore_index": ignore_index,
+                            "numeric_stable_mode": numeric_stable_mode, "axis": axis})
+    return (loss, softmax_out) if return_softmax else loss
+
+
+def edit_distance(input: Variable, label: Variable, normalized: bool = True,  # noqa: A002
+                  ignored_tokens=None, input_length=None, label_length=None):
+    """(distances [nseq, 1], sequence count [1]) between LoD id sequences; ignored_tokens
+    are erased from both first."""
+    if input_length is not None or label_length is not None:
+        raise ValueError("edit_distance: padded inputs with lengths are not supported; pass "
+                         "LoDTensors")
+    if ignored_tokens:
+        tokens = [int(t) for t in ignored_tokens]
+        input = _op("sequence_erase", {"X": input}, ["Out"], {"tokens": tokens})  # noqa: A001
+        label = _op("sequence_erase", {"X": label}, ["Out"], {"tokens": tokens})
+    return _op("edit_distance", {"Hyps": input, "Refs": label},
+               {"Out": "float32", "SequenceNum": "int64"}, {"normalized": bool(normalized)})
+
+
+def square_error_cost(input: Variable, label: Variable) -> Variable:  # noqa: A002
+    """(input - label)^2, elementwise."""
+    helper = LayerHelper("square_error_cost")
+    minus = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("elementwise_sub", inputs={"X": input, "Y": label},
+                     outputs={"Out": minus})
+    square = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("square", inputs={"X": minus}, outputs={"Out": square})
+    return square
 
 
 def huber_loss(input: Variable, label: Variable, delta: float) -> Variable:  # noqa: A002
     """r^2 / 2 for |r| <= delta, else delta * (|r| - delta / 2), r = label - input."""
     return _loss("huber_loss", {"X": input, "Y": label}, ["Out", "Residual"],
                  {"delta": float(delta)})[0]
-
-
-def log_loss(input: Variable, label: Variable, epsilon: float = 1e-4,  # noqa: A002
-             name=None) -> Variable:
-    """-label log(input + eps) - (1 - label) log(1 - input + eps), per row."""
-    return _loss("log_loss", {"Predicted": input, "Labels": label}, ["Loss"],
-                 {"epsilon": float(epsilon)}, name)[0]
-
-
-def smooth_l1(x: Variable, y: Variable, inside_weight=None, outside_weight=None,
-              sigma: float | None = None) -> Variable:
-    """[N, 1]: the smooth L1 distance of each row (see ops/loss/losses.py)."""
-    inputs = {"X": x, "Y": y}
-    if inside_weight is not None:
-        inputs["InsideWeight"] = inside_weight
-    if outside_weight is not None:
-        inputs["OutsideWeight"] = outside_weight
-    return _loss("smooth_l1_loss", inputs, ["Diff", "Out"],
-                 {"sigma": 1.0 if sigma is None else float(sigma)})[1]
 
 
 def kldiv_loss(x: Variable, target: Variable, reduction: str = "mean", name=None) -> Variable:
@@ -103,23 +139,130 @@ def npair_loss(anchor: Variable, positive: Variable, labels: Variable,
     return l2 + mean(reduce_sum(same * ce, 0))
 
 
-def dice_loss(input: Variable, label: Variable, epsilon: float = 1e-5,  # noqa: A002
-              name=None) -> Variable:
-    """mean over the batch of 1 - 2 |X n Y| / (|X| + |Y| + eps), label one-hot encoded
-    against input's last dim (label [..., 1] int)."""
-    from paddle_ir.layers.tensor_more import range as range_
+def sigmoid_cross_entropy_with_logits(x: Variable, label: Variable, ignore_index: int = -100,
+                                      name=None, normalize: bool = False) -> Variable:
+    """Elementwise -label*log(sigmoid(x)) - (1-label)*log(1-sigmoid(x)), computed stably.
 
-    classes = input.shape[-1]
-    one_hot = cast(equal(label, range_(0, classes, 1, label.dtype)), input.dtype)
-    dims = list(range(1, len(input.shape)))
-    inse = reduce_sum(input * one_hot, dim=dims)
-    denominator = reduce_sum(input, dim=dims) + reduce_sum(one_hot, dim=dims)
-    score = (inse * -2.0) / (denominator + epsilon) + 1.0
-    return reduce_mean(score)
+    Elements whose label equals `ignore_index` get 0; `normalize` divides by the
+    number of the others. `label` has x's shape and dtype; it gets no gradient.
+    """
+    helper = LayerHelper("sigmoid_cross_entropy_with_logits", name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("sigmoid_cross_entropy_with_logits", inputs={"X": x, "Label": label},
+                     outputs={"Out": out},
+                     attrs={"ignore_index": int(ignore_index), "normalize": bool(normalize)})
+    return out
 
 
-def __getattr__(name: str):
-    # a layer Fluid 1.x defines in this module but paddle-ir elsewhere (fluid_layout.py)
-    from paddle_ir.layers.fluid_layout import attribute
+def _outs(helper, dtype, slots, stop=()):
+    return {s: helper.create_variable_for_type_inference(dtype, stop_gradient=s in stop)
+            for s in slots}
 
-    return attribute(__name__, name)
+
+def center_loss(input: Variable, label: Variable, num_classes: int, alpha: float,  # noqa: A002
+                param_attr=None, update_center: bool = True) -> Variable:
+    """|x - center[label]|^2 / 2 per row; the centers (a parameter the optimizer does not
+    train) move toward their class's features at rate alpha when update_center."""
+    helper = LayerHelper("center_loss")
+    attr = ParamAttr.to_attr(param_attr) or ParamAttr()
+    centers = helper.create_parameter(attr, [num_classes, input.shape[1]], input.dtype,
+                                      default_initializer=Constant(0.0))
+    centers.stop_gradient = True
+    centers.trainable = False
+    rate_name = unique_name.generate("center_loss_alpha")
+    rate = default_main_program().global_block().create_var(
+        name=rate_name, shape=[1], dtype=input.dtype, persistable=True, stop_gradient=True)
+    startup = default_startup_program().global_block()
+    init = startup.create_var(name=rate_name, shape=[1], dtype=input.dtype, persistable=True)
+    Constant(float(alpha))(init, startup)
+    outs = _outs(helper, input.dtype, ["SampleCenterDiff", "Loss"], stop=("SampleCenterDiff",))
+    outs["CentersOut"] = centers
+    helper.append_op("center_loss", inputs={"X": input, "Label": label, "Centers": centers,
+                                            "CenterUpdateRate": rate},
+                     outputs=outs, attrs={"cluster_num": int(num_classes),
+                                          "need_update": bool(update_center)})
+    return outs["Loss"]
+
+
+def hsigmoid(input: Variable, label: Variable, num_classes: int, param_attr=None,  # noqa: A002
+             bias_attr=None, name=None, path_table=None, path_code=None,
+             is_custom: bool = False, is_sparse: bool = False) -> Variable:
+    """Hierarchical sigmoid over Paddle's default complete binary tree of num_classes
+    leaves: [N, 1] losses (custom trees are not supported)."""
+    if is_custom or path_table is not None or path_code is not None:
+        raise ValueError("hsigmoid: custom trees (path_table/path_code) are not supported; "
+                         "use the default tree")
+    helper = LayerHelper("hierarchical_sigmoid", name)
+    w = helper.create_parameter(ParamAttr.to_attr(param_attr) or ParamAttr(),
+                                [num_classes - 1, input.shape[1]], input.dtype)
+    inputs = {"X": input, "W": w, "Label": label}
+    bias = ParamAttr.to_attr(bias_attr)
+    if bias is not None:
+        inputs["Bias"] = helper.create_parameter(bias, [num_classes - 1, 1], input.dtype,
+                                                 is_bias=True)
+    outs = _outs(helper, input.dtype, ["Out", "PreOut"], stop=("PreOut",))
+    helper.append_op("hierarchical_sigmoid", inputs=inputs, outputs=outs,
+                     attrs={"num_classes": int(num_classes)})
+    return outs["Out"]
+
+
+def nce(input: Variable, label: Variable, num_total_classes: int,  # noqa: A002
+        sample_weight: Variable | None = None, param_attr=None, bias_attr=None,
+        num_neg_samples: int | None = None, name=None, sampler: str = "uniform",
+        custom_dist=None, seed: int = 0, is_sparse: bool = False) -> Variable:
+    """Noise-contrastive estimation with uniformly drawn negatives: [N, 1] costs."""
+    if sampler != "uniform" or custom_dist is not None:
+        raise ValueError(f"nce: only the uniform sampler is supported, got {sampler!r}")
+    helper = LayerHelper("nce", name)
+    dim = input.shape[1]
+    w = helper.create_parameter(ParamAttr.to_attr(param_attr) or ParamAttr(),
+                                [num_total_classes, dim], input.dtype)
+    inputs = {"Input": input, "Label": label, "Weight": w}
+    bias = ParamAttr.to_attr(bias_attr)
+    if bias is not None:
+        inputs["Bias"] = helper.create_parameter(bias, [num_total_classes, 1], input.dtype,
+                                                 is_bias=True)
+    if sample_weight is not None:
+        inputs["SampleWeight"] = sample_weight
+    outs = _outs(helper, input.dtype, ["Cost", "SampleLogits"], stop=("SampleLogits",))
+    outs["SampleLabels"] = helper.create_variable_for_type_inference("int64",
+                                                                     stop_gradient=True)
+    helper.append_op("nce", inputs=inputs, outputs=outs,
+                     attrs={"num_total_classes": int(num_total_classes),
+                            "num_neg_samples": int(num_neg_samples or 10), "seed": int(seed)})
+    return outs["Cost"]
+
+
+def sampled_softmax_with_cross_entropy(logits: Variable, label: Variable, num_samples: int,
+                                       num_true: int = 1, remove_accidental_hits: bool = True,
+                                       use_customized_samples: bool = False,
+                                       customized_samples=None, customized_probabilities=None,
+                                       seed: int = 0) -> Variable:
+    """Softmax cross entropy over the true classes and num_samples log-uniformly drawn
+    classes (logits corrected by log Q): [N, 1]."""
+    if use_customized_samples:
+        raise ValueError("sampled_softmax_with_cross_entropy: customized samples are not "
+                         "supported")
+    helper = LayerHelper("sample_logits")
+    outs = _outs(helper, logits.dtype, ["SampledLogits", "Probabilities"],
+                 stop=("Probabilities",))
+    outs["Samples"] = helper.create_variable_for_type_inference("int64", stop_gradient=True)
+    outs["SampledLabels"] = helper.create_variable_for_type_inference("int64",
+                                                                      stop_gradient=True)
+    helper.append_op("sample_logits", inputs={"Logits": logits, "Labels": label}, outputs=outs,
+                     attrs={"num_samples": int(num_samples), "seed": int(seed),
+                            "remove_accidental_hits": bool(remove_accidental_hits)})
+    return softmax_with_cross_entropy(outs["SampledLogits"], outs["SampledLabels"])
+
+
+def warpctc(input: Variable, label: Variable, blank: int = 0,  # noqa: A002
+            norm_by_times: bool = False, input_length=None, label_length=None) -> Variable:
+    """The CTC loss of each sequence ([nseq, 1]) of unnormalized logits against its label."""
+    if input_length is not None or label_length is not None:
+        raise ValueError("warpctc: padded inputs with lengths are not supported; pass "
+                         "LoDTensors")
+    helper = LayerHelper("warpctc")
+    outs = _outs(helper, input.dtype, ["WarpCTCGrad", "Loss"], stop=("WarpCTCGrad",))
+    helper.append_op("warpctc", inputs={"Logits": input, "Label": label}, outputs=outs,
+                     attrs={"blank": int(blank), "norm_by_times": bool(norm_by_times)})
+    return outs["Loss"]

@@ -1,13 +1,32 @@
-"""Metric layers with persistable state: auc (Fluid 1.7's layers.auc)."""
+"""Fluid 1.7's layers.metric_op: accuracy, and auc with its persistable state."""
 
 from __future__ import annotations
 
 from paddle_ir.core.dtypes import from_numpy_dtype
 from paddle_ir.framework import Variable, default_main_program, default_startup_program, unique_name
 from paddle_ir.layers.helper import LayerHelper
+from paddle_ir.layers.nn.dense import topk
 from paddle_ir.ops.metrics.auc import stat_shape
 
-__all__ = ["auc"]
+__all__ = ["accuracy", "auc"]
+
+
+def accuracy(input: Variable, label: Variable, k: int = 1, correct: Variable | None = None,  # noqa: A002
+             total: Variable | None = None) -> Variable:
+    """The fraction (float32, shape [1]) of rows whose label is among input's top k classes.
+
+    `correct` and `total` (int32, shape [1]) receive the counts when given.
+    """
+    helper = LayerHelper("accuracy")
+    values, indices = topk(input, k)
+    acc = helper.create_variable_for_type_inference("float32", stop_gradient=True)
+    if correct is None:
+        correct = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    if total is None:
+        total = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    helper.append_op("accuracy", inputs={"Out": values, "Indices": indices, "Label": label},
+                     outputs={"Accuracy": acc, "Correct": correct, "Total": total})
+    return acc
 
 
 def _zero_counts(prefix: str, shape) -> Variable:
@@ -49,10 +68,3 @@ def auc(input: Variable, label: Variable, curve: str = "ROC",  # noqa: A002 - Fl
                          attrs={"curve": curve, "num_thresholds": int(num_thresholds),
                                 "slide_steps": int(steps)})
     return global_auc, batch_auc, [batch_pos, batch_neg, global_pos, global_neg]
-
-
-def __getattr__(name: str):
-    # a layer Fluid 1.x defines in this module but paddle-ir elsewhere (fluid_layout.py)
-    from paddle_ir.layers.fluid_layout import attribute
-
-    return attribute(__name__, name)

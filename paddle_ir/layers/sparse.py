@@ -13,6 +13,8 @@ from __future__ import annotations
 from paddle_ir.framework import Variable, VarType, default_main_program
 from paddle_ir.layers.helper import LayerHelper
 
+__all__ = ["cast_storage", "csr_data", "retain", "sparse_dot"]
+
 
 def csr_data(name: str, shape, dtype="float32") -> Variable:
     """Declare a fed 2-D CSR matrix (sparse features), e.g. shape [-1, num_features].

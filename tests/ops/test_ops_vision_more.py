@@ -111,7 +111,7 @@ def test_vision_layers_in_a_program():
     startup.random_seed = 11
     with pir.program_guard(main, startup):
         x = layers.data("img", [-1, 3, 4, 4])
-        from paddle_ir.layers.tensor_more import assign_value
+        from paddle_ir.layers.tensor import assign_value
 
         identity = assign_value(np.tile(np.array([[[1, 0, 0], [0, 1, 0]]], np.float32),
                                         (2, 1, 1)))

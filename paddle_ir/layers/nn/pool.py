@@ -1,0 +1,79 @@
+"""Pooling layers of Fluid 1.7's layers.nn: pool2d, adaptive_pool2d, pool3d and
+adaptive_pool3d (NCDHW).
+"""
+
+from __future__ import annotations
+
+from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.framework import Variable
+from paddle_ir.layers.helper import LayerHelper, _check_format, _padding, _pair, _three
+
+__all__ = ["adaptive_pool2d", "adaptive_pool3d", "pool2d", "pool3d"]
+
+
+def pool2d(input, pool_size=-1, pool_type: str = "max", pool_stride=1,  # noqa: A002
+           pool_padding=0, global_pooling: bool = False, use_cudnn: bool = True,
+           ceil_mode: bool = False, name=None, exclusive: bool = True,
+           data_format: str = "NCHW") -> Variable:
+    """Max or average pooling, as Fluid's pool2d (pool_padding may be "SAME"/"VALID")."""
+    if pool_type not in ("max", "avg"):
+        raise InvalidProgramError(f"pool2d: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    if pool_size == -1 and not global_pooling:
+        raise InvalidProgramError("pool2d: give pool_size, or global_pooling=True")
+    helper = LayerHelper("pool2d", name)
+    paddings, algorithm = _padding(pool_padding, data_format)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("pool2d", inputs={"X": input}, outputs={"Out": out},
+                     attrs={"pooling_type": pool_type,
+                            "ksize": [1, 1] if pool_size == -1 else _pair(pool_size, "pool_size"),
+                            "global_pooling": global_pooling,
+                            "strides": _pair(pool_stride, "pool_stride"), "paddings": paddings,
+                            "padding_algorithm": algorithm, "ceil_mode": ceil_mode,
+                            "exclusive": exclusive, "data_format": data_format})
+    return out
+
+
+def adaptive_pool2d(input, pool_size, pool_type: str = "max",  # noqa: A002
+                    require_index: bool = False, name=None) -> Variable:
+    """Pooling to a fixed output size pool_size = [OH, OW] (windows split the input evenly)."""
+    if require_index:
+        raise InvalidProgramError("adaptive_pool2d: require_index=True needs the "
+                                  "max_pool2d_with_index op, which paddle-ir does not have")
+    if pool_type not in ("max", "avg"):
+        raise InvalidProgramError(f"adaptive_pool2d: pool_type must be 'max' or 'avg', got "
+                                  f"{pool_type!r}")
+    helper = LayerHelper("adaptive_pool2d", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("pool2d", inputs={"X": input}, outputs={"Out": out},
+                     attrs={"pooling_type": pool_type, "ksize": _pair(pool_size, "pool_size"),
+                            "adaptive": True})
+    return out
+
+
+def pool3d(input: Variable, pool_size=-1, pool_type: str = "max", pool_stride=1,  # noqa: A002
+           pool_padding=0, global_pooling: bool = False, use_cudnn: bool = True,
+           ceil_mode: bool = False, name=None, exclusive: bool = True,
+           data_format: str = "NCDHW") -> Variable:
+    """Max or average pooling over pool_size windows (or the whole volume)."""
+    _check_format("pool3d", data_format, ceil_mode)
+    helper = LayerHelper("pool3d", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    size = [1, 1, 1] if global_pooling and pool_size == -1 else _three(pool_size)
+    helper.append_op("pool3d", inputs={"X": input}, outputs={"Out": out},
+                     attrs={"pooling_type": pool_type, "ksize": size,
+                            "strides": _three(pool_stride), "paddings": _three(pool_padding),
+                            "global_pooling": bool(global_pooling),
+                            "exclusive": bool(exclusive)})
+    return out
+
+
+def adaptive_pool3d(input: Variable, pool_size, pool_type: str = "max",  # noqa: A002
+                    require_index: bool = False, name=None) -> Variable:
+    """Max or average pooling to an output of pool_size [od, oh, ow] cells."""
+    if require_index:
+        raise ValueError("adaptive_pool3d: require_index (the max positions) is not supported")
+    helper = LayerHelper("adaptive_pool3d", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("adaptive_pool3d", inputs={"X": input}, outputs={"Out": out},
+                     attrs={"pooling_type": pool_type, "ksize": _three(pool_size)})
+    return out

@@ -1,0 +1,245 @@
+"""Shape layers of Fluid 1.7's layers.nn: reshape (reshape2), flatten (flatten2),
+transpose (transpose2), squeeze (squeeze2), unsqueeze (unsqueeze2), slice, split, stack,
+unstack, expand, expand_as, the padding and cropping layers, strided_slice,
+space_to_depth, pixel_shuffle, shuffle_channel, and shape, rank and size.
+
+The *2 ops also write an XShape variable (X's shape for the grad op, no data),
+as Fluid's layers do, so programs built here match Paddle's op for op.
+"""
+
+from __future__ import annotations
+
+from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.framework import Variable
+from paddle_ir.layers.helper import LayerHelper, _one
+from paddle_ir.layers.tensor import _op, fill_constant
+
+__all__ = ["crop", "crop_tensor", "expand", "expand_as", "flatten", "pad", "pad2d",
+           "pad_constant_like", "pixel_shuffle", "rank", "reshape", "shape", "shuffle_channel",
+           "size", "slice", "space_to_depth", "split", "squeeze", "stack", "strided_slice",
+           "transpose", "unsqueeze", "unstack"]
+
+
+def _with_xshape(op_type: str, x: Variable, attrs: dict, name=None, inputs=None,
+                 layer: str | None = None) -> Variable:
+    helper = LayerHelper(layer or op_type, name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    helper.append_op(op_type, inputs={"X": x, **(inputs or {})},
+                     outputs={"Out": out, "XShape": xshape}, attrs=attrs)
+    return out
+
+
+def reshape(x: Variable, shape, actual_shape: Variable | None = None, act=None,
+            inplace: bool = False, name=None) -> Variable:
+    """x in a new shape (a reshape2 op): a 0 copies x's dim at that index, one -1 is inferred.
+
+    `shape` is a list of ints and int Variables ([1] each, passed as ShapeTensor),
+    or one int Variable (passed as Shape); `actual_shape`, a Variable, takes
+    precedence over the attribute as in Fluid. `inplace` is accepted for Paddle's sake.
+    """
+    inputs, attr_shape = {}, []
+    if isinstance(shape, Variable):
+        inputs["Shape"] = shape
+    else:
+        shape = list(shape)
+        if any(isinstance(d, Variable) for d in shape):
+            tensors = []
+            helper = LayerHelper("reshape", None)
+            for d in shape:
+                if isinstance(d, Variable):
+                    tensors.append(d)
+                    attr_shape.append(-1)
+                else:
+                    t = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+                    helper.append_op("fill_constant", outputs={"Out": t},
+                                     attrs={"shape": [1], "dtype": 2, "value": float(d)})
+                    tensors.append(t)
+                    attr_shape.append(int(d))
+            inputs["ShapeTensor"] = tensors
+        else:
+            attr_shape = [int(d) for d in shape]
+    if actual_shape is not None:
+        inputs["Shape"] = actual_shape
+    out = _with_xshape("reshape2", x, {"shape": attr_shape}, name, inputs, layer="reshape")
+    if act is None:
+        return out
+    return LayerHelper("reshape").append_activation(out, act)
+
+
+def flatten(x: Variable, axis: int = 1, name=None) -> Variable:
+    """x as a matrix [prod(x.shape[:axis]), prod(x.shape[axis:])] (a flatten2 op)."""
+    if not 0 <= axis <= len(x.shape):
+        raise InvalidProgramError(f"flatten: axis must be in [0, {len(x.shape)}] for {x.name} "
+                                  f"of shape {list(x.shape)}, got {axis}")
+    return _with_xshape("flatten2", x, {"axis": axis}, name, layer="flatten")
+
+
+def transpose(x: Variable, perm, name=None) -> Variable:
+    """x with its dims permuted: out.shape[i] = x.shape[perm[i]] (a transpose2 op)."""
+    return _with_xshape("transpose2", x, {"axis": [int(a) for a in perm]}, name,
+                        layer="transpose")
+
+
+def squeeze(input: Variable, axes, name=None) -> Variable:  # noqa: A002 - Paddle's name
+    """input without the listed size-1 dims (a squeeze2 op)."""
+    return _with_xshape("squeeze2", input, {"axes": [int(a) for a in axes]}, name,
+                        layer="squeeze")
+
+
+def unsqueeze(input: Variable, axes, name=None) -> Variable:  # noqa: A002 - Paddle's name
+    """input with unit dims inserted at axes, one at a time (an unsqueeze2 op)."""
+    if isinstance(axes, int):
+        axes = [axes]
+    return _with_xshape("unsqueeze2", input, {"axes": [int(a) for a in axes]}, name,
+                        layer="unsqueeze")
+
+
+def slice(input: Variable, axes, starts, ends) -> Variable:  # noqa: A001, A002 - Paddle's names
+    """input[starts:ends] along axes; starts/ends may be lists of ints or one int Variable."""
+    helper = LayerHelper("slice")
+    inputs, attrs = {"Input": input}, {"axes": [int(a) for a in axes]}
+    flags = [1] * len(axes)
+    for key, values, slot in (("starts", starts, "StartsTensor"), ("ends", ends, "EndsTensor")):
+        if isinstance(values, Variable):
+            inputs[slot] = values
+            attrs[key] = [-1] * len(axes)
+            flags = [-1] * len(axes)
+        else:
+            attrs[key] = [int(v) for v in values]
+    attrs["infer_flags"] = flags
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("slice", inputs=inputs, outputs={"Out": out}, attrs=attrs)
+    return out
+
+
+def split(input: Variable, num_or_sections, dim: int = -1,  # noqa: A002 - Paddle's name
+          name=None) -> list[Variable]:
+    """input cut along dim into num_or_sections equal parts (an int) or parts of the listed
+    sizes (one may be -1)."""
+    helper = LayerHelper("split", name)
+    if isinstance(num_or_sections, int):
+        count, attrs = num_or_sections, {"num": num_or_sections, "sections": []}
+    else:
+        sections = [int(s) for s in num_or_sections]
+        count, attrs = len(sections), {"num": 0, "sections": sections}
+    outs = [helper.create_variable_for_type_inference(input.dtype) for _ in range(count)]
+    helper.append_op("split", inputs={"X": input}, outputs={"Out": outs},
+                     attrs={"axis": int(dim), **attrs})
+    return outs
+
+
+def stack(x, axis: int = 0) -> Variable:
+    """The tensors of x (one shape) joined along a new axis."""
+    helper = LayerHelper("stack")
+    xs = [x] if isinstance(x, Variable) else list(x)
+    out = helper.create_variable_for_type_inference(xs[0].dtype)
+    helper.append_op("stack", inputs={"X": xs}, outputs={"Y": out}, attrs={"axis": int(axis)})
+    return out
+
+
+def expand(x: Variable, expand_times, name: str | None = None) -> Variable:
+    """x tiled expand_times[i] times along each dim i (op `expand`)."""
+    helper = LayerHelper("expand", name)
+    times = [int(t) for t in expand_times]
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("expand", inputs={"X": x}, outputs={"Out": out},
+                     attrs={"expand_times": times})
+    return out
+
+
+def unstack(x: Variable, axis: int = 0, num: int | None = None) -> list[Variable]:
+    """The slices of x along `axis`, that dim removed (num: their count, else x.shape[axis])."""
+    helper = LayerHelper("unstack")
+    rank = len(x.shape)
+    axis = axis + rank if axis < 0 else axis
+    if num is None:
+        if not 0 <= axis < rank or x.shape[axis] < 0:
+            raise InvalidProgramError(
+                f"unstack needs num, or a known dim {axis} of {x.name!r} (shape "
+                f"{list(x.shape)})")
+        num = x.shape[axis]
+    outs = [helper.create_variable_for_type_inference(x.dtype) for _ in range(num)]
+    helper.append_op("unstack", inputs={"X": x}, outputs={"Y": outs},
+                     attrs={"axis": axis, "num": int(num)})
+    return outs
+
+
+def shape(input: Variable) -> Variable:  # noqa: A002
+    """input's shape at run time, int32 [rank]."""
+    return _op("shape", {"Input": input}, {"Out": "int32"})
+
+
+def rank(input: Variable) -> Variable:  # noqa: A002
+    """input's rank, known when the program is built: an int32 [1] constant."""
+    return fill_constant([1], "int32", len(input.shape))
+
+
+def size(input: Variable) -> Variable:  # noqa: A002
+    """input's element count at run time, int64 [1]."""
+    return _op("size", {"Input": input}, {"Out": "int64"})
+
+
+def pad(x: Variable, paddings, pad_value: float = 0.0, name=None) -> Variable:
+    """x padded by paddings = [before_0, after_0, before_1, ...] with pad_value."""
+    return _one("pad", {"X": x}, {"paddings": [int(p) for p in paddings],
+                                  "pad_value": float(pad_value)}, name)
+
+
+def pad_constant_like(x: Variable, y: Variable, pad_value: float = 0.0, name=None) -> Variable:
+    """y padded at the end of each dim to x's shape."""
+    return _one("pad_constant_like", {"X": x, "Y": y}, {"pad_value": float(pad_value)}, name,
+                dtype=y.dtype)
+
+
+def pad2d(input: Variable, paddings=(0, 0, 0, 0), mode: str = "constant",  # noqa: A002
+          pad_value: float = 0.0, data_format: str = "NCHW", name=None) -> Variable:
+    """A 4-D input padded by [top, bottom, left, right]: constant, reflect or edge."""
+    return _one("pad2d", {"X": input}, {"paddings": [int(p) for p in paddings], "mode": mode,
+                                        "pad_value": float(pad_value),
+                                        "data_format": data_format}, name)
+
+
+def _crop(op_type, x, shape, offsets, name):
+    inputs, attrs = {"X": x}, {}
+    if isinstance(shape, Variable):
+        inputs["Y"] = shape
+    elif shape is not None:
+        attrs["shape"] = [int(d) for d in shape]
+    if offsets is not None:
+        attrs["offsets"] = [int(o) for o in offsets]
+    return _one(op_type, inputs, attrs, name)
+
+
+def crop(x: Variable, shape=None, offsets=None, name=None) -> Variable:
+    """The box of `shape` (a list, or a Variable whose shape it is) at `offsets` (default 0s)."""
+    return _crop("crop", x, shape, offsets, name)
+
+
+def crop_tensor(x: Variable, shape=None, offsets=None, name=None) -> Variable:
+    """As crop; a -1 in shape keeps the rest of that dim."""
+    return _crop("crop_tensor", x, shape, offsets, name)
+
+
+def strided_slice(input: Variable, axes, starts, ends, strides) -> Variable:  # noqa: A002
+    """input[starts:ends:strides] on each of `axes`."""
+    return _one("strided_slice", {"Input": input},
+                {"axes": list(axes), "starts": list(starts), "ends": list(ends),
+                 "strides": list(strides)})
+
+
+def space_to_depth(x: Variable, blocksize: int, name=None) -> Variable:
+    return _one("space_to_depth", {"X": x}, {"blocksize": int(blocksize)}, name)
+
+
+def pixel_shuffle(x: Variable, upscale_factor: int) -> Variable:
+    return _one("pixel_shuffle", {"X": x}, {"upscale_factor": int(upscale_factor)})
+
+
+def shuffle_channel(x: Variable, group: int, name=None) -> Variable:
+    return _one("shuffle_channel", {"X": x}, {"group": int(group)}, name)
+
+
+def expand_as(x: Variable, target_tensor: Variable, name=None) -> Variable:
+    """x tiled to target_tensor's shape (each target dim a multiple of x's)."""
+    return _one("expand_as", {"X": x, "target_tensor": target_tensor}, name=name)
