@@ -10,9 +10,9 @@
 Everything installs under this one import root, in layers that import downwards
 only (checked by import-linter in `make test`): the schema (`paddle_ir.proto`),
 the core (`paddle_ir.core`: values, files, errors), the operators
-(`paddle_ir.ops`), the builder and the executor (`paddle_ir.executor`), then
-layers, backward, io and optimizers, then the CLI. The names below are imported
-in that order.
+(`paddle_ir.ops`), the executor and the builder (`paddle_ir.framework`), its
+passes, then readers, layers, io and optimizers, then the CLI
+(docs/contributing.md, "The tiers").
 """
 
 __version__ = "0.1.0"
@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 # `import paddle_ir`, bench/README.md B10). The collector pauses for the imports and
 # resumes after them (if it was running), whether they succeed or not.
 import gc as _gc  # noqa: E402
+import sys as _sys  # noqa: E402
 
 _collecting = _gc.isenabled()
 _gc.disable()
@@ -159,3 +160,24 @@ def __getattr__(name: str):
 # Fluid's fluid.core.Scope (`import paddle_ir as fluid`): the core layer cannot import the
 # executor above it, so the package that imports both names it there.
 core.Scope = Scope
+
+
+def _missing_layer(module):
+    """A `__getattr__` for `module`: a layer it lacks is an error naming the closest it has."""
+
+    def __getattr__(name: str):
+        from paddle_ir.compat.missing_names import missing_attribute
+
+        raise missing_attribute(module.__name__, name, vars(module).get("__all__", ()))
+
+    return __getattr__
+
+
+# layers and its Fluid submodules (layers.nn, layers.control_flow ...) answer a name they
+# lack with the closest names they have, and a name paddle-ir refuses with the reason. The
+# layers sit below compat/missing_names, so, as with core.Scope, the package that imports
+# both installs the hook (after its own imports, so start-up never loads missing_names).
+for _module in [layers, *(m for n, m in list(_sys.modules.items())
+                          if n.startswith("paddle_ir.layers.") and n.count(".") == 2)]:
+    _module.__getattr__ = _missing_layer(_module)
+del _module, _sys

@@ -13,8 +13,6 @@ the closest ones that exist.
 
 from __future__ import annotations
 
-import sys as _sys
-
 import paddle_ir as _pir
 from paddle_ir import *  # noqa: F403 - the whole public namespace, as Fluid's
 from paddle_ir import core, io, layers, optimizer  # noqa: F401 - Fluid's submodules
@@ -25,25 +23,6 @@ from paddle_ir.reader import data_feeder  # noqa: F401
 
 _modules.install()  # `import paddle_ir.fluid.layers`, `from paddle_ir.fluid.io import ...`
 
-
-def _missing_layer(module):
-    """A `__getattr__` for `module`: a layer it lacks is an error naming the closest it has."""
-
-    def __getattr__(name: str):
-        from paddle_ir.compat.missing_names import missing_attribute
-
-        raise missing_attribute(module.__name__, name, vars(module).get("__all__", ()))
-
-    return __getattr__
-
-
-# fluid.layers and its submodules (fluid.layers.nn, .control_flow ...) answer a name they
-# lack with the closest names they have; the layers themselves know nothing of Fluid's
-# missing names (compat/missing_names.py sits above them).
-for _name, _module in list(_sys.modules.items()):
-    if _name == "paddle_ir.layers" or (_name.startswith("paddle_ir.layers.")
-                                       and _name.count(".") == 2):
-        _module.__getattr__ = _missing_layer(_module)
 
 __all__ = list(_pir.__all__) + ["API_VERSION", "Tensor", "in_dygraph_mode", "require_version"]
 

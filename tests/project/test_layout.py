@@ -8,8 +8,9 @@ for how or when it was written.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 # The repository keeps ops/ and executor/ at its top level; they install as
@@ -66,7 +67,7 @@ def test_every_unit_of_paddle_ir_sits_in_exactly_one_tier():
 def test_every_package_is_installed():
     listed = set(_pyproject()["tool"]["setuptools"]["packages"])
     missing = _packages_on_disk() - listed
-    assert missing == set(), f"add these packages to pyproject's [tool.setuptools] packages: {missing}"
+    assert missing == set(), f"add to pyproject's [tool.setuptools] packages: {missing}"
     assert listed - _packages_on_disk() == set(), "pyproject lists packages that do not exist"
 
 
