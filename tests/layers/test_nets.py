@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
+from paddle_ir import layers
 from paddle_ir.layers import nets
 
 rng = np.random.RandomState(0)
@@ -111,3 +112,56 @@ def test_img_conv_group_builds_a_vgg_block():
         with pir.program_guard(pir.Program(), pir.Program()):
             img = pir.layers.data("img", [2, 3, 8, 8], append_batch_size=False)
             nets.img_conv_group(img, [4, 4], 2, conv_padding=[1, 1, 1])
+
+
+def reference_conv(x, lengths, w, start, length):
+    """Pad each sequence alone with zeros, slide the window, multiply."""
+    out, pos = [], 0
+    width = x.shape[1]
+    for n in lengths:
+        seq = x[pos:pos + n].astype(np.float64)
+        before, after = max(0, -start), max(0, start + length - 1)
+        padded = np.concatenate([np.zeros((before, width)), seq, np.zeros((after, width))])
+        for t in range(n):
+            lo = t + start + before
+            out.append(padded[lo:lo + length].reshape(-1) @ w)
+        pos += n
+    return np.asarray(out).reshape(len(x), w.shape[1]).astype(x.dtype)
+
+
+def test_sequence_conv_pool_pools_one_row_per_sequence():
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [-1, 3], lod_level=1)
+        pooled = nets.sequence_conv_pool(x, num_filters=4, filter_size=2, pool_type="sum")
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    xs = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
+    (got,) = exe.run(main, feed={"x": pir.create_lod_tensor(xs, [[2, 3]])},
+                     fetch_list=[pooled], scope=scope)
+    w = np.asarray(scope.find_var("sequence_conv_0.w_0").get_tensor()).astype(np.float64)
+    conv = 1 / (1 + np.exp(-reference_conv(xs, [2, 3], w, -1, 2)))  # default act sigmoid
+    np.testing.assert_allclose(got, [conv[:2].sum(0), conv[2:].sum(0)], rtol=1e-5)
+
+
+def test_scaled_dot_product_attention_single_head():
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        q = layers.data("q", [-1, 3, 4])
+        k = layers.data("k", [-1, 5, 4])
+        v = layers.data("v", [-1, 5, 6])
+        ctx = nets.scaled_dot_product_attention(q, k, v)
+    qs, ks, vs = (rng.uniform(-1, 1, s).astype(np.float32) for s in
+                  ((2, 3, 4), (2, 5, 4), (2, 5, 6)))
+    exe = pir.Executor()
+    exe.run(startup)
+    (got,) = exe.run(main, feed={"q": qs, "k": ks, "v": vs}, fetch_list=[ctx])
+    logits = qs @ ks.transpose(0, 2, 1) / 2.0
+    weights = np.exp(logits - logits.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    np.testing.assert_allclose(got, weights @ vs, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="divisible by the number of attention heads"):
+        with pir.program_guard(pir.Program(), pir.Program()):
+            a = layers.data("a", [-1, 3, 4])
+            b = layers.data("b", [-1, 3, 5])
+            nets.scaled_dot_product_attention(a, a, b, num_heads=2)

@@ -302,7 +302,7 @@ def test_dynamic_rnn_misuse_is_reported():
 
 
 def test_the_nested_rnn_example_trains():
-    path = Path(__file__).resolve().parents[1] / "examples" / "nested_rnn.py"
+    path = Path(__file__).resolve().parents[2] / "examples" / "nested_rnn.py"
     spec = importlib.util.spec_from_file_location("example_nested_rnn", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
