@@ -493,7 +493,7 @@ def test_csr_inputs_of_a_dense_only_op_fall_back():
 
 
 def _load_example():
-    path = Path(__file__).resolve().parents[1] / "examples" / "sparse_logistic_regression.py"
+    path = Path(__file__).resolve().parents[2] / "examples" / "sparse_logistic_regression.py"
     spec = importlib.util.spec_from_file_location("example_sparse_logistic_regression", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -531,3 +531,19 @@ def test_sparse_logistic_regression_learns_with_sparse_updates(optimizer):
     kernels = {c.op_type + ":" + c.kernel for c in result["plan"].choices}
     assert f"{optimizer}:{optimizer}_selected_rows" in kernels
     assert "sparse_dot:sparse_dot_kernel" in kernels
+
+
+# --- CSRTensor ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("indices, bad", [([1, 5], 5), ([-1, 2], -1), ([0, 3], 3)])
+def test_csr_names_the_offending_column_index(indices, bad):
+    with pytest.raises(ValueError, match=rf"column index {bad} is out of range \[0, 3\)"):
+        CSRTensor([1.0, 2.0], indices, [0, 2], (1, 3))
+
+
+def test_csr_of_width_zero_is_valid():
+    empty = CSRTensor(np.zeros(0), np.zeros(0, np.int64), np.zeros(3, np.int64), (2, 0))
+    assert empty.shape == (2, 0) and empty.to_dense().shape == (2, 0)
+    with pytest.raises(ValueError, match=r"shape must not be negative, got \[2, -1\]"):
+        CSRTensor(np.zeros(0), np.zeros(0, np.int64), np.zeros(3, np.int64), (2, -1))

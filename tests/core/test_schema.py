@@ -8,7 +8,7 @@ from google.protobuf import descriptor_pb2
 
 from paddle_ir.proto import framework_pb2 as pb
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_loaded_bindings_match_a_fresh_compile(tmp_path):

@@ -114,3 +114,44 @@ def test_np_array_of_a_tensor_is_a_snapshot_and_asarray_a_view():
     assert view.tolist() == [7, 1, 2]
     with pytest.raises(ValueError, match="without a copy"):
         np.asarray(tensor, dtype=np.float64, copy=False)
+
+
+# --- LoDTensor ---------------------------------------------------------------------------------
+
+
+def test_create_lod_tensor_from_id_sequences_with_two_levels():
+    # 2 paragraphs of 2 and 1 sentences; the sentences hold 2, 1 and 3 word ids.
+    t = pir.create_lod_tensor([[1, 2], [3], [4, 5, 6]], [[2, 1], [2, 1, 3]])
+    assert t.numpy().dtype == np.int64 and t.shape == (6, 1)
+    np.testing.assert_array_equal(t.numpy().ravel(), [1, 2, 3, 4, 5, 6])
+    assert t.lod() == [[0, 2, 3], [0, 2, 3, 6]]
+    assert t.slice([0, 1]).numpy().ravel().tolist() == [3]
+    with pytest.raises(InvalidLoDError, match=r"sequences of lengths \[2, 1, 3\], but the last "
+                                              r"level of recursive_seq_lens is \[2, 1\]"):
+        pir.create_lod_tensor([[1, 2], [3], [4, 5, 6]], [[2, 1], [1, 1], [2, 1]])
+
+
+def test_slice_rejects_negative_indices_at_every_level():
+    t = pir.create_lod_tensor(np.arange(6, dtype=np.float32).reshape(6, 1), [[2, 1], [2, 1, 3]])
+    with pytest.raises(InvalidLoDError, match=r"branch index -1 at level 0 is out of range"):
+        t.slice([-1])
+    with pytest.raises(InvalidLoDError, match=r"branch index -1 at level 1 is out of range "
+                                              r"\[0, 1\)"):
+        t.slice([1, -1])
+
+
+def test_a_lod_with_more_than_256_sequences_is_valid():
+    """Offsets compared as numbers, not as objects (ints above 256 are distinct objects)."""
+    t = pir.create_lod_tensor(np.zeros((600, 1), np.float32), [[300], [2] * 300])
+    assert t.lod()[0] == [0, 300] and t.lod()[1][-1] == 600
+    assert t.has_valid_recursive_sequence_lengths()
+    with pytest.raises(InvalidLoDError, match="level 0 ends at 299, but level 1 holds 300"):
+        t.set_lod([[0, 299], list(range(0, 601, 2))])
+
+
+@pytest.mark.parametrize("branch", [[3], [4], [-1]])
+def test_slice_past_the_last_sequence_is_refused(branch):
+    t = pir.create_lod_tensor(np.arange(6, dtype=np.float32).reshape(6, 1), [[2, 1, 3]])
+    with pytest.raises(InvalidLoDError, match=rf"branch index {branch[0]} at level 0 is out of "
+                                              r"range \[0, 3\)"):
+        t.slice(branch)

@@ -1,9 +1,10 @@
-"""SelectedRows against the SelectedRows seed and MXNet's row_sparse examples."""
+"""SelectedRows (core/selected_rows.py): building, merging, conversions, validation."""
 
 import numpy as np
 import pytest
 
 import paddle_ir as pir
+from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import InvalidSelectedRowsError
 
 
@@ -96,3 +97,73 @@ def test_retain_out_of_range():
     x = pir.SelectedRows([1], np.ones((1, 2)), 3)
     with pytest.raises(InvalidSelectedRowsError, match="retain row 3"):
         x.retain([3])
+
+
+# --- SelectedRows ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_asarray_of_selected_rows_keeps_the_value_dtype(dtype):
+    sr = pir.SelectedRows([2, 0, 2], np.ones((3, 2), dtype), 4)
+    dense = np.asarray(sr)
+    assert dense.dtype == dtype
+    np.testing.assert_array_equal(dense, [[1, 1], [0, 0], [2, 2], [0, 0]])
+    assert np.asarray(sr, dtype=np.float64).dtype == np.float64
+
+
+def test_retain_names_a_negative_row_even_beside_a_valid_one():
+    sr = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
+    with pytest.raises(InvalidSelectedRowsError, match=r"retain row -1 is out of range \[0, 4\)"):
+        sr.retain([-1, 2])
+    with pytest.raises(InvalidSelectedRowsError, match=r"retain row 4 is out of range \[0, 4\)"):
+        sr.retain([2, 4])
+    kept = sr.retain([2, 3])
+    assert kept.rows.tolist() == [2] and kept.height == 4
+
+
+@pytest.mark.parametrize("height", [2.5, 2.0, "3", True, None])
+def test_height_must_be_an_integer(height):
+    with pytest.raises(InvalidSelectedRowsError, match="height must be an integer"):
+        pir.SelectedRows([0], np.ones((1, 2)), height)
+
+
+def test_numpy_integer_height_is_accepted():
+    sr = pir.SelectedRows([1], np.ones((1, 2)), np.int64(3))
+    assert sr.height == 3 and type(sr.height) is int
+
+
+def test_rows_must_be_one_dimensional():
+    with pytest.raises(InvalidSelectedRowsError, match=r"rows must be 1-D, got shape \[1, 2\]"):
+        pir.SelectedRows([[0, 1]], np.ones((2, 3)), 3)
+
+
+def test_rows_must_be_integers():
+    with pytest.raises(InvalidSelectedRowsError, match="rows must be integers, got dtype float64"):
+        pir.SelectedRows([0.0, 1.0], np.ones((2, 3)), 3)
+
+
+def test_a_one_dimensional_value_holds_one_scalar_per_row():
+    sr = pir.SelectedRows([3, 1], np.array([5.0, 7.0]), 4)
+    assert sr.shape == (4,)
+    np.testing.assert_array_equal(sr.to_dense(), [0.0, 7.0, 0.0, 5.0])
+    with pytest.raises(InvalidSelectedRowsError, match="value must have at least one dimension"):
+        pir.SelectedRows([], np.array(1.0), 4)
+
+
+def test_tostype_csr_converts_a_2d_selected_rows_and_refuses_other_pairings():
+    sr = pir.SelectedRows([2, 0], np.array([[0.0, 3.0], [4.0, 0.0]], np.float32), 3)
+    csr = sr.tostype("csr")
+    assert isinstance(csr, CSRTensor)
+    np.testing.assert_array_equal(csr.to_dense(), sr.to_dense())
+    three_d = pir.SelectedRows([1], np.ones((1, 2, 2), np.float32), 3)
+    with pytest.raises(ValueError, match=r"a CSRTensor is 2-D; the SelectedRows has shape "
+                                         r"\[3, 2, 2\]"):
+        three_d.tostype("csr")
+    with pytest.raises(ValueError, match="unknown storage type 'coo'"):
+        sr.tostype("coo")
+
+
+def test_height_minus_one_is_refused_even_without_rows():
+    with pytest.raises(InvalidSelectedRowsError, match="height must be >= 0, got -1"):
+        pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), -1)
+    assert pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), 0).shape == (0, 2)
