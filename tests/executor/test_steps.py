@@ -83,7 +83,7 @@ def test_the_fallback_warning_names_where_the_op_was_created():
         pir.Executor().run(main, feed={"x": x}, fetch_list=["y"])
     text = str(caught[0].message)
     assert "sigmoid has no kernel for the storage types of its inputs (X=x " in text
-    assert "(op created at tests/test_mutation_gaps_steps.py:" in text
+    assert "(op created at tests/executor/test_steps.py:" in text
     assert text.endswith(". Shown once per op type; Executor(storage_fallback='error') "
                          "makes it an error.")
     assert "converted back" not in text  # sigmoid's output is dense
