@@ -260,12 +260,12 @@ def test_loss_not_computed_by_an_op_is_an_error():
 
 
 @pytest.fixture
-def test_ops():
+def probe_ops():
     names = []
 
     def reg(name, **kwargs):
         names.append(name)
-        return register_op(name, doc="an op for tests/test_backward.py", **kwargs)
+        return register_op(name, doc="an op for tests/passes/test_backward.py", **kwargs)
 
     stack = reg("test_backward_stack", inputs=[In("X", duplicable=True)], outputs=[Out("Out")])
     stack.infer_shape(lambda ctx: ctx.set_output(
@@ -317,7 +317,7 @@ def _var(name, shape):
                                                                  dtype="float64")
 
 
-def test_duplicable_gradient_with_an_input_needing_none_gets_a_throwaway(test_ops):
+def test_duplicable_gradient_with_an_input_needing_none_gets_a_throwaway(probe_ops):
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         x = data("x", [3])
@@ -334,7 +334,7 @@ def test_duplicable_gradient_with_an_input_needing_none_gets_a_throwaway(test_op
     check_program_grads(main, loss, {"x": rng.rand(3), "w": rng.rand(3)}, params_grads)
 
 
-def test_gradient_of_an_output_that_does_not_reach_the_loss_is_zeros(test_ops):
+def test_gradient_of_an_output_that_does_not_reach_the_loss_is_zeros(probe_ops):
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         w = param("w", [3])
@@ -348,7 +348,7 @@ def test_gradient_of_an_output_that_does_not_reach_the_loss_is_zeros(test_ops):
     check_program_grads(main, loss, {"w": rng.rand(3)}, params_grads)
 
 
-def test_op_without_a_grad_maker_on_the_path_is_an_error(test_ops):
+def test_op_without_a_grad_maker_on_the_path_is_an_error(probe_ops):
     main = pir.Program()
     with pir.program_guard(main, pir.Program()):
         w = param("w", [3])

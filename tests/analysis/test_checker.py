@@ -1,12 +1,11 @@
 """paddle_ir.analysis.checker: every problem of a program, found without running it."""
 
-from example_programs import build_affine, build_counter
-
 import paddle_ir as pir
 from paddle_ir.analysis.checker import check_bytes, check_program
 from paddle_ir.analysis.graphviz import program_to_dot
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.proto import framework_pb2 as pb
+from tests.example_programs import build_affine, build_counter
 
 
 def _copy(desc: pb.ProgramDesc) -> pb.ProgramDesc:

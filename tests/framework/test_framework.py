@@ -62,7 +62,7 @@ def test_str_lists_vars_and_ops_with_creation_sites():
     text = str(main)
     assert "persist param fc_0.w_0 : LOD_TENSOR.shape(4, 2).dtype(float32).lod_level(0)" in text
     assert ("{Out=[scale_0.tmp_0]} = scale(inputs={X=[x]}, bias = 0.0, bias_after_scale = True, "
-            "scale = 2.0)  # tests/test_framework.py:") in text
+            "scale = 2.0)  # tests/framework/test_framework.py:") in text
 
 
 def test_clone_for_test_drops_backward_and_optimize_ops():
