@@ -1,6 +1,6 @@
 """Train N steps, checkpoint, resume in a fresh process for M more: bit-identical to N + M.
 
-What must survive the checkpoint (tests/resume_worker.py): the parameters,
+What must survive the checkpoint (tests/io/resume_worker.py): the parameters,
 Adam's moments and beta powers, the learning rate variable, and the state of
 the random ops, which is none: a random op with a seed draws the same values
 on every run, and one with seed 0 is not reproducible even without a restart.
@@ -10,9 +10,9 @@ import subprocess
 import sys
 
 import numpy as np
-import resume_worker
 
 import paddle_ir as pir
+from tests.io import resume_worker
 
 N, M = 4, 5
 

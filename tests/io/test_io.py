@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from example_programs import affine_feed, build_affine, build_counter
 
 import paddle_ir as pir
 from paddle_ir import io
@@ -19,6 +18,7 @@ from paddle_ir.core.errors import (
 )
 from paddle_ir.passes.prune import prune
 from paddle_ir.proto import framework_pb2 as pb
+from tests.example_programs import affine_feed, build_affine, build_counter
 
 
 @pytest.fixture

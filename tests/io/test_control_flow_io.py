@@ -6,7 +6,7 @@ import paddle_ir as pir
 from paddle_ir import io, layers
 from paddle_ir.analysis.checker import check_program
 from paddle_ir.cli.main import main as cli_main
-from tests.test_dynamic_rnn import SEED_LENGTHS, D, build, nested
+from tests.layers.test_dynamic_rnn import SEED_LENGTHS, D, build, nested
 
 
 def seed_batch(seed=3):

@@ -10,7 +10,6 @@ import zipfile
 
 import numpy as np
 import pytest
-from example_programs import affine_feed, build_affine
 
 import paddle_ir as pir
 from paddle_ir import io
@@ -30,6 +29,7 @@ from paddle_ir.core.errors import (
     ResourceLimitError,
 )
 from paddle_ir.proto import framework_pb2 as pb
+from tests.example_programs import affine_feed, build_affine
 
 
 @pytest.fixture
@@ -317,7 +317,7 @@ def test_npz_value_errors_carry_one_prefix(tmp_path):
     assert str(info.value).count(str(path)) == 1
 
 
-# --- inspection is linear: tests/test_inspect_linear.py (call counts, not timing) -------
+# --- inspection is linear: tests/analysis/test_inference_pass.py (call counts, not timing) -------
 
 
 def _endless_loop():

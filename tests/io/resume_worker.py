@@ -1,6 +1,6 @@
-"""Training steps for tests/test_checkpoint_resume.py, runnable in a fresh process.
+"""Training steps for tests/io/test_checkpoint_resume.py, runnable in a fresh process.
 
-    python tests/resume_worker.py LOAD_DIR FIRST_STEP STEPS SAVE_DIR OUT.npz
+    python tests/io/resume_worker.py LOAD_DIR FIRST_STEP STEPS SAVE_DIR OUT.npz
 
 builds the model, loads the checkpoint in LOAD_DIR (no startup program runs),
 trains STEPS steps starting at step FIRST_STEP, checkpoints to SAVE_DIR and

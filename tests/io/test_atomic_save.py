@@ -1,7 +1,7 @@
 """A saved directory is replaced whole or not at all (DESIGN.md section 7, io, core/savedir).
 
 Two models with the same parameter names and shapes but different programs
-and values are saved alternately into one directory (tests/save_race.py);
+and values are saved alternately into one directory (tests/io/save_race.py);
 every load must give one of them whole. `make test` runs a fast version;
 `make stress` (PADDLE_IR_STRESS=1) runs enough rounds to catch a 5% failure
 rate with high probability (0.95**100 < 0.6%).
@@ -13,12 +13,12 @@ import stat
 import time
 
 import pytest
-import save_race
 
 import paddle_ir as pir
 from paddle_ir import io
 from paddle_ir.core import savedir, tensor_io
 from paddle_ir.core.errors import SavedDirectoryError
+from tests.io import save_race
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 ROUNDS = 100 if save_race.STRESS else 12

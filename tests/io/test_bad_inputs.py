@@ -29,7 +29,7 @@ from paddle_ir.core.errors import (
 )
 from paddle_ir.proto import framework_pb2 as pb
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _model(tmp_path):
@@ -226,7 +226,8 @@ def test_the_registry_imports_only_op_modules_of_its_table():
             "registry.get_op_def('conv2d')\n"
             "loaded = set(sys.modules) - before\n"
             "assert loaded <= set(MODULE_OPS) | {\n"
-            "    'paddle_ir.ops.nn', 'paddle_ir.ops.nn.conv_math', 'paddle_ir.ops.simple_op'}, loaded\n"
+            "    'paddle_ir.ops.nn', 'paddle_ir.ops.nn.conv_math',\n"
+            "    'paddle_ir.ops.simple_op'}, loaded\n"
             "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

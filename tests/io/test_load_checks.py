@@ -9,7 +9,6 @@ import os
 
 import numpy as np
 import pytest
-from example_programs import affine_feed, build_affine
 
 import paddle_ir as pir
 from paddle_ir import io
@@ -18,6 +17,7 @@ from paddle_ir.core import savedir
 from paddle_ir.core.errors import ProgramFormatError
 from paddle_ir.executor import runner as runner_module
 from paddle_ir.proto import framework_pb2 as pb
+from tests.example_programs import affine_feed, build_affine
 
 
 def _loop():
