@@ -9,7 +9,7 @@ from google.protobuf import descriptor_pb2
 
 from paddle_ir.proto import paddle_framework_pb2 as ppb
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _drop_json_names(messages):
