@@ -1,9 +1,9 @@
 """The `paddle-ir` command line, run as a user runs it: `python -m paddle_ir ...`.
 
-Goldens (tests/golden/) hold `dump --format text|proto|dot` of the affine example,
+Goldens (tests/cli/golden/) hold `dump --format text|proto|dot` of the affine example,
 built deterministically with the repository root as the working directory, so
 creation sites read `tests/example_programs.py:LINE`. Regenerate them with
-`UPDATE_GOLDEN=1 pytest tests/test_cli.py` after a deliberate change.
+`UPDATE_GOLDEN=1 pytest tests/cli/test_cli.py` after a deliberate change.
 """
 
 import io as io_module
@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from example_programs import affine_feed, build_affine, build_counter
 
 import paddle_ir as pir
 from paddle_ir import io
 from paddle_ir.proto import framework_pb2 as pb
+from tests.example_programs import affine_feed, build_affine, build_counter
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
