@@ -143,7 +143,7 @@ def test_no_module_imports_protobufs_printers_at_top_level():
     import ast
     import os
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     printers = {"text_format", "json_format"}
     found = []
     for package in ("paddle_ir", "ops", "executor"):

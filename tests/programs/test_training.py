@@ -12,7 +12,7 @@ import pytest
 
 import paddle_ir as pir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SR = pir.VarType.SELECTED_ROWS
 
 

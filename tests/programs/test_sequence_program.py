@@ -198,7 +198,7 @@ def test_append_backward_gives_x_grad_with_x_lod(layer, extra):
 
 
 def _load_example(name):
-    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    path = Path(__file__).resolve().parents[2] / "examples" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"example_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
