@@ -39,8 +39,8 @@ ERROR_CASES = [
 ]
 
 
-@pytest.mark.parametrize("op, inputs, attrs, match", ERROR_CASES, ids=[c[0] + str(i) for i, c in
-                                                                 enumerate(ERROR_CASES)])
+@pytest.mark.parametrize("op, inputs, attrs, match", ERROR_CASES,
+                         ids=[c[0] + str(i) for i, c in enumerate(ERROR_CASES)])
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
