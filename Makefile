@@ -69,16 +69,16 @@ test: $(STAMP) lint
 	$(PY) -m pytest
 
 # ops/_index.py, which module registers each op type (the registry loads op modules on
-# demand from it): run after adding an op module or op; tests/test_op_index.py checks it.
+# demand from it): run after adding an op module or op; tests/ops/test_op_index.py checks it.
 op-index: $(STAMP)
 	$(PY) -m tools.gen_op_index
 
-# The long version of tests/test_atomic_save.py: enough rounds to catch a 5% failure rate;
-# and of tests/test_big_program.py: a 10^6-op chain through build, save, check, dump and run
+# The long version of tests/io/test_atomic_save.py: enough rounds to catch a 5% failure rate;
+# and of tests/programs/test_big_program.py: a 10^6-op chain through build, save, check, dump and run
 # (about 15 minutes and 6 GiB; it prints each step's time and memory).
 stress: $(STAMP)
-	PADDLE_IR_STRESS=1 $(PY) -m pytest -q tests/test_atomic_save.py
-	PADDLE_IR_STRESS=1 $(PY) -m pytest -q -s tests/test_big_program.py
+	PADDLE_IR_STRESS=1 $(PY) -m pytest -q tests/io/test_atomic_save.py
+	PADDLE_IR_STRESS=1 $(PY) -m pytest -q -s tests/programs/test_big_program.py
 
 # Program parser + checker, tensor/param/feed readers (tests/fuzz/); prints the inputs tried.
 fuzz: $(STAMP)
@@ -136,7 +136,7 @@ peers:
 	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
 	    "paddlepaddle==$(PADDLE_VERSION)" numpy; }
 
-# tests/test_paddle_interop.py against real Paddle: the tests `make test` skips when
+# tests/paddle_format/test_interop.py against real Paddle: the tests `make test` skips when
 # paddlepaddle is not importable. Paddle lives in its own venv (paddlepaddle from PyPI,
 # installed only when the pinned version is not already there).
 PADDLE_ENV    ?= .venv-paddle
@@ -146,7 +146,7 @@ interop: $(STAMP)
 	$(PADDLE_ENV_PY) -c "import paddle; assert paddle.__version__ == '$(PADDLE_VERSION)'" \
 	  2>/dev/null || $(PADDLE_ENV_PY) -m pip install --quiet --disable-pip-version-check \
 	    "paddlepaddle==$(PADDLE_VERSION)" numpy
-	PADDLE_IR_PADDLE_PYTHON=$(PADDLE_ENV_PY) $(PY) -m pytest -rs tests/test_paddle_interop.py
+	PADDLE_IR_PADDLE_PYTHON=$(PADDLE_ENV_PY) $(PY) -m pytest -rs tests/paddle_format/test_interop.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out fuzz-crashes

@@ -5,7 +5,7 @@ from paddle_ir.ops.registry import load_all
 
 # The registry loads op modules on demand. Tests that swap the registry for a copy
 # (monkeypatch) would keep the ops that load meanwhile out of the real one, so the suite
-# loads them all up front; tests/test_op_index.py tests loading on demand in fresh
+# loads them all up front; tests/ops/test_op_index.py tests loading on demand in fresh
 # interpreters.
 load_all()
 

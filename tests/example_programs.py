@@ -5,7 +5,7 @@ fill_constant, uniform_random), under a fresh unique_name namespace with fixed
 seeds, so names, parameters and bytes are the same on every run. The golden
 files record the creation sites of these ops (this file's lines, relative to
 the repository root): editing the builders above the last op moves them, and
-`UPDATE_GOLDEN=1 pytest tests/test_cli.py` rewrites the goldens.
+`UPDATE_GOLDEN=1 pytest tests/cli/test_cli.py` rewrites the goldens.
 """
 
 from __future__ import annotations

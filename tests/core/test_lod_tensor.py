@@ -1,0 +1,157 @@
+"""LoDTensor against the LoD design seed's worked examples."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.errors import InvalidLoDError, PaddleIRError
+
+ARTICLES = [[3, 1, 2], [3, 2, 4, 1, 2, 3]]
+
+
+def seed_tensor():
+    return pir.create_lod_tensor(np.arange(15, dtype=np.float32).reshape(15, 1), ARTICLES)
+
+
+def test_lengths_and_offsets_of_the_seed_example():
+    t = seed_tensor()
+    assert t.lod() == [[0, 3, 4, 6], [0, 3, 5, 9, 10, 12, 15]]
+    assert t.recursive_sequence_lengths() == ARTICLES
+    assert t.has_valid_recursive_sequence_lengths()
+    assert t.shape == (15, 1) and t.dtype == np.float32 and t.lod_level == 2
+
+
+def test_set_lod_with_offsets_gives_lengths_back():
+    t = pir.LoDTensor(np.zeros((15, 1)))
+    t.set_lod([[0, 3, 4, 6], [0, 3, 5, 9, 10, 12, 15]])
+    assert t.recursive_sequence_lengths() == ARTICLES
+
+
+def test_slice_2_is_one_article_of_two_sentences():
+    s = seed_tensor().slice([2])
+    assert s.numpy().ravel().tolist() == [10, 11, 12, 13, 14]
+    assert s.recursive_sequence_lengths() == [[2], [2, 3]]
+    assert s.lod() == [[0, 2], [0, 2, 5]]
+
+
+def test_slice_2_0_is_the_first_sentence_of_the_third_article():
+    s = seed_tensor().slice([2, 0])
+    assert s.numpy().ravel().tolist() == [10, 11]
+    assert s.recursive_sequence_lengths() == [[2]]
+    assert s.slice([0]).numpy().ravel().tolist() == [10, 11]
+
+
+def test_slice_of_slice_equals_direct_slice():
+    t = seed_tensor()
+    np.testing.assert_array_equal(t.slice([2]).slice([0, 1]).numpy(), t.slice([2, 1]).numpy())
+    assert t.slice([0, 2]).numpy().ravel().tolist() == [5, 6, 7, 8]
+
+
+def test_the_seeds_python_api_example():
+    t = pir.create_lod_tensor(np.zeros((11, 1)), [[3, 1, 2], [2, 2, 1, 3, 1, 2]])
+    assert t.lod() == [[0, 3, 4, 6], [0, 2, 4, 5, 8, 9, 11]]
+    t.set_recursive_sequence_lengths([[3, 1, 7]])
+    assert t.recursive_sequence_lengths() == [[3, 1, 7]]
+
+
+def test_create_from_list_of_sequences():
+    t = pir.create_lod_tensor([[1, 2, 3], [4]], [[3, 1]])
+    assert t.dtype == np.int64 and t.shape == (4, 1)
+    with pytest.raises(InvalidLoDError, match=r"lengths \[3, 1\]"):
+        pir.create_lod_tensor([[1, 2, 3], [4]], [[2, 2]])
+
+
+@pytest.mark.parametrize("lod, pattern", [
+    ([[1, 3, 5]], r"level 0 must start at 0, but starts at 1"),
+    ([[0, 3, 2, 5]], r"level 0 decreases at offset #2: 3 -> 2"),
+    ([[0, 3, 4]], r"ends at 4, but the tensor has 5 rows"),
+    ([[0, 1, 3], [0, 2, 5]], r"level 0 ends at 3, but level 1 holds 2 sequences"),
+    ([[]], r"level 0 is empty"),
+    ([[0.0, 5.0]], r"integer offsets"),
+])
+def test_invalid_lod_names_the_level_and_offset(lod, pattern):
+    t = pir.LoDTensor(np.zeros((5, 2)))
+    with pytest.raises(InvalidLoDError, match=pattern) as info:
+        t.set_lod(lod)
+    assert isinstance(info.value, PaddleIRError)
+    assert str(info.value).startswith("[InvalidLoD]")
+
+
+def test_negative_lengths_are_rejected():
+    with pytest.raises(InvalidLoDError, match=r"lengths at level 0 must be >= 0"):
+        pir.create_lod_tensor(np.zeros((2, 1)), [[3, -1]])
+
+
+def test_empty_sequences_are_valid():
+    t = pir.create_lod_tensor(np.zeros((3, 1)), [[2, 0, 1]])
+    assert t.lod() == [[0, 2, 2, 3]]
+
+
+def test_bad_branch_is_reported():
+    t = seed_tensor()
+    with pytest.raises(InvalidLoDError, match=r"branch index 3 at level 0 is out of range"):
+        t.slice([3])
+    with pytest.raises(InvalidLoDError, match=r"branch index 2 at level 1 is out of range"):
+        t.slice([2, 2])
+    with pytest.raises(InvalidLoDError, match=r"between 1 and 2 indices"):
+        t.slice([0, 0, 0])
+
+
+def test_zero_d_tensor_cannot_carry_lod():
+    with pytest.raises(InvalidLoDError, match="0-D"):
+        pir.LoDTensor(np.float32(1.0), [[0, 1]])
+
+
+def test_np_array_of_a_tensor_is_a_snapshot_and_asarray_a_view():
+    """Fluid programs snapshot parameters with np.array(var.get_tensor()); optimizers then
+    update the tensor in place, so np.array must copy (numpy's copy=True), asarray not."""
+    tensor = pir.LoDTensor()
+    tensor.set(np.arange(3, dtype=np.float32))
+    snapshot, view = np.array(tensor), np.asarray(tensor)
+    as_double = np.array(tensor, dtype=np.float64)
+    tensor.numpy()[0] = 7
+    assert snapshot.tolist() == [0, 1, 2] and as_double.tolist() == [0, 1, 2]
+    assert view.tolist() == [7, 1, 2]
+    with pytest.raises(ValueError, match="without a copy"):
+        np.asarray(tensor, dtype=np.float64, copy=False)
+
+
+# --- LoDTensor ---------------------------------------------------------------------------------
+
+
+def test_create_lod_tensor_from_id_sequences_with_two_levels():
+    # 2 paragraphs of 2 and 1 sentences; the sentences hold 2, 1 and 3 word ids.
+    t = pir.create_lod_tensor([[1, 2], [3], [4, 5, 6]], [[2, 1], [2, 1, 3]])
+    assert t.numpy().dtype == np.int64 and t.shape == (6, 1)
+    np.testing.assert_array_equal(t.numpy().ravel(), [1, 2, 3, 4, 5, 6])
+    assert t.lod() == [[0, 2, 3], [0, 2, 3, 6]]
+    assert t.slice([0, 1]).numpy().ravel().tolist() == [3]
+    with pytest.raises(InvalidLoDError, match=r"sequences of lengths \[2, 1, 3\], but the last "
+                                              r"level of recursive_seq_lens is \[2, 1\]"):
+        pir.create_lod_tensor([[1, 2], [3], [4, 5, 6]], [[2, 1], [1, 1], [2, 1]])
+
+
+def test_slice_rejects_negative_indices_at_every_level():
+    t = pir.create_lod_tensor(np.arange(6, dtype=np.float32).reshape(6, 1), [[2, 1], [2, 1, 3]])
+    with pytest.raises(InvalidLoDError, match=r"branch index -1 at level 0 is out of range"):
+        t.slice([-1])
+    with pytest.raises(InvalidLoDError, match=r"branch index -1 at level 1 is out of range "
+                                              r"\[0, 1\)"):
+        t.slice([1, -1])
+
+
+def test_a_lod_with_more_than_256_sequences_is_valid():
+    """Offsets compared as numbers, not as objects (ints above 256 are distinct objects)."""
+    t = pir.create_lod_tensor(np.zeros((600, 1), np.float32), [[300], [2] * 300])
+    assert t.lod()[0] == [0, 300] and t.lod()[1][-1] == 600
+    assert t.has_valid_recursive_sequence_lengths()
+    with pytest.raises(InvalidLoDError, match="level 0 ends at 299, but level 1 holds 300"):
+        t.set_lod([[0, 299], list(range(0, 601, 2))])
+
+
+@pytest.mark.parametrize("branch", [[3], [4], [-1]])
+def test_slice_past_the_last_sequence_is_refused(branch):
+    t = pir.create_lod_tensor(np.arange(6, dtype=np.float32).reshape(6, 1), [[2, 1, 3]])
+    with pytest.raises(InvalidLoDError, match=rf"branch index {branch[0]} at level 0 is out of "
+                                              r"range \[0, 3\)"):
+        t.slice(branch)

@@ -1,0 +1,169 @@
+"""SelectedRows (core/selected_rows.py): building, merging, conversions, validation."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.errors import InvalidSelectedRowsError
+
+
+def test_the_seed_example():
+    x = pir.SelectedRows(rows=[73, 84], value=np.array([[1, 2], [3, 4]], np.float32),
+                         height=100)
+    assert x.shape == (100, 2)
+    dense = x.to_dense()
+    assert dense.shape == (100, 2)
+    assert dense[73].tolist() == [1, 2] and dense[84].tolist() == [3, 4]
+    assert np.count_nonzero(dense) == 4
+    assert x.rows.dtype == np.int64
+
+
+def test_from_dense_keeps_nonzero_rows_like_row_sparse():
+    dense = np.array([[1, 2, 3], [0, 0, 0], [4, 0, 5], [0, 0, 0], [0, 0, 0]], np.float32)
+    x = pir.SelectedRows.from_dense(dense)
+    assert x.rows.tolist() == [0, 2]
+    assert x.value.tolist() == [[1, 2, 3], [4, 0, 5]]
+    assert x.height == 5
+    np.testing.assert_array_equal(x.to_dense(), dense)
+
+
+def test_from_dense_three_d():
+    dense = np.array([[[1, 0], [0, 2], [3, 4]], [[5, 0], [6, 0], [0, 0]],
+                      [[0, 0], [0, 0], [0, 0]]], np.float32)
+    x = pir.SelectedRows.from_dense(dense)
+    assert x.rows.tolist() == [0, 1]
+    assert x.value.tolist() == [[[1, 0], [0, 2], [3, 4]], [[5, 0], [6, 0], [0, 0]]]
+    assert x.shape == (3, 3, 2)
+    np.testing.assert_array_equal(x.to_dense(), dense)
+
+
+def test_retain_keeps_listed_rows():
+    x = pir.SelectedRows([0, 2, 3], np.array([[1, 2], [3, 4], [5, 6]], np.float32), 5)
+    kept = x.retain([0, 1])
+    assert kept.rows.tolist() == [0]
+    np.testing.assert_array_equal(kept.to_dense(), [[1, 2], [0, 0], [0, 0], [0, 0], [0, 0]])
+
+
+def test_duplicates_add_when_densified_and_merged():
+    x = pir.SelectedRows([7, 2, 7], np.array([[1, 1], [2, 2], [3, 3]], np.float32), 10)
+    dense = x.to_dense()
+    assert dense[7].tolist() == [4, 4] and dense[2].tolist() == [2, 2]
+    merged = x.merge()
+    assert merged.rows.tolist() == [2, 7]
+    assert merged.value.tolist() == [[2, 2], [4, 4]]
+    np.testing.assert_array_equal(merged.to_dense(), dense)
+
+
+def test_merge_matches_numpy_add_at_on_random_input():
+    rng = np.random.RandomState(0)
+    rows = rng.randint(0, 50, size=400)
+    value = rng.rand(400, 3)
+    want = np.zeros((50, 3))
+    np.add.at(want, rows, value)
+    merged = pir.SelectedRows(rows, value, 50).merge()
+    assert np.all(np.diff(merged.rows) > 0)
+    np.testing.assert_allclose(merged.to_dense(), want)
+
+
+def test_empty_selected_rows():
+    x = pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 4), np.float32), 6)
+    assert x.to_dense().shape == (6, 4) and not x.to_dense().any()
+    assert x.merge().rows.size == 0
+
+
+def test_tostype_and_copy():
+    x = pir.SelectedRows([1, 4], np.array([[1, 2], [3, 4]], np.float32), 6)
+    assert x.tostype("default").shape == (6, 2)
+    y = x.tostype("row_sparse")
+    y.value[0, 0] = 100
+    assert x.value[0, 0] == 1
+    np.testing.assert_array_equal(np.asarray(x), x.to_dense())
+
+
+@pytest.mark.parametrize("rows, value, height, pattern", [
+    ([0, 5], np.zeros((2, 2)), 5, r"row 5 is out of range \[0, 5\)"),
+    ([-1], np.zeros((1, 2)), 5, r"row -1 is out of range"),
+    ([0, 1, 2], np.zeros((2, 2)), 5, r"value has 2 rows but rows lists 3"),
+    ([0], np.zeros((1, 2)), -3, r"height must be >= 0"),
+    ([0.5], np.zeros((1, 2)), 3, r"rows must be integers"),
+])
+def test_invalid_selected_rows(rows, value, height, pattern):
+    with pytest.raises(InvalidSelectedRowsError, match=pattern):
+        pir.SelectedRows(rows, value, height)
+
+
+def test_retain_out_of_range():
+    x = pir.SelectedRows([1], np.ones((1, 2)), 3)
+    with pytest.raises(InvalidSelectedRowsError, match="retain row 3"):
+        x.retain([3])
+
+
+# --- SelectedRows ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_asarray_of_selected_rows_keeps_the_value_dtype(dtype):
+    sr = pir.SelectedRows([2, 0, 2], np.ones((3, 2), dtype), 4)
+    dense = np.asarray(sr)
+    assert dense.dtype == dtype
+    np.testing.assert_array_equal(dense, [[1, 1], [0, 0], [2, 2], [0, 0]])
+    assert np.asarray(sr, dtype=np.float64).dtype == np.float64
+
+
+def test_retain_names_a_negative_row_even_beside_a_valid_one():
+    sr = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
+    with pytest.raises(InvalidSelectedRowsError, match=r"retain row -1 is out of range \[0, 4\)"):
+        sr.retain([-1, 2])
+    with pytest.raises(InvalidSelectedRowsError, match=r"retain row 4 is out of range \[0, 4\)"):
+        sr.retain([2, 4])
+    kept = sr.retain([2, 3])
+    assert kept.rows.tolist() == [2] and kept.height == 4
+
+
+@pytest.mark.parametrize("height", [2.5, 2.0, "3", True, None])
+def test_height_must_be_an_integer(height):
+    with pytest.raises(InvalidSelectedRowsError, match="height must be an integer"):
+        pir.SelectedRows([0], np.ones((1, 2)), height)
+
+
+def test_numpy_integer_height_is_accepted():
+    sr = pir.SelectedRows([1], np.ones((1, 2)), np.int64(3))
+    assert sr.height == 3 and type(sr.height) is int
+
+
+def test_rows_must_be_one_dimensional():
+    with pytest.raises(InvalidSelectedRowsError, match=r"rows must be 1-D, got shape \[1, 2\]"):
+        pir.SelectedRows([[0, 1]], np.ones((2, 3)), 3)
+
+
+def test_rows_must_be_integers():
+    with pytest.raises(InvalidSelectedRowsError, match="rows must be integers, got dtype float64"):
+        pir.SelectedRows([0.0, 1.0], np.ones((2, 3)), 3)
+
+
+def test_a_one_dimensional_value_holds_one_scalar_per_row():
+    sr = pir.SelectedRows([3, 1], np.array([5.0, 7.0]), 4)
+    assert sr.shape == (4,)
+    np.testing.assert_array_equal(sr.to_dense(), [0.0, 7.0, 0.0, 5.0])
+    with pytest.raises(InvalidSelectedRowsError, match="value must have at least one dimension"):
+        pir.SelectedRows([], np.array(1.0), 4)
+
+
+def test_tostype_csr_converts_a_2d_selected_rows_and_refuses_other_pairings():
+    sr = pir.SelectedRows([2, 0], np.array([[0.0, 3.0], [4.0, 0.0]], np.float32), 3)
+    csr = sr.tostype("csr")
+    assert isinstance(csr, CSRTensor)
+    np.testing.assert_array_equal(csr.to_dense(), sr.to_dense())
+    three_d = pir.SelectedRows([1], np.ones((1, 2, 2), np.float32), 3)
+    with pytest.raises(ValueError, match=r"a CSRTensor is 2-D; the SelectedRows has shape "
+                                         r"\[3, 2, 2\]"):
+        three_d.tostype("csr")
+    with pytest.raises(ValueError, match="unknown storage type 'coo'"):
+        sr.tostype("coo")
+
+
+def test_height_minus_one_is_refused_even_without_rows():
+    with pytest.raises(InvalidSelectedRowsError, match="height must be >= 0, got -1"):
+        pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), -1)
+    assert pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), 0).shape == (0, 2)

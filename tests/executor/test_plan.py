@@ -1,0 +1,368 @@
+"""How the executor's plans (executor/plan.py) treat kernels and shapes: probe ops
+registered for one test, and shapes that change between runs of a cached plan."""
+
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.csr import CSRTensor
+from paddle_ir.core.errors import KernelError, KernelNotFoundError, ShapeInferenceError
+from paddle_ir.ops import registry
+from paddle_ir.ops.registry import In, Out, register_op
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    """register_op into a copy of the registry: the probe ops vanish after the test."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    def make(op_type, kernel, dtypes=(np.float32,), **kwargs):
+        op = register_op(op_type, inputs=[In("X")], outputs=[Out("Out")], **kwargs)
+
+        @op.infer_shape
+        def _(ctx):
+            ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+        op.kernel(dtypes=dtypes)(kernel)
+        return op
+
+    return make
+
+
+def one_op_program(op_type, x_type=pir.VarType.LOD_TENSOR, shape=(-1, 2)):
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=list(shape), dtype="float32", type=x_type)
+    block.create_var(name="out", dtype="float32")
+    block.append_op(op_type, inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    return program
+
+
+def test_check_mode_reports_an_output_that_disagrees_with_inference(probe):
+    probe("probe_widen", lambda attrs, x: np.concatenate([x, x], axis=1))
+    program = one_op_program("probe_widen")
+    x = np.ones((3, 2), np.float32)
+    for exe in (pir.Executor(check=True), pir.Executor()):  # a compiling run checks too
+        with pytest.raises(KernelError, match=r"wrote 'out' with shape \[3, 4\] \(declared "
+                                              r"\[3, 2\]\): it disagrees with the op's "
+                                              r"InferShape"):
+            exe.run(program, feed={"x": x}, fetch_list=["out"])
+
+
+def test_a_numpy_scalar_from_a_kernel_becomes_a_0d_array(probe):
+    probe("probe_total", lambda attrs, x: np.float32(x.sum()))
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[], dtype="float32")
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_total", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    for exe in (pir.Executor(), pir.Executor(check=True)):
+        for _ in range(2):
+            (out,) = exe.run(program, feed={"x": np.array(2.5, np.float32)},
+                             fetch_list=["out"])
+            assert isinstance(out, np.ndarray) and out.shape == () and out == 2.5
+
+
+def test_a_kernel_returning_another_class_is_a_kernel_error(probe):
+    probe("probe_list", lambda attrs, x: x.tolist())
+    program = one_op_program("probe_list")
+    with pytest.raises(KernelError, match=r"the kernel of probe_list returned a list for "
+                                          r"'out', but var-type inference declared ndarray"):
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["out"])
+
+
+def test_the_profile_counts_each_op_type_and_its_seconds():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2])
+        y = pir.layers.scale(pir.layers.scale(x, 2.0), 3.0)
+    exe = pir.Executor()
+    exe.profile = {}
+    for _ in range(3):
+        exe.run(main, feed={"x": np.ones((4, 2), np.float32)}, fetch_list=[y])
+    count, seconds = exe.profile["scale"]
+    # the cached runs' steps: the first run compiles the plan while running it, unprofiled
+    assert count == 4 and isinstance(seconds, float) and 0 <= seconds < 60
+
+
+def test_a_csr_input_without_a_kernel_hints_at_cast_storage(probe):
+    probe("probe_dense_only", lambda attrs, x: x * 2)
+    program = one_op_program("probe_dense_only", pir.VarType.CSR)
+    csr = CSRTensor.from_dense(np.eye(2, dtype=np.float32))
+    with pytest.raises(KernelNotFoundError, match="no kernel of probe_dense_only") as info:
+        pir.Executor().run(program, feed={"x": csr}, fetch_list=["out"])
+    assert "cast_storage them to dense first" in str(info.value)
+
+
+def test_storage_fallback_warn_given_as_any_equal_string_allows_the_fallback(probe):
+    """Options compared as text: a "warn" read from a config file is not the literal."""
+    probe("probe_fallback", lambda attrs, x: x * 2, fallback=True)
+    program = one_op_program("probe_fallback", pir.VarType.SELECTED_ROWS, shape=(3, 2))
+    sr = pir.SelectedRows([2], np.ones((1, 2), np.float32), 3)
+    warn = "".join(["w", "arn"])
+    with pytest.warns(pir.StorageFallbackWarning, match="probe_fallback"):
+        (out,) = pir.Executor(storage_fallback=warn).run(program, feed={"x": sr},
+                                                         fetch_list=["out"])
+    np.testing.assert_array_equal(np.asarray(out), [[0, 0], [0, 0], [2, 2]])
+    with pytest.raises(KernelNotFoundError, match="storage fallback is turned off"):
+        pir.Executor(storage_fallback="".join(["er", "ror"])).run(program, feed={"x": sr},
+                                                                  fetch_list=["out"])
+
+
+def test_an_absent_dispensable_key_input_selects_the_dense_kernel(probe):
+    op = register_op("probe_optional_key", inputs=[In("X", dispensable=True), In("Y")],
+                     outputs=[Out("Out")], key_inputs=["X"], dtype_from="Y")
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("Y"), ctx.input_dtype("Y"))
+
+    op.kernel(dtypes=[np.float32])(lambda attrs, x, y: y * 2 if x is None else x + y)
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="y", shape=[-1, 2], dtype="float32")
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_optional_key", inputs={"Y": ["y"]}, outputs={"Out": ["out"]})
+    exe = pir.Executor()
+    (out,) = exe.run(program, feed={"y": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    np.testing.assert_array_equal(out, [[2.0, 2.0]])
+    assert exe.last_plan.choices[0].key.storage == ("dense",)
+
+
+def test_a_value_read_later_only_for_its_shape_is_released_after_its_last_data_read():
+    """a's data is read by reduce_sum; fill_any_like later needs only a's shape
+    (no_need_buffer), so a becomes a stand-in and its 4 MB go before b's are taken."""
+    main = pir.Program()
+    block = main.global_block()
+    for n in ("x", "a", "s", "b", "f"):
+        block.create_var(name=n, shape=[1] if n == "s" else [-1, 1000], dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["a"]}, attrs={"scale": 2.0})
+    block.append_op("reduce_sum", inputs={"X": ["a"]}, outputs={"Out": ["s"]},
+                    attrs={"reduce_all": True})
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["b"]}, attrs={"scale": 3.0})
+    block.append_op("fill_any_like", inputs={"X": ["a"]}, outputs={"Out": ["f"]},
+                    attrs={"value": 1.0, "dtype": -1})
+    x = np.ones((1000, 1000), np.float32)
+    exe = pir.Executor()
+    exe.run(main, feed={"x": x}, fetch_list=["s"])  # compile; measure a cached run
+    tracemalloc.start()  # numpy reports its data allocations to tracemalloc
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        (s,) = exe.run(main, feed={"x": x}, fetch_list=["s"])
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert float(np.asarray(s).reshape(-1)[0]) == 2e6
+    # at most two of a, b, f alive at once (8 MB); keeping a whole would make it three
+    assert peak < 2.5 * x.nbytes, f"peak {peak / x.nbytes:.2f} x 4 MB"
+
+
+def test_a_kernel_returning_a_container_of_another_type_fails_at_its_step(probe):
+    """The step's class check stops a tensor array where inference declared a tensor,
+    before check mode compares types: so check mode's own message for a container of
+    another type (plan.py, _check_outputs) is never reached (equivalent.toml)."""
+    from paddle_ir.core.tensor_array import LoDTensorArray
+
+    probe("probe_array", lambda attrs, x: LoDTensorArray([pir.create_lod_tensor(x, [])]))
+    program = one_op_program("probe_array")
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"the kernel of probe_array returned a "
+                                              r"LoDTensorArray for 'out', but var-type "
+                                              r"inference declared ndarray"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_check_mode_checks_the_outputs_after_one_inference_left_undeclared(monkeypatch):
+    """Out[0] is left to its value; Out[1] is declared, and its kernel disagrees."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_two_outs", inputs=[In("X")],
+                     outputs=[Out("Out", duplicable=True)])
+
+    @op.infer_var_type
+    def _(ctx):
+        ctx.set_output_type("Out", pir.VarType.LOD_TENSOR, 1)
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"), 1)
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: [x, np.concatenate([x, x], axis=1)])
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    for n in ("a", "b"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("probe_two_outs", inputs={"X": ["x"]}, outputs={"Out": ["a", "b"]})
+    with pytest.raises(KernelError, match=r"wrote 'b' with shape \[3, 4\] \(declared \[3, 2\]\)"):
+        pir.Executor(check=True).run(program, feed={"x": np.ones((3, 2), np.float32)},
+                                     fetch_list=["b"])
+
+
+def test_compile_ms_is_the_first_run_s_compile_time_in_milliseconds(probe):
+    def slow_copy(attrs, x):
+        time.sleep(0.03)
+        return x.copy()
+
+    probe("probe_slow", slow_copy)
+    program = one_op_program("probe_slow")
+    exe = pir.Executor()
+    started = time.perf_counter()
+    exe.run(program, feed={"x": np.ones((2, 2), np.float32)}, fetch_list=["out"])
+    wall_ms = (time.perf_counter() - started) * 1e3
+    # the compiling run runs each op's kernel as it compiles it: the 30 ms sleep is inside
+    assert 30 <= exe.last_plan.compile_ms <= wall_ms
+
+
+def test_an_error_raised_inside_a_cached_step_is_pointed_at_its_op(probe):
+    """bad_output knows only the op type; run_steps fills in the op's place, in the
+    message and in the exception's args (what pickling and repr carry)."""
+    probe("probe_flaky", lambda attrs, x: x.tolist() if x.sum() > 0 else x.copy())
+    program = one_op_program("probe_flaky")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    with pytest.raises(KernelError) as info:
+        exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    assert "block 0, op #0 probe_flaky" in str(info.value)
+    assert info.value.args == (str(info.value),)
+
+
+def test_an_exception_from_a_cached_kernel_becomes_a_kernel_error_at_its_op(probe):
+    def picky(attrs, x):
+        if x.sum() > 0:
+            raise ValueError("no positive sums here")
+        return x.copy()
+
+    probe("probe_picky", picky)
+    program = one_op_program("probe_picky")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    with pytest.raises(KernelError, match=r"block 0, op #0 probe_picky .*\n"
+                                          r"  ValueError: no positive sums here"):
+        exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_an_op_with_two_spec_problems_is_refused_for_the_first():
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "y"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32")
+    block.create_var(name="z", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["y"]}, outputs={"Out": ["z"]})
+    for slot in program.desc.blocks[0].ops[0].inputs:  # two names in each one-name slot
+        slot.arguments.append(slot.arguments[0])
+    feed = {n: np.ones((1, 2), np.float32) for n in ("x", "y")}
+    with pytest.raises(pir.PaddleIRError, match=r"input X of elementwise_add takes one "
+                                                r"variable, got 2: \['x', 'x'\]"):
+        pir.Executor().run(program, feed=feed, fetch_list=["z"])
+
+
+# ----------------------------------------------------------------------------------------------
+# A cached plan never runs what a fresh plan refuses (its shape guards).
+#
+# Plans are cached per feed signature (classes, dtypes, ranks, LoD depths), so
+# shapes that change between runs must meet the ops' InferShape again: a run
+# with external shapes the plan has not verified runs each op's inference
+# before its step, and fails exactly as a fresh Executor would.
+
+
+def _program(build):
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        fetch = build()
+    return main, fetch
+
+
+def _fresh_error(main, feed, fetch) -> str:
+    with pytest.raises(ShapeInferenceError) as fresh:
+        pir.Executor().run(main, feed=feed, fetch_list=[fetch], scope=pir.Scope())
+    return str(fresh.value)
+
+
+def test_sigmoid_cross_entropy_label_of_another_shape_after_a_good_run():
+    def build():
+        x = pir.layers.data("x", [-1, 1])
+        label = pir.layers.data("label", [-1, 1])
+        return pir.layers.sigmoid_cross_entropy_with_logits(x, label)
+
+    main, loss = _program(build)
+    exe = pir.Executor()
+    x4, label4 = np.zeros((4, 1), np.float32), np.ones((4, 1), np.float32)
+    (good,) = exe.run(main, feed={"x": x4, "label": label4}, fetch_list=[loss])
+    np.testing.assert_allclose(good, np.full((4, 1), np.log(2.0)), rtol=1e-6)
+    bad = {"x": x4, "label": np.ones((1, 1), np.float32)}
+    expected = _fresh_error(main, bad, loss)
+    assert "Label must have X's shape, got X [4, 1] and Label [1, 1]" in expected
+    with pytest.raises(ShapeInferenceError) as cached:
+        exe.run(main, feed=bad, fetch_list=[loss])
+    assert str(cached.value) == expected
+    assert "op #0 sigmoid_cross_entropy_with_logits" in expected
+    # The refusal leaves the plan usable, and it still refuses the next time.
+    (again,) = exe.run(main, feed={"x": x4, "label": label4}, fetch_list=[loss])
+    np.testing.assert_array_equal(again, good)
+    with pytest.raises(ShapeInferenceError, match="Label must have X's shape"):
+        exe.run(main, feed=bad, fetch_list=[loss])
+
+
+def test_mul_with_a_second_run_whose_inner_dims_differ():
+    def build():
+        x = pir.layers.data("x", [-1, 3])
+        y = pir.layers.data("y", [-1, 2])
+        return pir.layers.mul(x, y)
+
+    main, out = _program(build)
+    exe = pir.Executor()
+    x, y = np.ones((2, 3), np.float32), np.ones((3, 2), np.float32)
+    (first,) = exe.run(main, feed={"x": x, "y": y}, fetch_list=[out])
+    np.testing.assert_allclose(first, x @ y)
+    bad = {"x": x, "y": np.ones((4, 2), np.float32)}
+    expected = _fresh_error(main, bad, out)
+    with pytest.raises(ShapeInferenceError) as cached:
+        exe.run(main, feed=bad, fetch_list=[out])
+    assert str(cached.value) == expected
+    assert "op #0 mul" in expected and "X.shape[1] must equal Y.shape[0]" in expected
+
+
+def test_elementwise_with_an_operand_that_no_longer_broadcasts_after_a_chain():
+    """The guard checks ops deep in the block, on the shapes earlier steps produced."""
+    def build():
+        x = pir.layers.data("x", [-1, 4])
+        y = pir.layers.data("y", [-1, 4])
+        h = pir.layers.scale(pir.layers.relu(x), 2.0)
+        return pir.layers.elementwise_mul(h, y)
+
+    main, out = _program(build)
+    exe = pir.Executor()
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    (first,) = exe.run(main, feed={"x": x, "y": np.ones((2, 4), np.float32)}, fetch_list=[out])
+    np.testing.assert_allclose(first, 2 * x)
+    bad = {"x": x, "y": np.ones((3, 4), np.float32)}
+    expected = _fresh_error(main, bad, out)
+    with pytest.raises(ShapeInferenceError) as cached:
+        exe.run(main, feed=bad, fetch_list=[out])
+    assert str(cached.value) == expected
+    assert "op #2 elementwise_mul" in expected and "do not broadcast" in expected
+
+
+def test_new_valid_shapes_are_verified_once_and_then_run_unchecked():
+    def build():
+        x = pir.layers.data("x", [-1, 3])
+        return pir.layers.fc(x, 2)
+
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        out = build()
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    checks = []
+    for batch in (4, 4, 1, 4, 1):
+        x = np.ones((batch, 3), np.float32)
+        (value,) = exe.run(main, feed={"x": x}, fetch_list=[out], scope=scope)
+        assert value.shape == (batch, 2)
+        checks.append(len(exe.last_plan.verified))
+    assert checks == [1, 1, 2, 2, 2]  # one plan; the last, partial batch verified once
+    (signature,) = [s for s in exe.last_plan.verified if s[0] == (1, 3)]
+    assert (3, 2) in signature  # the weight's shape is guarded too

@@ -1,0 +1,331 @@
+"""Fluid's layers.rnn (paddle_ir/layers/rnn/): rnn with cells, decoders, gru_unit and
+lstm_unit, dynamic_lstmp and the cuDNN-style lstm."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import layers
+from paddle_ir.core.errors import InvalidProgramError, ShapeInferenceError
+from paddle_ir.core.lod_tensor import LoDTensor
+from tests.op_test import check_op
+
+rng = np.random.RandomState(53)
+
+
+def sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _fetch_params(main, scope):
+    return {p.name: np.array(scope.find_var(p.name).get_tensor()).copy()
+            for p in main.global_block().all_parameters()}
+
+
+@pytest.mark.parametrize("cell_kind", ["gru", "lstm"])
+def test_rnn_with_cells_matches_numpy(cell_kind):
+    b, t, d, h = 3, 4, 2, 5
+    x = rng.uniform(-1, 1, (b, t, d)).astype(np.float32)
+    lens = np.array([4, 2, 3], np.int64)
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        xv = layers.data("x", [-1, t, d])
+        lv = layers.data("len", [-1], dtype="int64")
+        cell = layers.GRUCell(h) if cell_kind == "gru" else layers.LSTMCell(h, forget_bias=0.5)
+        out, final = layers.rnn(cell, xv, sequence_length=lv)
+        loss = layers.mean(out)
+        pir.optimizer.SGD(0.1).minimize(loss)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    params = _fetch_params(main, scope)
+    fetch = [out] + (final if isinstance(final, list) else [final])
+    got = exe.run(main, feed={"x": x, "len": lens}, fetch_list=fetch, scope=scope)
+
+    def p(key):
+        return next(v for k, v in params.items() if f".{key}" in k)
+
+    hs = np.zeros((b, h))
+    cs = np.zeros((b, h))
+    outs = []
+    for step in range(t):
+        xt = x[:, step]
+        if cell_kind == "gru":
+            g = sig(np.concatenate([xt, hs], 1) @ p("gate_w") + p("gate_b"))
+            r, u = g[:, :h], g[:, h:]
+            c = np.tanh(np.concatenate([xt, r * hs], 1) @ p("candidate_w") + p("candidate_b"))
+            nh, nc = u * hs + (1 - u) * c, cs
+        else:
+            g = np.concatenate([xt, hs], 1) @ p("gate_w") + p("gate_b")
+            i, j, f, o = (g[:, k * h:(k + 1) * h] for k in range(4))
+            nc = cs * sig(f + 0.5) + sig(i) * np.tanh(j)
+            nh = np.tanh(nc) * sig(o)
+        outs.append(nh)
+        alive = (step < lens)[:, None]
+        hs, cs = np.where(alive, nh, hs), np.where(alive, nc, cs)
+    np.testing.assert_allclose(got[0], np.stack(outs, 1), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1], hs, rtol=1e-4, atol=1e-5)
+    if cell_kind == "lstm":
+        np.testing.assert_allclose(got[2], cs, rtol=1e-4, atol=1e-5)
+    losses = [float(np.asarray(exe.run(main, feed={"x": x, "len": lens}, fetch_list=[loss],
+                                       scope=scope)[0]).reshape(-1)[0]) for _ in range(4)]
+    assert losses[-1] < losses[0]
+
+
+def test_rnn_needs_a_known_time_dim():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = layers.data("x", [-1, -1, 3])
+        with pytest.raises(InvalidProgramError, match="time dim of x must be known"):
+            layers.rnn(layers.GRUCell(2), x)
+
+
+class _TableCell(layers.RNNCell):
+    """A cell whose logits depend only on the previous token: logits = table[token]."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def call(self, inputs, states):
+        return layers.gather(self.table, inputs), states
+
+    @property
+    def state_shape(self):
+        return [1]
+
+
+def _decode_program(build):
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        outs = build()
+    exe = pir.Executor()
+    exe.run(startup)
+    return exe.run(main, fetch_list=list(outs))
+
+
+def _log_softmax(v):
+    return v - np.log(np.exp(v - v.max()).sum()) - v.max()
+
+
+def test_beam_search_decoder_finds_the_best_sequences():
+    vocab, beam, steps, end = 4, 3, 3, 3
+    table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    batch = 2
+
+    def build():
+        from paddle_ir.layers.tensor import assign_value
+
+        tab = assign_value(table)
+        cell = _TableCell(tab)
+        dec = layers.BeamSearchDecoder(cell, start_token=0, end_token=end, beam_size=beam)
+        init = layers.fill_constant([batch, 1], "float32", 0.0)
+        (ids, states, lengths) = layers.dynamic_decode(dec, inits=init, max_step_num=steps,
+                                                       return_length=True)
+        return [ids, states[1]]
+
+    ids, scores = _decode_program(build)
+    assert ids.shape == (batch, steps, beam)
+    # brute force: every token sequence, finished ones extended only by end at no cost
+    lp = np.stack([_log_softmax(table[k].astype(np.float64)) for k in range(vocab)])
+    best = []
+    for seq in itertools.product(range(vocab), repeat=steps):
+        score, prev, done = 0.0, 0, False
+        for tok in seq:
+            if done:
+                if tok != end:
+                    score = -np.inf
+                    break
+                continue
+            score += lp[prev, tok]
+            prev, done = tok, tok == end
+        if np.isfinite(score):
+            best.append((score, seq))
+    best.sort(key=lambda s: -s[0])
+    want_scores = [s for s, _ in best[:beam]]
+    for bi in range(batch):
+        np.testing.assert_allclose(sorted(scores[bi], reverse=True), want_scores, rtol=1e-4)
+        got_seqs = {tuple(ids[bi, :, k]) for k in range(beam)}
+        assert got_seqs == {seq for _, seq in best[:beam]}
+
+
+def test_greedy_and_training_helpers_with_basic_decoder():
+    vocab, steps = 5, 4
+    table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+
+    def build():
+        from paddle_ir.layers.tensor import assign_value
+
+        tab = assign_value(table)
+        start = layers.fill_constant([2], "int64", 1)
+        helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=4)
+        dec = layers.BasicDecoder(_TableCell(tab), helper)
+        init = layers.fill_constant([2, 1], "float32", 0.0)
+        (logits, sample_ids), _ = layers.dynamic_decode(dec, inits=init, max_step_num=steps)
+        teacher = assign_value(np.array([[2, 3, 1, 0], [0, 0, 1, 2]], np.int64))
+        th = layers.TrainingHelper(teacher, assign_value(np.array([4, 2], np.int64)))
+        tdec = layers.BasicDecoder(_TableCell(tab), th)
+        (tlogits, _), _, tlen = layers.dynamic_decode(tdec, inits=init, max_step_num=3,
+                                                      return_length=True)
+        return [sample_ids, tlogits, tlen]
+
+    sample_ids, tlogits, tlen = _decode_program(build)
+    prev, want = 1, []
+    for _ in range(steps):
+        prev = int(np.argmax(table[prev]))
+        want.append(prev)
+    np.testing.assert_array_equal(sample_ids[0], want)
+    np.testing.assert_allclose(tlogits[0], table[[2, 3, 1]])
+    np.testing.assert_array_equal(tlen, [3, 2])
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_gru_unit_layer_is_one_step_of_dynamic_gru():
+    d = 3
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [-1, 3 * d], lod_level=1)
+        h0 = layers.data("h0", [-1, d])
+        seq = layers.dynamic_gru(x, size=d, h_0=h0, param_attr=pir.ParamAttr(name="w"),
+                                 bias_attr=pir.ParamAttr(name="b"))
+        step, _, _ = layers.gru_unit(x, h0, size=3 * d, param_attr=pir.ParamAttr(name="w"),
+                                     bias_attr=pir.ParamAttr(name="b"))
+    scope = pir.Scope()
+    exe = pir.Executor()
+    exe.run(startup, scope=scope)
+    scope.find_var("b").get_tensor().set(rng.uniform(-1, 1, (1, 3 * d)).astype(np.float32))
+    xs = rng.uniform(-1, 1, (5, 3 * d)).astype(np.float32)
+    hs = rng.uniform(-1, 1, (5, d)).astype(np.float32)
+    a, b = exe.run(main, feed={"x": pir.create_lod_tensor(xs, [[1] * 5]), "h0": hs},
+                   fetch_list=[seq, step], scope=scope)
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_gru_unit_rejects_bad_shapes():
+    with pytest.raises(ShapeInferenceError, match="3 times of frame_size"):
+        check_op("gru_unit", {"Input": np.zeros((2, 5)), "HiddenPrev": np.zeros((2, 2)),
+                              "Weight": np.zeros((2, 6))})
+    with pytest.raises(Exception, match="activation must be one of"):
+        with pir.program_guard(pir.Program(), pir.Program()):
+            layers.gru_unit(layers.data("a", [-1, 6]), layers.data("b", [-1, 2]), 6,
+                            activation="gelu")
+
+
+def test_lstm_unit_layer_projects_x_and_h_together():
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [-1, 3])
+        h = layers.data("h", [-1, 2])
+        c = layers.data("c", [-1, 2])
+        h1, c1 = layers.lstm_unit(x, h, c, forget_bias=1.0,
+                                  param_attr=pir.ParamAttr(name="w"),
+                                  bias_attr=pir.ParamAttr(name="b"))
+    scope = pir.Scope()
+    exe = pir.Executor()
+    exe.run(startup, scope=scope)
+    xs, hs, cs = (rng.uniform(-1, 1, s).astype(np.float32) for s in ((4, 3), (4, 2), (4, 2)))
+    got_h, got_c = exe.run(main, feed={"x": xs, "h": hs, "c": cs}, fetch_list=[h1, c1],
+                           scope=scope)
+    w = np.asarray(scope.find_var("w").get_tensor())
+    gates = np.concatenate([xs, hs], 1) @ w
+    i, f, o = sigmoid(gates[:, :2]), sigmoid(gates[:, 2:4] + 1), sigmoid(gates[:, 4:6])
+    want_c = f * cs + i * np.tanh(gates[:, 6:])
+    np.testing.assert_allclose(got_c, want_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_h, o * np.tanh(want_c), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="2nd dimensions of hidden_t_prev and cell_t_prev"):
+        with pir.program_guard(pir.Program(), pir.Program()):
+            layers.lstm_unit(layers.data("x", [-1, 3]), layers.data("h", [-1, 2]),
+                             layers.data("c", [-1, 4]))
+
+
+# ----------------------------------------------------------------------------------------------
+# dynamic_lstmp and lstm against per-step numpy loops.
+
+
+def _params(main, scope):
+    return [np.array(scope.find_var(p.name).get_tensor()).copy()
+            for p in main.global_block().all_parameters()]
+
+
+@pytest.mark.parametrize("is_reverse", [False, True])
+def test_dynamic_lstmp(is_reverse):
+    d, p = 3, 2
+    lengths = [3, 1, 2]
+    x = rng.uniform(-1, 1, (6, 4 * d)).astype(np.float32)
+    lx = LoDTensor(x)
+    lx.set_recursive_sequence_lengths([lengths])
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        xv = layers.data("x", [-1, 4 * d], lod_level=1)
+        proj, cell = layers.dynamic_lstmp(xv, 4 * d, p, is_reverse=is_reverse, cell_clip=5.0)
+        loss = layers.mean(proj)
+        pir.optimizer.SGD(0.5).minimize(loss)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    w, pw, b = _params(main, scope)
+    pv, cv = exe.run(main, feed={"x": lx}, fetch_list=[proj, cell], scope=scope,
+                     return_numpy=False)
+    want_r, want_c = np.zeros((6, p)), np.zeros((6, d))
+    start = 0
+    for n in lengths:
+        r, c = np.zeros(p), np.zeros(d)
+        order = range(start + n - 1, start - 1, -1) if is_reverse else range(start, start + n)
+        for row in order:
+            g = x[row] + r @ w + b[0, :4 * d]
+            gc, gi, gf, go = (g[k * d:(k + 1) * d] for k in range(4))
+            i = sig(gi + b[0, 4 * d:5 * d] * c)
+            f = sig(gf + b[0, 5 * d:6 * d] * c)
+            c = np.clip(f * c + i * np.tanh(gc), -5, 5)
+            h = sig(go + b[0, 6 * d:] * c) * np.tanh(c)
+            r = np.tanh(h @ pw)
+            want_r[row], want_c[row] = r, c
+        start += n
+    np.testing.assert_allclose(pv.numpy(), want_r, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(cv.numpy(), want_c, rtol=1e-4, atol=1e-5)
+    assert pv.recursive_sequence_lengths() == [lengths]
+    losses = [float(np.asarray(exe.run(main, feed={"x": lx}, fetch_list=[loss],
+                                       scope=scope)[0]).reshape(-1)[0]) for _ in range(3)]
+    assert losses[-1] < losses[0]
+
+
+def test_cudnn_style_lstm_two_layers_bidirectional():
+    t, b, d, h, layers_n = 3, 2, 4, 3, 2
+    x = rng.uniform(-1, 1, (t, b, d)).astype(np.float32)
+    h0 = rng.uniform(-1, 1, (layers_n * 2, b, h)).astype(np.float32)
+    c0 = rng.uniform(-1, 1, (layers_n * 2, b, h)).astype(np.float32)
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        xv = layers.data("x", [t, -1, d])
+        hv = layers.data("h0", [layers_n * 2, -1, h])
+        cv = layers.data("c0", [layers_n * 2, -1, h])
+        out, last_h, last_c = layers.lstm(xv, hv, cv, t, h, layers_n, is_bidirec=True)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    params = _params(main, scope)
+    got = exe.run(main, feed={"x": x, "h0": h0, "c0": c0}, fetch_list=[out, last_h, last_c],
+                  scope=scope)
+    inp = x.astype(np.float64)
+    lh, lc = [], []
+    k = 0
+    for _ in range(layers_n):
+        outs = []
+        for direction in range(2):
+            w, u, bias = params[3 * k:3 * k + 3]
+            hs, cs = h0[k].astype(np.float64), c0[k].astype(np.float64)
+            seq = [None] * t
+            for step in (range(t - 1, -1, -1) if direction else range(t)):
+                g = inp[step] @ w + hs @ u + bias
+                i, f, gg, o = (g[:, q * h:(q + 1) * h] for q in range(4))
+                cs = sig(f) * cs + sig(i) * np.tanh(gg)
+                hs = sig(o) * np.tanh(cs)
+                seq[step] = hs
+            outs.append(np.stack(seq))
+            lh.append(hs)
+            lc.append(cs)
+            k += 1
+        inp = np.concatenate(outs, axis=2)
+    np.testing.assert_allclose(got[0], inp, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1], np.stack(lh), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[2], np.stack(lc), rtol=1e-4, atol=1e-5)

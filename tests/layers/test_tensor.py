@@ -1,0 +1,101 @@
+"""Fluid's layers.tensor (paddle_ir/layers/tensor.py)."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import layers
+
+rng = np.random.RandomState(23)
+
+
+def _run(build, feed, fetch_many=False):
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        outs = build()
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    return exe.run(main, feed=feed, fetch_list=outs, scope=scope)
+
+
+def _data(name, arr):
+    return layers.data(name, [-1] + list(arr.shape[1:]), dtype=str(arr.dtype))
+
+
+def test_tensor_layers():
+    x = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+    ids = np.array([3, 1, 3, 2], dtype=np.int64)
+
+    def build():
+        xv = _data("x", x)
+        iv = layers.data("ids", [-1], dtype="int64")
+        out, index = layers.unique(iv)
+        u2 = layers.unique_with_counts(iv, dtype="int64")
+        s, si = layers.argsort(xv, axis=1, descending=True)
+        return [layers.range(0, 10, 3, "int64"), layers.linspace(0.0, 1.0, 3, "float32"),
+                layers.diag(np.array([1.0, 2.0], np.float32)), layers.eye(2, 3),
+                layers.eye(2, batch_shape=[3]),
+                layers.isfinite(xv), layers.has_inf(xv), layers.has_nan(xv),
+                layers.cumsum(xv, axis=1), s, si, out, index, u2[2],
+                layers.label_smooth(layers.ones_like(xv), epsilon=0.2), layers.sum([xv, xv]),
+                layers.create_global_var([2], 7.0, "float32", persistable=True)]
+
+    (rg, ls, dg, ey, eyb, fin, inf, nan, cs, s, si, uo, ui, uc, lsm, sm, gv) = _run(
+        build, {"x": x, "ids": ids})
+    np.testing.assert_array_equal(rg, [0, 3, 6, 9])
+    np.testing.assert_allclose(ls, [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(dg, [[1, 0], [0, 2]])
+    np.testing.assert_allclose(ey, np.eye(2, 3))
+    np.testing.assert_allclose(eyb, np.stack([np.eye(2)] * 3))
+    assert (bool(fin[0]), bool(inf[0]), bool(nan[0])) == (True, False, False)
+    np.testing.assert_allclose(cs, np.cumsum(x, 1), rtol=1e-6)
+    np.testing.assert_allclose(s, -np.sort(-x, 1))
+    np.testing.assert_array_equal(si, np.argsort(-x, 1, kind="stable"))
+    np.testing.assert_array_equal(uo, [3, 1, 2])
+    np.testing.assert_array_equal(ui, [0, 1, 0, 2])
+    np.testing.assert_array_equal(uc, [2, 1, 1])
+    np.testing.assert_allclose(lsm, np.full_like(x, 0.8 + 0.2 / 4))
+    np.testing.assert_allclose(sm, 2 * x)
+    np.testing.assert_allclose(gv, [7.0, 7.0])
+
+
+def test_create_tensor_and_parameter():
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        t = layers.create_tensor("int64", name="t0")
+        w = layers.create_parameter([2, 3], "float32", name="my_w",
+                                    default_initializer=pir.initializer.Constant(0.5))
+    assert t.name == "t0" and t.dtype == np.int64
+    assert isinstance(w, pir.Parameter) and w.name == "my_w" and w.shape == (2, 3)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    np.testing.assert_allclose(np.array(scope.find_var("my_w").get_tensor()), 0.5)
+
+
+@pytest.mark.parametrize("use_stack", [False, True])
+def test_tensor_array_to_tensor_and_grad(use_stack):
+    xs = [rng.uniform(-1, 1, (2, 3)).astype(np.float32) for _ in range(3)]
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        arr = layers.create_array("float32")
+        vars_ = []
+        for k in range(3):
+            x = layers.data(f"x{k}", [-1, 3])
+            x.stop_gradient = False
+            vars_.append(x)
+            layers.array_write(x * float(k + 1), layers.fill_constant([1], "int64", k), arr)
+        out, index = layers.tensor_array_to_tensor(arr, axis=1, use_stack=use_stack)
+        loss = layers.reduce_sum(out)
+        pir.append_backward(loss)
+    exe = pir.Executor()
+    exe.run(startup)
+    feed = {f"x{k}": xs[k] for k in range(3)}
+    o, idx, *grads = exe.run(main, feed=feed, fetch_list=[out, index] + [f"x{k}@GRAD"
+                                                                          for k in range(3)])
+    scaled = [x * (k + 1) for k, x in enumerate(xs)]
+    want = np.stack(scaled, 1) if use_stack else np.concatenate(scaled, 1)
+    np.testing.assert_allclose(o, want, rtol=1e-6)
+    np.testing.assert_array_equal(idx, [1, 1, 1] if use_stack else [3, 3, 3])
+    for k, g in enumerate(grads):
+        np.testing.assert_allclose(g, np.full((2, 3), k + 1.0))

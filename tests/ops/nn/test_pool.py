@@ -1,0 +1,166 @@
+"""pool2d and max_pool2d_with_index (ops/nn/pool.py)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.errors import ProgramError
+from tests.op_test import check_grad, check_op
+
+rng = np.random.RandomState(9)
+
+
+def ref_pool(x, attrs):
+    nhwc = attrs.get("data_format") == "NHWC"
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    n, c, h, w = x.shape
+    ptype = attrs.get("pooling_type", "max")
+    if attrs.get("global_pooling"):
+        red = x.max(axis=(2, 3), keepdims=True) if ptype == "max" else x.mean(
+            axis=(2, 3), keepdims=True)
+        return red.transpose(0, 2, 3, 1) if nhwc else red
+    kh, kw = attrs["ksize"]
+    if attrs.get("adaptive"):
+        out = np.zeros((n, c, kh, kw))
+        for p in range(kh):
+            for q in range(kw):
+                h0, h1 = (p * h) // kh, math.ceil((p + 1) * h / kh)
+                w0, w1 = (q * w) // kw, math.ceil((q + 1) * w / kw)
+                win = x[:, :, h0:h1, w0:w1]
+                out[:, :, p, q] = win.max(axis=(2, 3)) if ptype == "max" else win.mean(
+                    axis=(2, 3))
+        return out.astype(x.dtype)
+    sh, sw = attrs.get("strides", [1, 1])
+    pads = list(attrs.get("paddings", [0, 0]))
+    if attrs.get("padding_algorithm") == "SAME":
+        pads = []
+        for size, k, s in ((h, kh, sh), (w, kw, sw)):
+            tot = max((math.ceil(size / s) - 1) * s + k - size, 0)
+            pads += [tot // 2, tot - tot // 2]
+    elif attrs.get("padding_algorithm") == "VALID":
+        pads = [0, 0, 0, 0]
+    if len(pads) == 2:
+        pads = [pads[0], pads[0], pads[1], pads[1]]
+    pt, pb, pl, pr = pads
+    ceil = attrs.get("ceil_mode", False)
+    oh = (h + pt + pb - kh + (sh - 1 if ceil else 0)) // sh + 1
+    ow = (w + pl + pr - kw + (sw - 1 if ceil else 0)) // sw + 1
+    out = np.zeros((n, c, oh, ow))
+    for p in range(oh):
+        for q in range(ow):
+            h0, w0 = p * sh - pt, q * sw - pl
+            h1, w1 = min(h0 + kh, h), min(w0 + kw, w)
+            h0, w0 = max(h0, 0), max(w0, 0)
+            win = x[:, :, h0:h1, w0:w1]
+            if ptype == "max":
+                out[:, :, p, q] = win.max(axis=(2, 3))
+            else:
+                size = win.shape[2] * win.shape[3] if attrs.get("exclusive", True) else kh * kw
+                out[:, :, p, q] = win.sum(axis=(2, 3)) / size
+    if nhwc:
+        out = out.transpose(0, 2, 3, 1)
+    return out.astype(x.dtype)
+
+
+CASES = [
+    {"pooling_type": "max", "ksize": [2, 2], "strides": [2, 2]},
+    {"pooling_type": "max", "ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1]},
+    {"pooling_type": "avg", "ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1]},
+    {"pooling_type": "avg", "ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1],
+     "exclusive": False},
+    {"pooling_type": "avg", "ksize": [3, 2], "strides": [2, 2], "paddings": [0, 1, 1, 0],
+     "ceil_mode": True},
+    {"pooling_type": "max", "ksize": [3, 3], "strides": [2, 2], "ceil_mode": True},
+    {"pooling_type": "max", "ksize": [3, 3], "strides": [2, 2], "padding_algorithm": "SAME",
+     "paddings": [7, 7]},
+    {"pooling_type": "avg", "ksize": [2, 2], "strides": [1, 1], "padding_algorithm": "VALID",
+     "paddings": [3, 3]},
+    {"pooling_type": "avg", "ksize": [1, 1], "global_pooling": True},
+    {"pooling_type": "max", "ksize": [1, 1], "global_pooling": True},
+    {"pooling_type": "avg", "ksize": [3, 2], "adaptive": True},
+    {"pooling_type": "max", "ksize": [3, 4], "adaptive": True},
+    {"pooling_type": "avg", "ksize": [2, 2], "strides": [2, 2], "data_format": "NHWC"},
+]
+
+
+@pytest.mark.parametrize("attrs", CASES)
+def test_pool2d(attrs):
+    shape = (2, 5, 6, 3) if attrs.get("data_format") == "NHWC" else (2, 3, 5, 6)
+    x = rng.randn(*shape).astype(np.float32)
+    check_op("pool2d", {"X": x}, attrs, {"Out": ref_pool(x, attrs)}, atol=1e-5,
+             batch_unknown=True)
+    check_grad("pool2d", {"X": rng.permutation(180).reshape(shape) / 7.0}, attrs)
+
+
+def test_max_pool_gradient_goes_to_the_first_maximum():
+    x = np.array([[[[1.0, 3.0], [3.0, 2.0]]]])
+    attrs = {"pooling_type": "max", "ksize": [2, 2]}
+    check_op("pool2d", {"X": x}, attrs, {"Out": np.array([[[[3.0]]]])})
+    check_op("pool2d_grad", {"X": x, "Out": np.array([[[[3.0]]]]),
+                             "Out@GRAD": np.array([[[[5.0]]]])}, attrs,
+             {"X@GRAD": np.array([[[[0.0, 5.0], [0.0, 0.0]]]])}, outputs={"X@GRAD": 1})
+
+
+@pytest.mark.parametrize("attrs, message", [
+    ({"pooling_type": "sum", "ksize": [2, 2]}, "pooling_type must be max or avg, got 'sum'"),
+    ({"pooling_type": "max", "ksize": [7, 7]}, r"the window \[7, 7\] does not fit X's spatial "
+                                               r"dims \[5, 6\]"),
+    ({"pooling_type": "max", "ksize": [2, 2], "paddings": [1, 1, 1]},
+     r"paddings must hold 2 or 4 values"),
+    ({"pooling_type": "max", "ksize": [2]}, r"ksize must hold two positive values, got \[2\]"),
+])
+def test_pool_errors(attrs, message):
+    with pytest.raises(pir.ProgramError, match=message):
+        check_op("pool2d", {"X": np.zeros((2, 3, 5, 6), np.float32)}, attrs)
+
+
+def _pool_reference(x, k, s, p, ceil, adaptive):
+    n, c, h, w = x.shape
+    if adaptive:
+        oh, ow = k
+        hb = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
+        wb = [(j * w // ow, -(-(j + 1) * w // ow)) for j in range(ow)]
+    else:
+        size = [(d + 2 * pp - kk + (ss - 1 if ceil else 0)) // ss + 1
+                for d, kk, ss, pp in zip((h, w), k, s, p, strict=True)]
+        hb = [(max(i * s[0] - p[0], 0), min(i * s[0] - p[0] + k[0], h)) for i in range(size[0])]
+        wb = [(max(j * s[1] - p[1], 0), min(j * s[1] - p[1] + k[1], w)) for j in range(size[1])]
+    out = np.zeros((n, c, len(hb), len(wb)))
+    mask = np.zeros(out.shape, np.int32)
+    for a in range(n):
+        for b in range(c):
+            for i, (r0, r1) in enumerate(hb):
+                for j, (c0, c1) in enumerate(wb):
+                    best, where = -math.inf, 0
+                    for r in range(r0, r1):
+                        for q in range(c0, c1):
+                            if x[a, b, r, q] > best:
+                                best, where = x[a, b, r, q], r * w + q
+                    out[a, b, i, j], mask[a, b, i, j] = best, where
+    return out, mask
+
+
+@pytest.mark.parametrize("k,s,p,ceil,adaptive", [
+    ([3, 2], [2, 2], [1, 0], False, False), ([3, 3], [2, 3], [1, 1], True, False),
+    ([3, 4], [1, 1], [0, 0], False, True)])
+def test_max_pool2d_with_index(k, s, p, ceil, adaptive):
+    x = rng.uniform(-1, 1, (2, 3, 7, 9))
+    attrs = {"ksize": k, "strides": s, "paddings": p, "ceil_mode": ceil, "adaptive": adaptive}
+    out, mask = _pool_reference(x, k, s, p, ceil, adaptive)
+    check_op("max_pool2d_with_index", {"X": x}, attrs, {"Out": out, "Mask": mask})
+    check_grad("max_pool2d_with_index", {"X": x}, attrs)
+
+
+def test_max_pool2d_with_index_global_and_errors():
+    x = rng.uniform(-1, 1, (1, 2, 3, 4))
+    flat = x.reshape(1, 2, 12)
+    check_op("max_pool2d_with_index", {"X": x}, {"ksize": [1, 1], "global_pooling": True},
+             {"Out": flat.max(-1)[..., None, None],
+              "Mask": flat.argmax(-1).astype(np.int32)[..., None, None]})
+    with pytest.raises(ProgramError, match="X must be \\[N, C, H, W\\]"):
+        check_op("max_pool2d_with_index", {"X": x[0]}, {"ksize": [2, 2]})
+    with pytest.raises(ProgramError, match="the pooled map would be"):
+        check_op("max_pool2d_with_index", {"X": x}, {"ksize": [5, 5], "strides": [1, 1]})

@@ -1,0 +1,111 @@
+"""adam (ops/optimizers/adam.py): lazy mode, Paddle's defaults, decays below one half."""
+
+import math
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.registry import get_op_def
+
+SR = pir.VarType.SELECTED_ROWS
+
+
+# --- adam: lazy mode at a large epsilon, and the default attributes ----------------------------
+
+def _adam_program(grad_sparse: bool, attrs: dict) -> pir.Program:
+    program = pir.Program()
+    block = program.global_block()
+    slots = {"Param": "param", "LearningRate": "lr", "Moment1": "m1", "Moment2": "m2",
+             "Beta1Pow": "b1p", "Beta2Pow": "b2p"}
+    shapes = {"lr": [1], "b1p": [1], "b2p": [1]}
+    for name in slots.values():
+        block.create_var(name=name, shape=shapes.get(name, [6, 3]), dtype="float64",
+                         persistable=True)
+    block.create_var(name="grad", shape=[6, 3], dtype="float64",
+                     type=SR if grad_sparse else pir.VarType.LOD_TENSOR)
+    block.append_op("adam", inputs={**{s: [n] for s, n in slots.items()}, "Grad": ["grad"]},
+                    outputs={f"{s}Out": [n] for s, n in slots.items() if s != "LearningRate"},
+                    attrs=attrs)
+    return program
+
+
+def _adam_state(seed=1):
+    rng = np.random.RandomState(seed)
+    return {"param": rng.randn(6, 3), "lr": np.array([0.1]), "m1": rng.rand(6, 3),
+            "m2": rng.rand(6, 3), "b1p": np.array([0.9 ** 2]), "b2p": np.array([0.999 ** 2])}
+
+
+def _run_adam(grad, attrs, state, steps=2):
+    scope = pir.Scope()
+    for name, value in state.items():
+        scope.var(name).set(LoDTensor(value.copy()))
+    program = _adam_program(isinstance(grad, pir.SelectedRows), attrs)
+    exe = pir.Executor()  # the cached path: the second step reuses the first step's plan
+    for _ in range(steps):
+        exe.run(program, feed={"grad": grad}, scope=scope)
+    return {n: scope.find_var(n).value.numpy() for n in state if n != "lr"}
+
+
+def _adam_reference(state, grad, beta1, beta2, eps, steps=2):
+    """Paddle's adam, written from its formula, on dense values.
+
+    The attributes are FLOAT attributes (float32 on the wire), so they are rounded so."""
+    beta1, beta2, eps = (float(np.float32(a)) for a in (beta1, beta2, eps))
+    p, m1, m2 = state["param"].copy(), state["m1"].copy(), state["m2"].copy()
+    b1p, b2p, lr = state["b1p"][0], state["b2p"][0], state["lr"][0]
+    for _ in range(steps):
+        m1 = beta1 * m1 + (1 - beta1) * grad
+        m2 = beta2 * m2 + (1 - beta2) * grad * grad
+        lr_t = lr * math.sqrt(1 - b2p) / (1 - b1p)
+        p = p - lr_t * m1 / (np.sqrt(m2) + eps * math.sqrt(1 - b2p))
+        b1p, b2p = b1p * beta1, b2p * beta2
+    return {"param": p, "m1": m1, "m2": m2, "b1p": [b1p], "b2p": [b2p]}
+
+
+def test_lazy_adam_with_a_large_epsilon_equals_dense_adam_on_the_present_rows():
+    """At epsilon 1e-8 adding or subtracting it is invisible; at 0.5 it is not."""
+    attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 0.5}
+    state = _adam_state()
+    rows = np.array([4, 1, 4], np.int64)  # a repeated row: its values add up
+    grad = pir.SelectedRows(rows, np.random.RandomState(2).randn(3, 3), 6)
+    lazy = _run_adam(grad, {**attrs, "lazy_mode": True}, state)
+    dense = _run_adam(grad.to_dense(), attrs, state)
+    present, absent = [1, 4], [0, 2, 3, 5]
+    for name in ("param", "m1", "m2"):
+        np.testing.assert_allclose(lazy[name][present], dense[name][present], rtol=1e-12,
+                                   err_msg=name)
+        np.testing.assert_array_equal(lazy[name][absent], state[name][absent], err_msg=name)
+    want = _adam_reference(state, grad.to_dense(), 0.9, 0.999, 0.5)
+    for name in ("param", "m1", "m2"):
+        np.testing.assert_allclose(dense[name], want[name], rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("grad_sparse", [False, True])
+def test_adam_without_attributes_uses_paddles_defaults(grad_sparse):
+    spec = get_op_def("adam")
+    assert [spec.attr_spec(n).default for n in ("beta1", "beta2", "epsilon")] == [
+        0.9, 0.999, 1e-8]
+    state = _adam_state(5)
+    grad = np.random.RandomState(6).randn(6, 3)
+    # a gradient present on every row, so the lazy default (False) and dense agree
+    given = pir.SelectedRows(np.arange(6), grad, 6) if grad_sparse else grad
+    got = _run_adam(given, {}, state)
+    want = _adam_reference(state, grad, 0.9, 0.999, 1e-8)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-10, err_msg=name)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("grad_sparse", [False, True])
+def test_adam_with_decays_below_one_half(grad_sparse, lazy):
+    """1 % beta equals 1 - beta for beta in (0.5, 1): only smaller decays tell them apart."""
+    attrs = {"beta1": 0.3, "beta2": 0.4, "epsilon": 1e-3, "lazy_mode": lazy}
+    state = _adam_state(7)
+    grad = np.random.RandomState(8).randn(6, 3)
+    given = pir.SelectedRows(np.arange(6), grad, 6) if grad_sparse else grad
+    got = _run_adam(given, attrs, state)
+    want = _adam_reference(state, grad, 0.3, 0.4, 1e-3)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-10, err_msg=name)

@@ -1,0 +1,55 @@
+"""expand and expand_as (ops/tensor/expand.py)."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.core.errors import ProgramError, ShapeInferenceError
+from tests.op_test import check_grad, check_op
+
+rng = np.random.RandomState(5)
+
+
+def test_expand_tiles_and_sums_back():
+    x = rng.uniform(-1, 1, (2, 3))
+    check_op("expand", {"X": x}, {"expand_times": [2, 3]}, {"Out": np.tile(x, (2, 3))})
+    check_grad("expand", {"X": x}, {"expand_times": [3, 2]})
+    lod_x = pir.create_lod_tensor(rng.uniform(-1, 1, (3, 2)), [[2, 1]])
+    got = check_op("expand", {"X": lod_x}, {"expand_times": [1, 2]})["Out"][0]
+    assert got.lod() == [[0, 2, 3]]
+    with pytest.raises(ShapeInferenceError, match="one entry per dim"):
+        check_op("expand", {"X": x}, {"expand_times": [2]})
+
+
+def test_expand_as():
+    x = rng.uniform(-1, 1, (2, 1, 3))
+    t = np.zeros((4, 3, 6))
+    check_op("expand_as", {"X": x, "target_tensor": t}, {}, {"Out": np.tile(x, (2, 3, 2))})
+    check_grad("expand_as", {"X": x, "target_tensor": t})
+    with pytest.raises(ProgramError, match="each target dim must be a multiple of X's"):
+        check_op("expand_as", {"X": x, "target_tensor": np.zeros((3, 3, 6))})
+
+
+def build(op_type, inputs, outputs, attrs=None):
+    """Append one op over declared variables: {slot: (shape, dtype, lod_level)}."""
+    prog = pir.Program()
+    block = prog.global_block()
+    ins = {slot: block.create_var(name=f"in_{slot}", shape=shape, dtype=dtype,
+                                  lod_level=lod)
+           for slot, (shape, dtype, lod) in inputs.items()}
+    outs = {slot: block.create_var(name=f"out_{slot}", dtype="float32") for slot in outputs}
+    block.append_op(op_type, inputs=ins, outputs=outs, attrs=attrs or {})
+
+
+F, I64 = "float32", "int64"
+
+BUILD_ERRORS = [
+    ("expand", {"X": ([2, 3], F, 0)}, ["Out"], {"expand_times": [1, 0]},
+     "expand_times must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("op_type,inputs,outputs,attrs,message", BUILD_ERRORS)
+def test_build_time_errors(op_type, inputs, outputs, attrs, message):
+    with pytest.raises(ShapeInferenceError, match=message):
+        build(op_type, inputs, outputs, attrs)

@@ -1,0 +1,54 @@
+"""The random ops of ops/tensor/random.py (*_random_batch_size_like, random_crop,
+sampling_id)."""
+
+import numpy as np
+import pytest
+
+from paddle_ir.core.errors import PaddleIRError
+from tests.op_test import check_op
+
+
+def test_random_batch_size_like():
+    x = np.zeros((7, 2), np.float32)
+    out = check_op("uniform_random_batch_size_like", {"Input": x},
+                   {"shape": [-1, 3], "min": 1.0, "max": 2.0, "seed": 3})["Out"][0]
+    out = np.asarray(out)
+    assert out.shape == (7, 3) and out.min() >= 1.0 and out.max() < 2.0
+    out = np.asarray(check_op("gaussian_random_batch_size_like", {"Input": x},
+                              {"shape": [4, -1], "output_dim_idx": 1, "mean": 3.0, "std": 0.1,
+                               "seed": 5})["Out"][0])
+    assert out.shape == (4, 7) and abs(out.mean() - 3.0) < 0.1
+
+
+def test_random_crop_is_a_window_of_the_input():
+    x = np.arange(2 * 5 * 6, dtype=np.float32).reshape(2, 5, 6)
+    out = check_op("random_crop", {"X": x, "Seed": np.array([7], np.int64)},
+                   {"shape": [3, 2]})
+    crop = np.asarray(out["Out"][0])
+    assert crop.shape == (2, 3, 2)
+    for b in range(2):
+        windows = [x[b, i:i + 3, j:j + 2] for i in range(3) for j in range(5)]
+        assert any(np.array_equal(crop[b], w) for w in windows)
+
+
+def test_sampling_id_follows_the_probabilities():
+    probs = np.tile(np.array([[0.1, 0.6, 0.3]], np.float32), (20000, 1))
+    out = np.asarray(check_op("sampling_id", {"X": probs}, {"seed": 11})["Out"][0])
+    freq = np.bincount(out, minlength=3) / out.size
+    np.testing.assert_allclose(freq, [0.1, 0.6, 0.3], atol=0.02)
+
+
+F = np.ones((2, 3))
+
+
+ERROR_CASES = [
+    ("random_crop", {"X": F, "Seed": np.array([1], np.int64)}, {"shape": [4]},
+     r"crop shape \[4\] exceeds X's dims \[3\]"),
+]
+
+
+@pytest.mark.parametrize("op, inputs, attrs, match", ERROR_CASES,
+                         ids=[c[0] + str(i) for i, c in enumerate(ERROR_CASES)])
+def test_error_is_reported(op, inputs, attrs, match):
+    with pytest.raises(PaddleIRError, match=match):
+        check_op(op, inputs, attrs)

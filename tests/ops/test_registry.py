@@ -1,0 +1,216 @@
+"""The op registry (ops/registry.py): its API on op types registered into an empty
+registry, and the spec check shared by builder, executor and checker."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir.analysis.checker import check_program
+from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.ops import registry
+from paddle_ir.ops.registry import (
+    COMMON_ATTRS,
+    FLOATS,
+    REQUIRED,
+    Attr,
+    In,
+    KernelKey,
+    Out,
+    get_op_def,
+    register_op,
+)
+from paddle_ir.proto import framework_pb2 as pb
+
+
+@pytest.fixture
+def empty_registry(monkeypatch):
+    """An empty registry for the test, so no test op reaches the real op list."""
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+
+
+def runtime_name(text: str) -> str:
+    """An equal string that is not the interned literal (names parsed from files are not)."""
+    return "".join(list(text))
+
+
+def make_op(op_type="probe", **kwargs):
+    return register_op(op_type, inputs=[In("X"), In("Y", dispensable=True)],
+                       outputs=[Out("Out"), Out("Mask")],
+                       attrs=[Attr("axis", "int"), Attr("scale", "float", 1.0)], **kwargs)
+
+
+def test_slot_and_attribute_lookups_find_each_entry_by_an_equal_name(empty_registry):
+    op = make_op()
+    for slot in ("X", "Y"):
+        assert op.input_slot(runtime_name(slot)) is op.inputs[["X", "Y"].index(slot)]
+    for slot in ("Out", "Mask"):
+        assert op.output_slot(runtime_name(slot)) is op.outputs[["Out", "Mask"].index(slot)]
+    assert op.input_slot("Z") is None and op.output_slot("X") is None
+    assert op.attr_spec(runtime_name("scale")).default == 1.0
+    assert op.attr_spec("op_role") is COMMON_ATTRS["op_role"]
+    assert op.attr_spec("nope") is None
+
+
+def test_an_attribute_without_a_default_is_required(empty_registry):
+    op = make_op()
+    assert op.attr_spec("axis").required is True and op.attr_spec("axis").default is REQUIRED
+    assert op.attr_spec("scale").required is False
+    assert Attr("flag", "bool", False).required is False  # a falsy default is still one
+    with pytest.raises(ValueError, match="attribute 'w': unknown kind 'matrix'"):
+        Attr("w", "matrix")
+
+
+def test_key_inputs_and_dtype_from_default_to_the_first_input(empty_registry):
+    op = make_op()
+    assert op.key_inputs == ("X",) and op.dtype_from == "X"
+    keyed = make_op("keyed", key_inputs=["Y"])
+    assert keyed.key_inputs == ("Y",) and keyed.dtype_from == "Y"
+    chosen = make_op("chosen", key_inputs=["X", "Y"], dtype_from="attr:dtype")
+    assert chosen.dtype_from == "attr:dtype"
+    bare = register_op("bare")
+    assert bare.key_inputs == () and bare.dtype_from is None
+    assert registry.get_op_def("keyed") is keyed
+    assert registry.registered_op_types() == ["bare", "chosen", "keyed", "probe"]
+
+
+def test_kernels_register_per_dtype_and_storage(empty_registry):
+    op = make_op(key_inputs=["X", "Y"])
+    assert op.kernel_list() == "(none)"
+
+    @op.kernel(storage=["dense", "selected_rows"], dtypes=FLOATS)
+    def k(attrs, x, y):
+        return x
+
+    for dt in FLOATS:
+        kernel = op.find_kernel(KernelKey(("dense", "selected_rows"), dt))
+        assert kernel.fn is k and kernel.lod is False and kernel.control is False
+    assert op.find_kernel(KernelKey(("dense", "dense"), np.dtype(np.float32))) is None
+    assert op.kernel_list() == ("(dense, selected_rows; float32; cpu), "
+                                "(dense, selected_rows; float64; cpu)")
+    op.kernel(dtypes=[np.int64], lod=True)(k)  # default storage: dense for every key input
+    assert op.find_kernel(KernelKey(("dense", "dense"), np.dtype(np.int64))).lod is True
+
+
+def test_registration_errors_name_the_op(empty_registry):
+    op = make_op()
+    with pytest.raises(ValueError, match="op type 'probe' is registered twice"):
+        make_op()
+    with pytest.raises(ValueError, match=r"probe: kernel storage \('dense', 'dense'\) does not "
+                                         r"match key inputs \('X',\)"):
+        op.kernel(storage=["dense", "dense"])
+    op.kernel(dtypes=[np.float32])(lambda attrs, x: x)
+    with pytest.raises(ValueError, match=r"probe: kernel \(dense; float32; cpu\) registered "
+                                         r"twice"):
+        op.kernel(dtypes=[np.float32])(lambda attrs, x: x)
+
+
+def test_decorators_return_the_function_they_attach(empty_registry):
+    op = make_op()
+
+    def rule(ctx):
+        return None
+
+    assert op.infer_shape(rule) is rule and op.infer_shape_fn is rule
+    assert op.infer_var_type(rule) is rule and op.infer_var_type_fn is rule
+    assert op.grad_maker(rule) is rule and op.grad_maker_fn is rule
+    assert op.kernel(dtypes=[np.float64])(rule) is rule
+
+
+def test_slot_and_attribute_specs_are_immutable_hashable_values():
+    x = In("X")
+    assert (x.duplicable, x.dispensable, x.no_need_buffer) == (False, False, False)
+    assert hash(x) == hash(In("X")) and {x, In("X")} == {x}
+    attr = Attr("axis", "int", 0)
+    assert hash(attr) == hash(Attr("axis", "int", 0))
+    for spec, field in ((x, "name"), (attr, "default")):
+        with pytest.raises(AttributeError):
+            setattr(spec, field, "changed")
+
+
+def test_op_roles_are_paddles():
+    # Paddle's OpRole values (framework/op_proto_maker.h): forward 0, backward 1,
+    # optimize 2, loss 0x100; an op without the attribute is a forward op.
+    assert (registry.OP_ROLE_FORWARD, registry.OP_ROLE_BACKWARD, registry.OP_ROLE_OPTIMIZE,
+            registry.OP_ROLE_LOSS) == (0, 1, 2, 256)
+    assert COMMON_ATTRS["op_role"].default == registry.OP_ROLE_FORWARD
+
+
+# ----------------------------------------------------------------------------------------------
+# One check of an op against its spec (OpDef.problems), three users with one voice:
+# the builder raises the first problem, the executor raises the first, and
+# `paddle-ir check` lists them all, each with the same message.
+
+
+_NEEDS_K = register_op("test_spec_needs_k", inputs=[In("X")], outputs=[Out("Out")],
+                       attrs=[Attr("k", "int", doc="no default: required")],
+                       doc="an op for tests/ops/test_registry.py")
+
+
+def test_problems_lists_every_defect_in_one_wording():
+    scale = get_op_def("scale")
+    found = scale.problems({"X": ["a", "b"], "Z": ["c"]}, {},
+                           {"scale": "big", "colour": "red", "op_role": 1})
+    assert found == [
+        "input X of scale takes one variable, got 2: ['a', 'b']",
+        "scale has no input slot 'Z'; its inputs are ['X']",
+        "output Out of scale is required but is not given",
+        "attribute 'scale' of scale must be a float, got str 'big'",
+        "scale has no attribute 'colour'; its attributes are ['scale', 'bias', "
+        "'bias_after_scale']",
+    ]
+    assert _NEEDS_K.problems({"X": ["a"]}, {"Out": ["b"]}, {}) == [
+        "attribute 'k' of test_spec_needs_k is required but is not given"]
+    assert scale.problems({"X": ["a"]}, {"Out": ["b"]}, {"op_role": 1}) == []
+    assert list(scale.with_defaults({"op_role": 1, "scale": 2.0})) == [
+        "scale", "bias", "bias_after_scale", "op_role"]
+
+
+def _program():
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = pir.layers.data("x", [-1, 3])
+        y = pir.layers.scale(x, 2.0)
+    return main, y
+
+
+def _parsed(mutate):
+    main, y = _program()
+    desc = pb.ProgramDesc()
+    desc.CopyFrom(main.desc)
+    mutate(desc.blocks[0].ops[0])
+    return desc, y
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda op: op.inputs[0].arguments.append("x"),
+     "input X of scale takes one variable, got 2: ['x', 'x']"),
+    (lambda op: next(a for a in op.attrs if a.name == "scale").__setattr__("type", pb.STRING),
+     "attribute 'scale' of scale must be float (AttrType FLOAT), but the program stores "
+     "STRING"),
+    (lambda op: op.attrs.add(name="colour", type=pb.STRING, s="red"),
+     "scale has no attribute 'colour'"),
+])
+def test_executor_and_checker_say_the_same(mutate, message):
+    desc, y = _parsed(mutate)
+    program = pir.Program.parse(desc.SerializeToString())
+    with pytest.raises(InvalidProgramError, match="op #0 scale") as raised:
+        pir.Executor().run(program, feed={"x": np.ones((1, 3), np.float32)},
+                           fetch_list=[y.name], scope=pir.Scope())
+    assert message in str(raised.value)
+    texts = [str(p) for p in check_program(desc)]
+    assert any(message in t for t in texts), texts
+
+
+def test_builder_raises_the_first_problem_in_the_same_words():
+    main, _ = _program()
+    block = main.global_block()
+    x = block.var("x")
+    with pytest.raises(InvalidProgramError,
+                       match=r"input X of scale takes one variable, got 2: \['x', 'x'\]"):
+        block.append_op("scale", inputs={"X": [x, x]}, outputs={"Out": x})
+    with pytest.raises(InvalidProgramError, match="attribute 'k' of test_spec_needs_k is "
+                                                  "required but is not given"):
+        block.append_op("test_spec_needs_k", inputs={"X": x}, outputs={"Out": x})
+    with pytest.raises(InvalidProgramError, match=r"attribute 'scale' of scale must be a float, "
+                                                  r"got str 'big'"):
+        block.append_op("scale", inputs={"X": x}, outputs={"Out": x}, attrs={"scale": "big"})
