@@ -71,7 +71,7 @@ try:
     )
     from paddle_ir.core.rank_table import LoDRankTable  # noqa: E402
     from paddle_ir.core.selected_rows import SelectedRows  # noqa: E402
-    from paddle_ir.core.storage import storage_type, tostype  # noqa: E402
+    from paddle_ir.core.kinds import storage_type, tostype  # noqa: E402
     from paddle_ir.core.tensor_array import LoDTensorArray  # noqa: E402
     from paddle_ir.executor import (  # noqa: E402
         Executor,
