@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 
-from paddle_ir import io
 from paddle_ir.cli import paddle_input
 from paddle_ir.cli.locate import saved_files
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
 from paddle_ir.framework import Program
+from paddle_ir.model_files.params_file import load_vars_file, read_saved
 from paddle_ir.model_files.program_file import version_warning
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -119,7 +119,7 @@ def _checked(directory: str) -> list[tuple[str, bytes, list, bool]]:
         if params is not None and not problems:
             try:  # the checker found the text UTF-8: no second walk over it
                 program = Program.from_desc(pb.ProgramDesc.FromString(data), text_checked=True)
-                io.load_vars_file(params, program, Scope(), directory)
+                load_vars_file(params, program, Scope(), directory)
             except PaddleIRError as exc:
                 problems.append(Problem(exc.category, exc.message))
         results.append((program_path, data, problems, params is not None))
@@ -175,7 +175,7 @@ def check_command(args) -> int:
     if paddle is not None:
         return check_paddle(paddle)
     failed = False
-    for program_path, data, problems, params in io.read_saved(args.path, _checked):
+    for program_path, data, problems, params in read_saved(args.path, _checked):
         if os.path.isdir(args.path):  # name the file the user knows, not the generation's
             program_path = os.path.join(args.path, os.path.basename(program_path))
         if not problems:
