@@ -57,6 +57,7 @@ try:
         PaddleIRError,
         ProgramError,
     )
+    from paddle_ir.core.kinds import storage_type, tostype  # noqa: E402
     from paddle_ir.core.lod_tensor import (  # noqa: E402
         LoDTensor,
         create_lod_tensor,
@@ -72,7 +73,6 @@ try:
     )
     from paddle_ir.core.rank_table import LoDRankTable  # noqa: E402
     from paddle_ir.core.selected_rows import SelectedRows  # noqa: E402
-    from paddle_ir.core.storage import storage_type, tostype  # noqa: E402
     from paddle_ir.core.tensor_array import LoDTensorArray  # noqa: E402
     from paddle_ir.executor import (  # noqa: E402
         Executor,
@@ -140,7 +140,7 @@ __all__ += [
     "cpu_places", "create_random_int_lodtensor", "cuda_places", "data", "embedding",
     "is_compiled_with_cuda",
     "memory_optimize", "name_scope", "one_hot", "release_memory",
-    "load", "save",  # Fluid 1.6+'s fluid.save / fluid.load (io_state.py)
+    "load", "save",  # Fluid 1.6+'s fluid.save / fluid.load (io/program_state.py)
 ]
 __all__ = sorted(set(__all__))
 

@@ -16,9 +16,16 @@ from __future__ import annotations
 import argparse
 import os
 
-from paddle_ir import io
 from paddle_ir.cli import paddle_input
 from paddle_ir.executor.scope import Scope
+from paddle_ir.io.inference_model import load_inference_model
+from paddle_ir.model_files.params_file import (
+    MODEL_FILENAME,
+    PARAMS_FILENAME,
+    load_vars_file,
+    save_vars_file,
+)
+from paddle_ir.model_files.program_file import load_program, save_program
 
 
 def add_parser(subparsers, common) -> None:
@@ -41,19 +48,19 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
     program = load_paddle_program(model.program_file)
     scope = Scope()
     if params:
-        io.load_vars_file(params, program, scope)
+        load_vars_file(params, program, scope)
     elif model.params_file or model.params_dir:
         load_paddle_params(model, program, scope)
     else:  # a program without parameters (e.g. a training main program): the .pb alone
-        target = output if output.endswith(".pb") else os.path.join(output, io.MODEL_FILENAME)
+        target = output if output.endswith(".pb") else os.path.join(output, MODEL_FILENAME)
         os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-        io.save_program(target, program)
+        save_program(target, program)
         return [target]
     os.makedirs(output, exist_ok=True)
-    params_file = os.path.join(output, io.PARAMS_FILENAME)
-    io.save_vars_file(params_file, program, scope)
-    model_file = os.path.join(output, io.MODEL_FILENAME)
-    io.save_program(model_file, program)
+    params_file = os.path.join(output, PARAMS_FILENAME)
+    save_vars_file(params_file, program, scope)
+    model_file = os.path.join(output, MODEL_FILENAME)
+    save_program(model_file, program)
     return [model_file, params_file]
 
 
@@ -62,11 +69,11 @@ def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[
 
     scope = Scope()
     if os.path.isdir(path):
-        program, _, _ = io.load_inference_model(path, scope=scope)
+        program, _, _ = load_inference_model(path, scope=scope)
     else:
-        program = io.load_program(path)
+        program = load_program(path)
         if params:
-            io.load_vars_file(params, program, scope)
+            load_vars_file(params, program, scope)
     return write_paddle_model(output, program, scope, layout)
 
 

@@ -22,7 +22,6 @@ import argparse
 import os
 import sys
 
-from paddle_ir import io
 from paddle_ir.cli import paddle_input
 from paddle_ir.cli.feeds import UsageError
 from paddle_ir.cli.locate import saved_files
@@ -31,11 +30,21 @@ from paddle_ir.core.atomic import check_output_path, open_regular, temporary_nam
 from paddle_ir.core.dtypes import dtype_name
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.framework.printer import block_to_string, program_to_string
+from paddle_ir.model_files.params_file import (
+    CSR_SUFFIX,
+    MAIN_FILENAME,
+    MODEL_FILENAME,
+    SELECTED_ROWS_SUFFIX,
+    persistable_names,
+    read_saved,
+    scan_records,
+)
+from paddle_ir.model_files.program_file import load_program
 from paddle_ir.proto import framework_pb2 as pb
 
 _RENDERED = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
-_SPARSE_SUFFIXES = {io.SELECTED_ROWS_SUFFIX: pb.VarDesc.SELECTED_ROWS,
-                    io.CSR_SUFFIX: pb.VarDesc.CSR}
+_SPARSE_SUFFIXES = {SELECTED_ROWS_SUFFIX: pb.VarDesc.SELECTED_ROWS,
+                    CSR_SUFFIX: pb.VarDesc.CSR}
 
 
 def add_parser(subparsers, common) -> None:
@@ -61,8 +70,8 @@ def add_parser(subparsers, common) -> None:
 def load_program_at(path: str):
     """The program PATH names: a .pb, or the committed program of a model or job directory."""
     if os.path.isdir(path):
-        return io.read_saved(path, lambda d: io.load_program(saved_files(d).program, d))
-    return io.load_program(path)
+        return read_saved(path, lambda d: load_program(saved_files(d).program, d))
+    return load_program(path)
 
 
 def _load_any(path: str, model_format: str = "auto"):
@@ -157,7 +166,7 @@ def _names_for(path: str, var_type: int, program_path: str | None, count: int):
     """(names or None, a note saying where names came from or why there are none)."""
     if program_path is None:
         directory = os.path.dirname(path)
-        beside = [os.path.join(directory, n) for n in (io.MODEL_FILENAME, io.MAIN_FILENAME)]
+        beside = [os.path.join(directory, n) for n in (MODEL_FILENAME, MAIN_FILENAME)]
         if path.endswith(".pdiparams"):  # Paddle's PREFIX.pdiparams beside PREFIX.pdmodel
             beside.insert(0, path[: -len(".pdiparams")] + ".pdmodel")
         elif os.path.basename(path) == "__params__":  # fluid 1.x's combined file
@@ -165,7 +174,7 @@ def _names_for(path: str, var_type: int, program_path: str | None, count: int):
         program_path = next((p for p in beside if os.path.exists(p)), None)
     if program_path is None:
         return None, "names unknown: no model.pb or main.pb beside it (use --program FILE.pb)"
-    names = io.persistable_names(_load_any(program_path), var_type)
+    names = persistable_names(_load_any(program_path), var_type)
     if len(names) != count:
         return None, (f"names unknown: {program_path} declares {len(names)} such persistables "
                       f"but the file holds {count} records; it does not belong to that program")
@@ -175,7 +184,7 @@ def _names_for(path: str, var_type: int, program_path: str | None, count: int):
 def describe_params(path: str, program_path: str | None) -> tuple[str, list[dict]]:
     var_type = next((t for s, t in _SPARSE_SUFFIXES.items() if path.endswith(s)),
                     pb.VarDesc.LOD_TENSOR)
-    records = io.scan_records(path, var_type)
+    records = scan_records(path, var_type)
     names, note = _names_for(path, var_type, program_path, len(records))
     kind = pb.VarDesc.VarType.Name(var_type)
     rows = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from paddle_ir import io
+from paddle_ir.model_files.params_file import MAIN_FILENAME, MODEL_FILENAME
 
 if TYPE_CHECKING:
     from paddle_ir.paddle_format import PaddleModel
@@ -26,7 +26,7 @@ def add_format_option(parser, flag: str = "--format") -> None:
 def _ours(path: str) -> bool:
     if os.path.isdir(path):
         return any(os.path.exists(os.path.join(path, n))
-                   for n in (io.MODEL_FILENAME, io.MAIN_FILENAME))
+                   for n in (MODEL_FILENAME, MAIN_FILENAME))
     return path.endswith(".pb")
 
 

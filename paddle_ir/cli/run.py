@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli import paddle_input
 from paddle_ir.cli.locate import saved_files
@@ -44,6 +43,15 @@ from paddle_ir.core.errors import (
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
+from paddle_ir.io.checkpoint import load_persistables, save_persistables
+from paddle_ir.model_files.params_file import (
+    MAIN_FILENAME,
+    STARTUP_FILENAME,
+    load_vars_file,
+    persistable_names,
+    read_saved,
+)
+from paddle_ir.model_files.program_file import load_program
 
 
 @dataclass
@@ -125,15 +133,15 @@ def add_parser(subparsers, common) -> None:
 
 
 def _saved_job(directory: str, path: str, params: str | None) -> Job:
-    """The job in one committed save of a directory (see io.read_saved); `path` names it."""
+    """The job in one committed save of a directory (see read_saved); `path` names it."""
     found = saved_files(directory)
     shown = os.path.join(path, os.path.basename(found.program))
-    job = Job(io.load_program(found.program, directory), shown, params=params)
+    job = Job(load_program(found.program, directory), shown, params=params)
     if found.kind == "job":
-        job.startup = io.load_program(found.startup, directory)
+        job.startup = load_program(found.startup, directory)
     elif params is None:
         job.loaded = Scope()
-        io.load_vars_file(found.params, job.program, job.loaded, directory)
+        load_vars_file(found.params, job.program, job.loaded, directory)
     return job
 
 
@@ -148,11 +156,11 @@ def resolve_job(path: str, params: str | None, startup: str | None,
         job = Job(load_paddle_program(paddle.program_file), paddle.program_file, params=params,
                   paddle=paddle if has_params and not params else None)
     elif os.path.isdir(path):
-        job = io.read_saved(path, lambda directory: _saved_job(directory, path, params))
+        job = read_saved(path, lambda directory: _saved_job(directory, path, params))
     else:
-        job = Job(io.load_program(path), path, params=params)
-        beside = os.path.join(os.path.dirname(path), io.STARTUP_FILENAME)
-        if startup is None and os.path.basename(path) == io.MAIN_FILENAME and os.path.exists(
+        job = Job(load_program(path), path, params=params)
+        beside = os.path.join(os.path.dirname(path), STARTUP_FILENAME)
+        if startup is None and os.path.basename(path) == MAIN_FILENAME and os.path.exists(
                 beside):
             startup = beside
     if startup is not None:
@@ -162,7 +170,7 @@ def resolve_job(path: str, params: str | None, startup: str | None,
 
             job.startup = load_paddle_program(paddle_startup.program_file)
         else:
-            job.startup = io.load_program(startup)
+            job.startup = load_program(startup)
     return job
 
 
@@ -282,7 +290,7 @@ def run_command(args) -> int:
 
     if (job.params is None and job.loaded is None and job.paddle is None and job.startup is None
             and not args.load):
-        persistables = io.persistable_names(job.program)
+        persistables = persistable_names(job.program)
         if persistables:
             shown = ", ".join(persistables[:5]) + (", ..." if len(persistables) > 5 else "")
             raise MissingVariableError(
@@ -296,7 +304,7 @@ def run_command(args) -> int:
     if job.startup is not None:
         exe.run(job.startup, scope=scope)
     if job.params is not None:
-        io.load_vars_file(job.params, job.program, scope)
+        load_vars_file(job.params, job.program, scope)
     if job.loaded is not None:
         for name in job.loaded.local_var_names():
             scope.var(name).value = job.loaded.find_var(name).value
@@ -305,7 +313,7 @@ def run_command(args) -> int:
 
         load_paddle_params(job.paddle, job.program, scope)
     if args.load:
-        io.load_persistables(exe, args.load, job.program, scope)
+        load_persistables(exe, args.load, job.program, scope)
     if args.profile:
         exe.profile = {}
 
@@ -334,7 +342,7 @@ def run_command(args) -> int:
         tensor_io.atomic_write(args.out, lambda out: out.write(data))
         print(f"saved {len(fetched)} value(s) to {args.out}", file=listing)
     if args.save:
-        saved = io.save_persistables(exe, args.save, job.program, scope)
+        saved = save_persistables(exe, args.save, job.program, scope)
         print(f"saved {len(saved)} persistable variable(s) to {args.save}", file=listing)
     if args.profile:
         print(profile_table(exe, timed), file=listing)

@@ -4,7 +4,7 @@
         --steps 100 --save out/dist
     paddle-ir merge-checkpoint out/dist out/merged --feed ids --fetch prob
 
-JOB is a training-job directory (main.pb + startup.pb, `io.save_train_program`).
+JOB is a training-job directory (main.pb + startup.pb, `save_train_program`).
 The feeds are cut into batches of B rows (B sequences for LoD feeds); at step s
 trainer t takes batch s * trainers + t, so one step trains on trainers * B rows,
 as a single machine would with batches of that size. Without --address, a
@@ -23,10 +23,11 @@ import sys
 
 import numpy as np
 
-from paddle_ir import io
 from paddle_ir.cli import feeds as feed_files
 from paddle_ir.cli.run import _positive
 from paddle_ir.executor import Executor, Scope
+from paddle_ir.io.checkpoint import load_persistables, load_train_program
+from paddle_ir.io.inference_model import save_inference_model
 
 
 def add_parser(subparsers, common) -> None:
@@ -73,7 +74,7 @@ def train_command(args) -> int:
     from paddle_ir.distributed import train  # the distributed runtime loads only here
     from paddle_ir.transpiler import DistributeTranspilerConfig
 
-    main, startup = io.load_train_program(args.job)
+    main, startup = load_train_program(args.job)
     files, lods = feed_files.parse_feed_options(args.feed, args.lod)
     feeds = feed_files.collect_feeds(files, args.feeds, lods)
     batches = feed_files.make_batches(feeds, args.batch_size)
@@ -127,11 +128,11 @@ def merge_command(args) -> int:
     names = merge_checkpoint(args.dist_dir, args.out)
     print(f"{args.out}: {len(names)} persistable variable(s) joined from the servers")
     if args.feed:
-        main, _ = io.load_train_program(args.out)
+        main, _ = load_train_program(args.out)
         exe, scope = Executor(), Scope()
-        io.load_persistables(exe, args.out, main, scope)
+        load_persistables(exe, args.out, main, scope)
         target = os.path.join(args.out, "inference")
-        io.save_inference_model(target, args.feed, [main.global_block().var(n)
+        save_inference_model(target, args.feed, [main.global_block().var(n)
                                                      for n in args.fetch], exe, main, scope)
         print(f"{target}: inference model ({', '.join(args.feed)} -> {', '.join(args.fetch)})")
     return 0

@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from paddle_ir import io
 from paddle_ir.cli import paddle_input
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
+from paddle_ir.io.inference_model import load_inference_model
+from paddle_ir.model_files.params_file import MAIN_FILENAME, MODEL_FILENAME
+from paddle_ir.model_files.program_file import load_program
 
 
 def add_parser(subparsers, common) -> None:
@@ -48,11 +50,11 @@ def paddle_copy(path: str, directory: str, model_format: str = "auto") -> str:
     from paddle_ir.paddle_format import write_paddle_model
 
     scope = Scope()
-    with_params = os.path.isdir(path) and os.path.exists(os.path.join(path, io.MODEL_FILENAME))
+    with_params = os.path.isdir(path) and os.path.exists(os.path.join(path, MODEL_FILENAME))
     if with_params:
-        program, _, _ = io.load_inference_model(path, scope=scope)
+        program, _, _ = load_inference_model(path, scope=scope)
     else:  # a bare program, or a training job's main program: shown without weights
-        program = io.load_program(os.path.join(path, io.MAIN_FILENAME)
+        program = load_program(os.path.join(path, MAIN_FILENAME)
                                   if os.path.isdir(path) else path)
     stem = os.path.splitext(os.path.basename(os.path.normpath(path)))[0] or "model"
     return write_paddle_model(os.path.join(directory, stem), program, scope,

@@ -195,7 +195,7 @@ class CSRTensor:
     def tostype(self, stype: str):
         """'dense'/'default' an ndarray, 'selected_rows'/'row_sparse' a SelectedRows,
         'csr' a copy."""
-        from paddle_ir.core.storage import tostype  # storage.py dispatches over all values
+        from paddle_ir.core.kinds import tostype  # kinds.py dispatches over all values
 
         return tostype(self, stype)
 

@@ -17,6 +17,26 @@ place they are tied together:
 Names: the VarTypes are ints (`LOD_TENSOR`, `SELECTED_ROWS`, ...), the storage
 types strings prefixed `STYPE_` (`STYPE_SELECTED_ROWS`), so that one name never
 means both.
+
+`storage_of(value)` (public as `paddle_ir.storage_type`) is the one answer to
+"which storage is this value": the kernel key's. A LoDTensorArray answers
+`"tensor_array"`, since that is what selects kernels over arrays (the sum of
+array gradients); it is not a tensor, so neither "dense" nor a sparse storage.
+
+Conversions between the tensor storages (MXNet's `stype` and `tostype`):
+
+| storage         | value class                  | MXNet name   |
+|-----------------|------------------------------|--------------|
+| `dense`         | `np.ndarray` (or LoDTensor)  | `default`    |
+| `selected_rows` | `SelectedRows`               | `row_sparse` |
+| `csr`           | `CSRTensor` (2-D)            | `csr`        |
+
+    tostype(np.ones((2, 2)), "row_sparse")   # SelectedRows with rows [0, 1]
+    tostype(sr, "default")                    # its dense ndarray
+
+A conversion always returns a new value, even to the storage the value
+already has. Converting between the two sparse storages never builds the
+dense form.
 """
 
 from __future__ import annotations
@@ -26,6 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from paddle_ir.core.csr import STYPE_CSR, CSRTensor
+from paddle_ir.core.errors import StorageTypeError
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.rank_table import LoDRankTable
 from paddle_ir.core.selected_rows import STYPE_DENSE, STYPE_SELECTED_ROWS, SelectedRows
 from paddle_ir.core.step_scopes import StepScopes
@@ -83,5 +105,54 @@ def storage_of(value) -> str:
     return _STYPE_OF_CLASS.get(value.__class__, STYPE_DENSE)
 
 
+storage_type = storage_of  # the public name (paddle_ir.storage_type), MXNet's `stype`
+
+
 def var_type_name(var_type: int) -> str:
     return VAR_TYPE_NAMES.get(var_type, f"VarType({var_type})")
+
+
+# --- conversions between storages --------------------------------------------------------
+
+STORAGE_TYPES = (STYPE_DENSE, STYPE_SELECTED_ROWS, STYPE_CSR)
+_ALIASES = {"dense": STYPE_DENSE, "default": STYPE_DENSE,
+            "selected_rows": STYPE_SELECTED_ROWS, "row_sparse": STYPE_SELECTED_ROWS,
+            "csr": STYPE_CSR}
+
+
+def canonical_stype(stype: str) -> str:
+    """'dense', 'selected_rows' or 'csr' for any accepted name (MXNet's included)."""
+    kind = _ALIASES.get(stype) if isinstance(stype, str) else None
+    if kind is None:
+        raise StorageTypeError(
+            f"unknown storage type {stype!r}; expected one of {sorted(_ALIASES)}")
+    return kind
+
+
+def tostype(value, stype: str):
+    """`value` converted to storage `stype`, as a new value.
+
+    Dense inputs are ndarrays, LoDTensors (their LoD is dropped) or anything
+    np.asarray accepts. 'csr' needs a 2-D value.
+    """
+    target = canonical_stype(stype)
+    source = storage_of(value)
+    if source == STYPE_SELECTED_ROWS:
+        if target == STYPE_CSR:
+            return CSRTensor.from_selected_rows(value)
+        return value.to_dense() if target == STYPE_DENSE else value.copy()
+    if source == STYPE_CSR:
+        if target == STYPE_SELECTED_ROWS:
+            return value.to_selected_rows()
+        return value.to_dense() if target == STYPE_DENSE else value.copy()
+    array = value.numpy() if isinstance(value, LoDTensor) else np.asarray(value)
+    if target == STYPE_SELECTED_ROWS:
+        if array.ndim == 0:
+            raise StorageTypeError("a 0-D value has no rows; it cannot be SELECTED_ROWS")
+        return SelectedRows.from_dense(array)  # (fancy indexing copies the rows)
+    if target == STYPE_CSR:
+        if array.ndim != 2:
+            raise StorageTypeError(
+                f"csr storage needs a 2-D value, got shape {list(array.shape)}")
+        return CSRTensor.from_dense(array)
+    return array.copy()

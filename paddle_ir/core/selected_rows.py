@@ -120,7 +120,7 @@ class SelectedRows:
     def tostype(self, stype: str):
         """'dense'/'default' gives an ndarray, 'selected_rows'/'row_sparse' a copy, 'csr' a
         CSRTensor (2-D only); the same conversions as CSRTensor.tostype and pir.tostype."""
-        from paddle_ir.core.storage import tostype  # storage.py dispatches over all values
+        from paddle_ir.core.kinds import tostype  # kinds.py dispatches over all values
 
         return tostype(self, stype)
 

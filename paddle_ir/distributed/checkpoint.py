@@ -14,9 +14,15 @@ import os
 
 import numpy as np
 
-from paddle_ir import io
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
+from paddle_ir.io.checkpoint import (
+    load_persistables,
+    load_train_program,
+    save_persistables,
+    save_train_program,
+)
+from paddle_ir.model_files.program_file import load_program
 from paddle_ir.transpiler.placement import Piece
 
 
@@ -67,7 +73,7 @@ def merge_values(pieces_by_server: dict[str, list[Piece]], values_by_server: dic
 
 def server_values(program: Program, dirname: str) -> dict[str, np.ndarray]:
     scope = Scope()
-    io.load_persistables(Executor(), dirname, program, scope)
+    load_persistables(Executor(), dirname, program, scope)
     return {p.name: scope.find_var(p.name).get_tensor().numpy() for p in pieces_of(program)}
 
 
@@ -76,16 +82,16 @@ def merge_checkpoint(job_dir: str, out_dir: str) -> list[str]:
 
     `job_dir` holds `origin/` (the single-machine training job: main.pb, startup.pb) and
     one directory per server (`server-NAME/`, its pserver.pb and saved pieces). `out_dir`
-    gets the training job and its persistables, loadable with `io.load_persistables`.
+    gets the training job and its persistables, loadable with `load_persistables`.
     """
-    main, startup = io.load_train_program(os.path.join(job_dir, "origin"))
+    main, startup = load_train_program(os.path.join(job_dir, "origin"))
     block = main.global_block()
     pieces_by_server, values_by_server = {}, {}
     for entry in sorted(os.listdir(job_dir)):
         if not entry.startswith("server-"):
             continue
         path = os.path.join(job_dir, entry)
-        program = io.load_program(os.path.join(path, "pserver.pb"))
+        program = load_program(os.path.join(path, "pserver.pb"))
         pieces_by_server[entry] = pieces_of(program)
         values_by_server[entry] = server_values(program, os.path.join(path, "checkpoint"))
     shapes = {v.name: tuple(v.shape) for v in block.vars.values() if v.persistable}
@@ -94,6 +100,6 @@ def merge_checkpoint(job_dir: str, out_dir: str) -> list[str]:
     Executor().run(startup, scope=scope)  # variables no server holds (none, normally)
     for name, value in merged.items():
         scope.var(name).get_tensor().set(value)
-    io.save_train_program(out_dir, main, startup, main.feed_target_names,
+    save_train_program(out_dir, main, startup, main.feed_target_names,
                           main.fetch_target_names)
-    return io.save_persistables(Executor(), out_dir, main, scope)
+    return save_persistables(Executor(), out_dir, main, scope)

@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from paddle_ir import io
 from paddle_ir.distributed.checkpoint import merge_values, pieces_of, split_values
 from paddle_ir.distributed.local import LocalTransport
 from paddle_ir.distributed.server import ParameterServer
 from paddle_ir.distributed.trainer import Trainer
 from paddle_ir.framework import Program
+from paddle_ir.io.checkpoint import save_train_program
+from paddle_ir.model_files.program_file import save_program
 from paddle_ir.transpiler import DistributeTranspiler, DistributeTranspilerConfig
 
 
@@ -72,11 +73,11 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
     t, servers = transpile(main, startup, endpoints, trainers, sync_mode, config)
     shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values() if v.persistable}
     if job_dir:
-        io.save_train_program(os.path.join(job_dir, "origin"), main, startup,
+        save_train_program(os.path.join(job_dir, "origin"), main, startup,
                               main.feed_target_names, main.fetch_target_names)
         for endpoint, (program, _) in servers.items():
             os.makedirs(os.path.join(job_dir, f"server-{endpoint}"), exist_ok=True)
-            io.save_program(os.path.join(job_dir, f"server-{endpoint}", "pserver.pb"), program)
+            save_program(os.path.join(job_dir, f"server-{endpoint}", "pserver.pb"), program)
     checkpoint = (lambda e: os.path.join(job_dir, f"server-{e}", "checkpoint")) if job_dir \
         else (lambda e: None)
     initial = {e: split_values(pieces_of(p), init_from) if init_from else None

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paddle_ir import io
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.core.segments import merge_rows
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 from paddle_ir.framework.variable import VarType
+from paddle_ir.io.checkpoint import load_persistables, save_persistables
 from paddle_ir.ops.distributed_ops.dist_comm import COMMUNICATOR
 from paddle_ir.transpiler.distribute_transpiler import STEP_VAR
 from paddle_ir.transpiler.placement import Piece
@@ -256,7 +256,7 @@ class ParameterServer:
     def save(self, dirname: str) -> None:
         """Save every piece and the step count together, as one staged (atomic) save."""
         self.check_alive()  # never over a good checkpoint with a torn round's pieces
-        io.save_persistables(self.exe, dirname, self.program, self.scope)
+        save_persistables(self.exe, dirname, self.program, self.scope)
 
     def restore(self, dirname: str) -> None:
-        io.load_persistables(self.exe, dirname, self.program, self.scope)
+        load_persistables(self.exe, dirname, self.program, self.scope)

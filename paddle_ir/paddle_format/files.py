@@ -9,9 +9,10 @@ Layouts (PATH is what a user types):
     DIR/__model__ + DIR/__params__      fluid 1.x with a combined parameter file
 
 A combined file (.pdiparams, __params__) is the persistable LoDTensors' records
-in sorted name order with no header, ending exactly at EOF (paddle_ir.io reads
-it and checks every record against its declaration). Writing stages every file
-whole before renaming any into place, the program last.
+in sorted name order with no header, ending exactly at EOF: paddle-ir's own
+combined format, which paddle_ir.model_files.params_file reads, checking every
+record against its declaration. Writing stages every file whole before renaming
+any into place, the program last.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paddle_ir import io
 from paddle_ir.core import tensor_io
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.framework import Program
+from paddle_ir.model_files.params_file import load_vars_file, persistable_names
 from paddle_ir.paddle_format.convert import (
     PaddleFormatError,
     from_paddle,
@@ -118,9 +119,9 @@ def load_paddle_program(path) -> Program:
 
 def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]:
     """Load the model's parameters into `scope`; every record checked against its var."""
-    names = io.persistable_names(program)
+    names = persistable_names(program)
     if model.params_file is not None:
-        return io.load_vars_file(model.params_file, program, scope)
+        return load_vars_file(model.params_file, program, scope)
     if model.params_dir is not None:
         return _load_separate(model.params_dir, program, names, scope)
     if names:
@@ -189,7 +190,7 @@ def _dense_values(program: Program, scope) -> dict[str, LoDTensor | np.ndarray]:
             f"Paddle's inference files hold dense tensors only; the program has sparse or "
             f"structured persistable variables: {sparse[:8]}")
     values = {}
-    for name in io.persistable_names(program):
+    for name in persistable_names(program):
         holder = scope.find_var(name)
         value = None if holder is None else holder.value
         if value is None:
@@ -239,7 +240,7 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
 
 def save_inference_model(dirname, program: Program, scope=None, layout: str = "paddle",
                          model_filename: str | None = None) -> list[str]:
-    """io.save_inference_model's Paddle formats, for an already pruned program.
+    """paddle_ir.io.save_inference_model's Paddle formats, for an already pruned program.
 
     layout "paddle": DIR/model.pdmodel + DIR/model.pdiparams (or the prefix
     `model_filename` names, when it ends in .pdmodel); "fluid": DIR/__model__ and

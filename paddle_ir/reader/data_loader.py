@@ -34,6 +34,7 @@ import numpy as np
 from paddle_ir.core.errors import EOFException, FeedError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.framework import Variable, default_main_program, unique_name
+from paddle_ir.reader import decorators
 from paddle_ir.reader.data_feeder import DataFeeder
 
 
@@ -56,17 +57,8 @@ class GeneratorReader:
     def set_sample_generator(self, reader, batch_size: int, drop_last: bool = True,
                              places=None) -> GeneratorReader:
         """`reader()` yields one sample (a tuple of fields) at a time."""
-        def batches():
-            batch = []
-            for sample in reader():
-                batch.append(sample)
-                if len(batch) == batch_size:
-                    yield batch
-                    batch = []
-            if batch and not drop_last:
-                yield batch
-
-        return self.set_sample_list_generator(batches, places)
+        return self.set_sample_list_generator(decorators.batch(reader, batch_size, drop_last),
+                                              places)
 
     def set_sample_list_generator(self, reader, places=None) -> GeneratorReader:
         """`reader()` yields minibatches: lists of samples, converted by a DataFeeder."""

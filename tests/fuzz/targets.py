@@ -41,6 +41,7 @@ from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 from paddle_ir.framework.printer import program_to_string
+from paddle_ir.model_files.params_file import CSR_SUFFIX, SELECTED_ROWS_SUFFIX
 from paddle_ir.proto import framework_pb2 as pb
 from tests.fuzz import corpus
 from tests.fuzz.mutate import mutate_bytes, mutate_message, retarget_op
@@ -253,7 +254,7 @@ def _workdir() -> str:
 
 def run_params(files: tuple) -> None:
     base = os.path.join(_workdir(), "params")
-    for suffix, data in zip(("", pio.SELECTED_ROWS_SUFFIX, pio.CSR_SUFFIX), files,
+    for suffix, data in zip(("", SELECTED_ROWS_SUFFIX, CSR_SUFFIX), files,
                             strict=True):
         path = base + suffix
         if data is None:
@@ -266,9 +267,9 @@ def run_params(files: tuple) -> None:
     errors = []
     for step in (lambda: tensor_io.load_combined(base, ["a", "b"]),
                  lambda: tensor_io.scan_combined(base),
-                 lambda: pio.scan_records(base + pio.SELECTED_ROWS_SUFFIX,
+                 lambda: pio.scan_records(base + SELECTED_ROWS_SUFFIX,
                                           pb.VarDesc.SELECTED_ROWS),
-                 lambda: pio.scan_records(base + pio.CSR_SUFFIX, pb.VarDesc.CSR),
+                 lambda: pio.scan_records(base + CSR_SUFFIX, pb.VarDesc.CSR),
                  lambda: pio.load_vars(base, program, Scope())):
         try:
             step()

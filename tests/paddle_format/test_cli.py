@@ -10,6 +10,7 @@ from paddle_ir import io, paddle_format
 from paddle_ir.cli.main import main
 from paddle_ir.cli.view import paddle_copy, view_model
 from paddle_ir.executor import Scope
+from paddle_ir.model_files.params_file import MODEL_FILENAME
 from paddle_ir.proto import paddle_framework_pb2 as ppb
 from tests.paddle_helpers import FIXTURES, assert_matches_paddle, feeds, run_model
 
@@ -73,7 +74,7 @@ def test_check_a_paddle_model(capsys, tmp_path):
 def test_convert_both_ways(capsys, tmp_path):
     code, out, err = _run(capsys, "convert", TEXT / "model.pdmodel", tmp_path / "ours")
     assert code == 0, err
-    assert (tmp_path / "ours" / io.MODEL_FILENAME).exists()
+    assert (tmp_path / "ours" / MODEL_FILENAME).exists()
     code, out, err = _run(capsys, "run", tmp_path / "ours", "--feeds", TEXT / "feeds.npz")
     assert code == 0 and "softmax_0.tmp_0" in out
     code, out, err = _run(capsys, "convert", tmp_path / "ours", tmp_path / "back" / "model")

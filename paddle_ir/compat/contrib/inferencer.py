@@ -14,7 +14,7 @@ from collections.abc import Callable
 from paddle_ir.core.errors import FeedError, InvalidProgramError
 from paddle_ir.executor import Executor, Scope, scope_guard
 from paddle_ir.framework import Program, Variable, program_guard, unique_name
-from paddle_ir.io_vars import load_params
+from paddle_ir.io.checkpoint import load_params
 
 __all__ = ["Inferencer"]
 

@@ -24,7 +24,8 @@ from collections.abc import Callable
 from paddle_ir.core.errors import InvalidProgramError, PaddleIRError
 from paddle_ir.executor import Executor, Scope, scope_guard
 from paddle_ir.framework import Program, Variable, program_guard
-from paddle_ir.io_vars import load_persistables, save_inference_model, save_persistables
+from paddle_ir.io.checkpoint import load_persistables, save_persistables
+from paddle_ir.io.inference_model import save_inference_model
 from paddle_ir.optimizer import Optimizer
 from paddle_ir.reader.data_feeder import DataFeeder
 

@@ -1,23 +1,8 @@
-"""Saving and loading programs and their variables: inference models, checkpoints, jobs.
+"""paddle-ir's parameter files: the combined-records format, and the files of one save.
 
-Three kinds of save, which may share one directory:
-
-    inference model   model.pb         the program pruned to feed -> fetch, test mode,
-                                       naming its feed and fetch targets
-                      params           its persistable LoDTensors (Paddle's combined
-                                       format: records in sorted name order, no header)
-    checkpoint        persistables     every persistable LoDTensor of the program,
-                                       optimizer state included, in the same format
-    training job      main.pb          the main program, naming its feeds and fetches
-                      startup.pb       the startup program that initializes it
-
-A save replaces its files as one whole (paddle_ir.core.savedir): they are
-written into a new generation subdirectory and committed by replacing the
-directory's CURRENT file, so a reader never sees the program of one save with
-the parameters of another, a killed save leaves the previous state, and
-concurrent saves end as one of them. The files also appear at the top level of
-the directory (hard links), as older paddle-ir wrote them; directories without
-CURRENT (older paddle-ir) are read at the top level.
+A combined file holds the persistable LoDTensors of a program (Paddle's combined
+format: records in sorted name order, no header). paddle_ir.io's savers and
+paddle_ir.paddle_format both read and write it through this module.
 
 Sparse persistables: Paddle's combined file holds LoDTensor records only,
 and a record carries no name, so a SelectedRows (or CSR) variable cannot
@@ -32,6 +17,16 @@ Files name no variables, so loading matches records to the program's
 persistables by sorted name and checks each record's dtype and shape against
 the variable's declaration: a parameter file that does not belong to its
 program fails with a TensorFormatError instead of loading garbage.
+
+The files of one save (paddle_ir.io's inference model, checkpoint and training
+job: MODEL_FILENAME, PARAMS_FILENAME, ...) are committed and read as one whole
+(`commit_save`, `read_saved`; paddle_ir.core.savedir): they are written into a new
+generation subdirectory and committed by replacing the directory's CURRENT file,
+so a reader never sees the program of one save with the parameters of another, a
+killed save leaves the previous state, and concurrent saves end as one of them.
+The files also appear at the top level of the directory (hard links), as older
+paddle-ir wrote them; directories without CURRENT (older paddle-ir) are read at
+the top level.
 """
 
 from __future__ import annotations
@@ -44,18 +39,11 @@ from paddle_ir.core import record_names, savedir, tensor_io
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.core.errors import (
-    InvalidProgramError,
-    MissingVariableError,
-    ProgramFormatError,
-    TensorFormatError,
-)
+from paddle_ir.core.errors import InvalidProgramError, MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.scope import global_scope
-from paddle_ir.framework import Program, default_main_program, names_of
-from paddle_ir.model_files.program_file import check_loaded, load_program, save_program
-from paddle_ir.passes.prune import prune
+from paddle_ir.framework import Program
 from paddle_ir.proto import framework_pb2 as pb
 
 MODEL_FILENAME = "model.pb"
@@ -76,14 +64,14 @@ _SR = pb.VarDesc.SELECTED_ROWS
 _CSR = pb.VarDesc.CSR
 
 __all__ = [
-    "check_loaded", "load_inference_model", "load_persistables", "load_program",
-    "load_train_program", "load_vars", "persistable_names", "read_saved",
-    "save_inference_model", "save_persistables", "save_program", "save_train_program",
-    "save_vars", "scan_records",
+    "CSR_SUFFIX", "LEGACY_NAMES", "MAIN_FILENAME", "MODEL_FILENAME", "PARAMS_FILENAME",
+    "PERSISTABLES_FILENAME", "SELECTED_ROWS_SUFFIX", "STARTUP_FILENAME", "commit_save",
+    "load_vars_file", "persistable_names", "read_saved", "save_vars_file", "scan_records",
+    "vars_writers",
 ]
 
 
-# --- variables -----------------------------------------------------------------------
+# --- combined files ------------------------------------------------------------------
 
 
 def _global_scope():
@@ -142,7 +130,7 @@ def _value_of(scope, name: str, storage: _Storage):
     return value
 
 
-def _vars_writers(filename: str, program: Program, scope,
+def vars_writers(filename: str, program: Program, scope,
                   with_names: bool = False) -> tuple[dict, list[str], list[str]]:
     """(file name -> writer, every file name of this kind, names saved) for `filename`.
 
@@ -187,12 +175,12 @@ def save_vars_file(path, program: Program, scope=None) -> list[str]:
     All values are gathered before anything is written, so a missing value
     leaves the files as they were; the files are staged whole before any is
     renamed into place, one by one (a directory replaced as one whole is what
-    `save_persistables` does). Returns the names saved.
+    paddle_ir.io.save_persistables does). Returns the names saved.
     """
     scope = _global_scope() if scope is None else scope
     path = os.fspath(path)
     directory, filename = os.path.split(path)
-    files, every, saved = _vars_writers(filename, program, scope)
+    files, every, saved = vars_writers(filename, program, scope)
     tensor_io.atomic_write_many({os.path.join(directory, n): w for n, w in files.items()})
     for name in every:
         if name not in files and os.path.isfile(os.path.join(directory, name)):
@@ -286,10 +274,11 @@ def load_vars_file(path, program: Program, scope=None, root=None) -> list[str]:
     return list(values)
 
 
-# --- inference models ------------------------------------------------------------------
+# --- the files of one save ------------------------------------------------------------
 
 
-def _commit(dirname, files: dict, owned) -> None:
+def commit_save(dirname, files: dict, owned) -> None:
+    """Replace the files of the save in `dirname` as one whole (see savedir.commit)."""
     savedir.commit(dirname, files, owned, legacy_names=LEGACY_NAMES)
 
 
@@ -300,174 +289,3 @@ def read_saved(dirname, read_files):
     CURRENT (older paddle-ir, Paddle's layouts).
     """
     return savedir.read(dirname, read_files)
-
-
-def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
-                         main_program: Program | None = None, scope=None,
-                         model_filename: str = MODEL_FILENAME,
-                         params_filename: str = PARAMS_FILENAME,
-                         format: str = "paddle-ir") -> Program:  # noqa: A002 - the user's word
-    """Save the feed -> fetch subgraph of `main_program` and the parameters it reads.
-
-    The saved program is a test-mode clone (backward and optimizer ops
-    dropped, `is_test` set) pruned to the ops that compute `target_vars` from
-    `feeded_var_names`, with feed_target_names and fetch_target_names set.
-    Returns that program. `executor` is accepted for Paddle's signature; the
-    values come from `scope` (the global scope by default). The program and
-    its parameters replace the previous ones in `dirname` as one whole.
-    `format="paddle"` writes Paddle's DIR/model.pdmodel + DIR/model.pdiparams
-    instead, and `format="fluid"` fluid 1.x's DIR/__model__ + one file per
-    parameter (paddle_ir.paddle_format).
-    """
-    program = default_main_program() if main_program is None else main_program
-    feeds = names_of(feeded_var_names, "feeded_var_names")
-    targets = names_of(target_vars, "target_vars")
-    if not targets:
-        raise InvalidProgramError("save_inference_model needs at least one target variable")
-    pruned = prune(program, feeds, targets)
-    scope = _global_scope() if scope is None else scope
-    if format != "paddle-ir":
-        from paddle_ir import paddle_format
-
-        paddle_format.save_inference_model(dirname, pruned, scope, format, model_filename)
-        return pruned
-    files, every, _ = _vars_writers(params_filename, pruned, scope)
-    data = pruned.serialize()
-    files[model_filename] = lambda out: out.write(data)
-    _commit(dirname, files, every + [model_filename])
-    return pruned
-
-
-def load_inference_model(dirname, executor=None, scope=None,
-                         model_filename: str = MODEL_FILENAME,
-                         params_filename: str = PARAMS_FILENAME):
-    """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`.
-
-    `dirname` may also name a Paddle model (a .pdmodel, its path prefix, or a fluid
-    1.x __model__ directory), read through paddle_ir.paddle_format.
-    """
-    if not os.path.exists(os.path.join(dirname, model_filename)):
-        from paddle_ir import paddle_format
-
-        if paddle_format.is_paddle_model(dirname):
-            return paddle_format.load_inference_model(dirname, scope)
-    if not os.path.isdir(dirname):
-        raise ProgramFormatError(f"{os.fspath(dirname)} is not a directory: there is no "
-                                 f"inference model to load",
-                                 hint="save one with save_inference_model(dirname, ...)")
-    scope = _global_scope() if scope is None else scope
-
-    def read_files(directory):
-        program = load_program(os.path.join(directory, model_filename), directory)
-        load_vars_file(os.path.join(directory, params_filename), program, scope, directory)
-        return program
-
-    program = read_saved(dirname, read_files)
-    block = program.global_block()
-    fetch_targets = [block.var(n) for n in program.fetch_target_names]
-    return program, program.feed_target_names, fetch_targets
-
-
-# --- checkpoints ------------------------------------------------------------------------
-
-
-def save_persistables(executor, dirname, main_program: Program | None = None, scope=None,
-                      filename: str = PERSISTABLES_FILENAME) -> list[str]:
-    """Checkpoint every persistable variable of `main_program` (optimizer state included).
-
-    The checkpoint replaces the previous one in `dirname` as one whole. Beside the
-    combined file goes FILE.names (core/record_names.py), so that a program declaring
-    a subset of these variables (an inference program) can load them, as in Fluid.
-    """
-    program = default_main_program() if main_program is None else main_program
-    scope = _global_scope() if scope is None else scope
-    files, every, saved = _vars_writers(filename, program, scope, with_names=True)
-    _commit(dirname, files, every)
-    return saved
-
-
-def load_persistables(executor, dirname, main_program: Program | None = None, scope=None,
-                      filename: str = PERSISTABLES_FILENAME) -> list[str]:
-    """Restore a checkpoint written by `save_persistables` for the same program."""
-    program = default_main_program() if main_program is None else main_program
-    scope = _global_scope() if scope is None else scope
-    return read_saved(dirname,
-                      lambda directory: load_vars_file(os.path.join(directory, filename),
-                                                       program, scope, directory))
-
-
-# --- training jobs -----------------------------------------------------------------------
-
-
-def save_train_program(dirname, main_program: Program, startup_program: Program,
-                       feed_names: Sequence[str], fetch_vars) -> None:
-    """Save a training job for `paddle-ir run --steps N DIR`: main.pb and startup.pb.
-
-    The main program is saved whole (forward, backward and optimizer ops),
-    with its feed and fetch targets named in the ProgramDesc; `main_program`
-    itself is not modified. Both files replace the previous ones as one whole.
-    """
-    feeds = names_of(feed_names, "feed_names")
-    fetches = names_of(fetch_vars, "fetch_vars")
-    block = main_program.global_block()
-    for name in feeds + fetches:
-        if not block.has_var(name):
-            raise InvalidProgramError(
-                f"{name!r} is not a variable of the main program's global block")
-    main = main_program.clone()
-    del main.desc.feed_target_names[:]
-    main.desc.feed_target_names.extend(feeds)
-    del main.desc.fetch_target_names[:]
-    main.desc.fetch_target_names.extend(fetches)
-    startup_data, main_data = startup_program.serialize(), main.serialize()
-    _commit(dirname, {STARTUP_FILENAME: lambda out: out.write(startup_data),
-                      MAIN_FILENAME: lambda out: out.write(main_data)},
-            [STARTUP_FILENAME, MAIN_FILENAME])
-
-
-def load_train_program(dirname) -> tuple[Program, Program]:
-    """(main, startup) of a job saved by `save_train_program`."""
-    return read_saved(dirname, lambda directory: (
-        load_program(os.path.join(directory, MAIN_FILENAME), directory),
-        load_program(os.path.join(directory, STARTUP_FILENAME), directory)))
-
-
-# --- Fluid 1.x: savers with Fluid's signatures, and DataLoader (io_vars.py, fluid_reader.py) ---
-# Imported last: io_vars wraps this module's functions, so they must exist first. The
-# combined-file forms stay here as save_vars_file/load_vars_file, which this module and
-# the command line call; save_vars/load_vars are Fluid's (they still take the older
-# (path, program, scope) arguments too).
-from paddle_ir.io_state import (  # noqa: E402 - Fluid 1.6+'s fluid.io.save/load
-    load,
-    load_program_state,
-    save,
-    set_program_state,
-)
-from paddle_ir.io_vars import (  # noqa: E402,F811 - Fluid forms replace those above
-    is_parameter,
-    is_persistable,
-    load_inference_model,
-    load_params,
-    load_persistables,
-    load_vars,
-    save_inference_model,
-    save_params,
-    save_persistables,
-    save_vars,
-)
-from paddle_ir.reader.data_loader import DataLoader, PyReader  # noqa: E402
-from paddle_ir.reader.decorators import (  # noqa: E402 - Fluid 1.6+'s fluid.io.batch, ...
-    batch,
-    buffered,
-    cache,
-    chain,
-    compose,
-    firstn,
-    map_readers,
-    shuffle,
-)
-
-__all__ += ["DataLoader", "PyReader", "batch", "buffered", "cache", "chain", "compose",
-            "firstn", "map_readers", "shuffle", "is_parameter", "is_persistable", "load_params",
-            "save_params",
-            "load", "load_program_state", "save", "set_program_state"]

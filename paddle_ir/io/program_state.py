@@ -16,9 +16,11 @@ import os
 
 import numpy as np
 
+from paddle_ir.core import record_names
 from paddle_ir.core.errors import MissingVariableError, TensorFormatError
 from paddle_ir.framework import Program
-from paddle_ir.io_vars import is_parameter, is_persistable, load_vars, save_vars
+from paddle_ir.io.checkpoint import is_parameter, is_persistable, load_vars, save_vars
+from paddle_ir.model_files.params_file import scan_records
 
 PARAMS_SUFFIX = ".pdparams"
 OPT_SUFFIX = ".pdopt"
@@ -53,7 +55,6 @@ def _refuse_pickle(path: str) -> None:
 def _write_names(path: str, program: Program, predicate) -> None:
     """FILE.names beside a combined file (core/record_names.py): loads keep what their
     program declares, and load_program_state knows each record's name."""
-    from paddle_ir.core import record_names
     from paddle_ir.proto import framework_pb2 as pb
 
     by_type: dict[str, list[str]] = {"LOD_TENSOR": [], "SELECTED_ROWS": [], "CSR": []}
@@ -107,9 +108,6 @@ def load(program: Program, model_path, executor=None, var_list=None) -> None:
 def load_program_state(model_path, var_list=None) -> dict[str, np.ndarray]:
     """{name: ndarray} of everything `save` wrote under `model_path` (names from the
     files' names lists), without a program."""
-    from paddle_ir.core import record_names
-    from paddle_ir.io import scan_records
-
     directory, base = _split(model_path)
     state = {}
     for suffix in (PARAMS_SUFFIX, OPT_SUFFIX):

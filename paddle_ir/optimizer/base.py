@@ -1,4 +1,6 @@
-"""Optimizers: `minimize(loss)` = append_backward + regularization + one update op per parameter.
+"""The optimizer base class, Optimizer: `minimize(loss)` = append_backward +
+regularization + one update op per parameter. The optimizers are in sgd.py and
+adaptive.py; a subclass names its op type, its state and its attributes.
 
     opt = pir.optimizer.Adam(learning_rate=0.01, lazy_mode=True)
     optimize_ops, params_grads = opt.minimize(avg_loss)
@@ -24,6 +26,11 @@ from paddle_ir.ops.tensor.fill import constant_attrs
 from paddle_ir.passes.backward import append_backward
 from paddle_ir.passes.clip import append_error_clip_ops, append_gradient_clip_ops
 from paddle_ir.passes.regularizer import append_regularization_ops
+
+
+def param_shape(param) -> list[int]:
+    """The shape of an accumulator that mirrors `param` element by element."""
+    return list(param.shape)
 
 
 class Optimizer:
@@ -139,108 +146,3 @@ class Optimizer:
             outputs[slot + "Out"] = var
         return block.append_op(self.op_type, inputs=inputs, outputs=outputs,
                                attrs={**self._attrs(), "op_role": OP_ROLE_OPTIMIZE})
-
-
-class SGD(Optimizer):
-    """param -= lr * grad (a SelectedRows grad moves only its rows)."""
-
-    op_type = "sgd"
-
-
-class Momentum(Optimizer):
-    """velocity = momentum * velocity + grad; param -= lr * velocity (Paddle's convention).
-
-    `use_nesterov`: param -= lr * (grad + momentum * velocity). `lazy_mode` (for
-    SelectedRows gradients): True updates only the rows present, in the
-    parameter and the velocity; False equals the dense update. MXNet's state
-    is -lr * velocity (ops/optimizers/momentum.py).
-    """
-
-    op_type = "momentum"
-
-    def __init__(self, learning_rate: float, momentum: float, use_nesterov: bool = False,
-                 regularization=None, name=None, lazy_mode: bool = False, grad_clip=None):
-        super().__init__(learning_rate, regularization, name, grad_clip)
-        self._momentum = float(momentum)
-        self._use_nesterov = bool(use_nesterov)
-        self._lazy_mode = bool(lazy_mode)
-
-    def _accumulators(self, param):
-        return [("Velocity", "velocity", 0.0, list(param.shape))]
-
-    def _attrs(self):
-        return {"mu": self._momentum, "use_nesterov": self._use_nesterov,
-                "lazy_mode": self._lazy_mode}
-
-
-class Adagrad(Optimizer):
-    """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon).
-
-    A SelectedRows gradient updates only its rows, which is also exactly the
-    dense update (rows without gradient would move by 0), so there is no
-    lazy_mode to choose.
-    """
-
-    op_type = "adagrad"
-
-    def __init__(self, learning_rate: float, epsilon: float = 1e-6, regularization=None,
-                 name=None, grad_clip=None):
-        super().__init__(learning_rate, regularization, name, grad_clip)
-        self._epsilon = float(epsilon)
-
-    def _accumulators(self, param):
-        return [("Moment", "moment", 0.0, list(param.shape))]
-
-    def _attrs(self):
-        return {"epsilon": self._epsilon}
-
-
-class Adam(Optimizer):
-    """Standard Adam with bias correction by beta^t (ops/optimizers/adam.py).
-
-    `lazy_mode` (for SelectedRows gradients): True updates only the rows
-    present, in the parameter and both moments (MXNet's lazy_update); False
-    equals the dense update, decaying every row's moments.
-    """
-
-    op_type = "adam"
-
-    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-8, regularization=None, name=None,
-                 lazy_mode: bool = False, grad_clip=None):
-        super().__init__(learning_rate, regularization, name, grad_clip)
-        self._beta1, self._beta2 = float(beta1), float(beta2)
-        self._epsilon = float(epsilon)
-        self._lazy_mode = bool(lazy_mode)
-
-    def _accumulators(self, param):
-        shape = list(param.shape)
-        return [("Moment1", "moment1", 0.0, shape), ("Moment2", "moment2", 0.0, shape),
-                ("Beta1Pow", "beta1_pow_acc", self._beta1, [1]),
-                ("Beta2Pow", "beta2_pow_acc", self._beta2, [1])]
-
-    def _attrs(self):
-        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
-                "lazy_mode": self._lazy_mode}
-
-
-SGDOptimizer = SGD
-MomentumOptimizer = Momentum
-AdagradOptimizer = Adagrad
-AdamOptimizer = Adam
-
-# Fluid's ModelAverage lives in fluid.optimizer too (model_average.py; it is not an
-# Optimizer: it adds accumulation ops after another optimizer's updates).
-from paddle_ir.model_average import ModelAverage  # noqa: E402,F401
-from paddle_ir.optimizer_more import (  # noqa: E402,F401 - Fluid's other optimizers
-    Adadelta,
-    AdadeltaOptimizer,
-    Adamax,
-    AdamaxOptimizer,
-    DecayedAdagrad,
-    DecayedAdagradOptimizer,
-    LarsMomentum,
-    LarsMomentumOptimizer,
-    RMSProp,
-    RMSPropOptimizer,
-)

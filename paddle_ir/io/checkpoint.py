@@ -1,5 +1,6 @@
-"""Fluid 1.x's variable savers: save_vars/load_vars, save_params/load_params and the
-Fluid form of save_persistables/load_persistables (re-exported by paddle_ir.io).
+"""Fluid's checkpoint savers: save_vars/load_vars, save_params/load_params,
+save_persistables/load_persistables, and paddle-ir's training jobs
+(save_train_program/load_train_program, for `paddle-ir run --steps N DIR`).
 
     fluid.io.save_persistables(exe, "ckpt", main_program=main)            # one file per var
     fluid.io.load_persistables(exe, "ckpt", main_program=infer_program)   # any subset of them
@@ -11,50 +12,54 @@ Two layouts, as in Fluid:
   (a LoDTensor record, or a SelectedRows/CSR record for those variables). A
   program declaring only some of the saved variables (an inference program
   loading a training checkpoint) loads just those.
-- `filename` given: the project's combined layout (io.py): LoDTensor records
-  in sorted name order, sparse kinds in sibling files. It holds exactly the
-  selected variables, so it loads into a program selecting the same ones.
+- `filename` given: the project's combined layout (model_files/params_file.py):
+  LoDTensor records in sorted name order, sparse kinds in sibling files. It holds
+  exactly the selected variables, so it loads into a program selecting the same ones.
 
-save_persistables/load_persistables keep io.py's combined default
-(`filename='persistables'`, the project's checkpoint format) and take
-`filename=None` for Fluid's per-variable files; loading with the default from a
-directory of per-variable files (a checkpoint Fluid wrote) reads those.
+save_persistables/load_persistables default to the combined layout
+(`filename='persistables'`, the project's checkpoint format: every persistable,
+optimizer state included, beside FILE.names, replacing the previous checkpoint as one
+whole) and take `filename=None` for Fluid's per-variable files; loading with the
+default from a directory of per-variable files (a checkpoint Fluid wrote) reads those.
 Every record is checked against its declaration (dtype and known dims) before
 any is stored, and all files of one save are staged whole before any is
 renamed into place.
 
-save_inference_model/load_inference_model take Fluid's `model_filename=None`
-and `params_filename=None` (io.py's file names then) and Fluid's positional
-order (model_filename after main_program / executor); a string where io.py
-takes `scope` is read as the model file name.
+save_vars/load_vars also keep an older signature, `(path, program, scope)` (told
+apart by the second argument being a Program): params_file's save_vars_file /
+load_vars_file.
 
-save_vars/load_vars also keep io.py's older signature, `(path, program, scope)`
-(told apart by the second argument being a Program), for callers of io.py.
+A training job is two files, replaced as one whole:
+
+    training job      main.pb          the main program, naming its feeds and fetches
+                      startup.pb       the startup program that initializes it
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from paddle_ir import io as _io
 from paddle_ir.core import tensor_io
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import convert_dtype, dtype_name
 from paddle_ir.core.errors import InvalidProgramError, MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
-from paddle_ir.framework import Parameter, Program, Variable, default_main_program
+from paddle_ir.executor.scope import global_scope
+from paddle_ir.framework import Parameter, Program, Variable, default_main_program, names_of
+from paddle_ir.model_files.params_file import (
+    MAIN_FILENAME,
+    PERSISTABLES_FILENAME,
+    STARTUP_FILENAME,
+    commit_save,
+    load_vars_file,
+    read_saved,
+    save_vars_file,
+    vars_writers,
+)
+from paddle_ir.model_files.program_file import load_program
 from paddle_ir.proto import framework_pb2 as pb
-
-# io.py's combined-file forms (save_vars_file/load_vars_file) and the functions whose
-# names this module's Fluid forms take over in io's namespace (io.py imports it last).
-_combined_save = _io.save_vars_file
-_combined_load = _io.load_vars_file
-_combined_save_persistables = _io.save_persistables
-_combined_load_persistables = _io.load_persistables
-_save_inference_model = _io.save_inference_model
-_load_inference_model = _io.load_inference_model
 
 _SAVABLE = {
     pb.VarDesc.LOD_TENSOR: (LoDTensor, tensor_io.serialize_lod_tensor,
@@ -64,9 +69,9 @@ _SAVABLE = {
     pb.VarDesc.CSR: (CSRTensor, tensor_io.serialize_csr, tensor_io.deserialize_csr),
 }
 
-__all__ = ["is_parameter", "is_persistable", "load_inference_model", "load_params",
-           "load_persistables", "load_vars", "save_inference_model", "save_params",
-           "save_persistables", "save_vars"]
+__all__ = ["is_parameter", "is_persistable", "load_params", "load_persistables",
+           "load_train_program", "load_vars", "save_params", "save_persistables",
+           "save_train_program", "save_vars"]
 
 
 def is_parameter(var: Variable) -> bool:
@@ -80,8 +85,6 @@ def is_persistable(var: Variable) -> bool:
 
 
 def _scope(scope):
-    from paddle_ir.executor.scope import global_scope  # the executor sits beside the builder
-
     return global_scope() if scope is None else scope
 
 
@@ -116,7 +119,8 @@ def _select(program: Program, vars, predicate) -> list[Variable]:  # noqa: A002 
 
 
 def _subset_program(selected: list[Variable]) -> Program:
-    """A program declaring just `selected` as persistables: io.py's combined layout of them."""
+    """A program declaring just `selected` as persistables: params_file's combined layout
+    of them."""
     program = Program()
     block = program.desc.blocks[0]
     for v in selected:
@@ -186,23 +190,23 @@ def save_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
               predicate=None, filename=None, scope=None):
     """Save the selected variables (`vars`, else those `predicate` accepts, else every
     persistable) of `main_program` from `scope` under `dirname`. Returns their names."""
-    if isinstance(dirname, Program):  # io.py's (path, program, scope) form
-        return _combined_save(executor, dirname, main_program if scope is None else scope)
+    if isinstance(dirname, Program):  # save_vars_file's (path, program, scope) form
+        return save_vars_file(executor, dirname, main_program if scope is None else scope)
     program = default_main_program() if main_program is None else main_program
     selected = _select(program, vars, predicate)
     scope = _scope(scope)
     os.makedirs(dirname, exist_ok=True)
     if filename is None:
         return _save_separate(dirname, selected, scope)
-    return _combined_save(_file_of(dirname, filename), _subset_program(selected), scope)
+    return save_vars_file(_file_of(dirname, filename), _subset_program(selected), scope)
 
 
 def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa: A002
               predicate=None, filename=None, scope=None):
     """Load the selected variables of `main_program` into `scope`; the counterpart of
     save_vars with the same selection and filename. Returns their names."""
-    if isinstance(dirname, Program):  # io.load_vars_file's (path, program, scope, root) form
-        return _combined_load(executor, dirname, main_program if scope is None else scope,
+    if isinstance(dirname, Program):  # load_vars_file's (path, program, scope, root) form
+        return load_vars_file(executor, dirname, main_program if scope is None else scope,
                               vars)
     if not os.path.isdir(dirname):
         raise TensorFormatError(f"{os.fspath(dirname)} is not a directory of saved variables")
@@ -211,7 +215,7 @@ def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
     scope = _scope(scope)
     if filename is None:
         return _load_separate(dirname, selected, scope)
-    return _combined_load(_file_of(dirname, filename), _subset_program(selected), scope)
+    return load_vars_file(_file_of(dirname, filename), _subset_program(selected), scope)
 
 
 def save_params(executor=None, dirname=None, main_program=None, filename=None, scope=None):
@@ -227,23 +231,36 @@ def load_params(executor=None, dirname=None, main_program=None, filename=None, s
 
 
 def save_persistables(executor=None, dirname=None, main_program=None, scope=None,
-                      filename=_io.PERSISTABLES_FILENAME):
-    """Checkpoint every persistable (optimizer state included); filename=None writes
-    Fluid's one file per variable."""
+                      filename=PERSISTABLES_FILENAME):
+    """Checkpoint every persistable variable of `main_program` (optimizer state included).
+
+    The checkpoint replaces the previous one in `dirname` as one whole. Beside the
+    combined file goes FILE.names (core/record_names.py), so that a program declaring
+    a subset of these variables (an inference program) can load them, as in Fluid.
+    filename=None writes Fluid's one file per variable.
+    """
     if filename is not None:
-        return _combined_save_persistables(executor, dirname, main_program, scope, filename)
+        program = default_main_program() if main_program is None else main_program
+        scope = _scope(scope)
+        files, every, saved = vars_writers(filename, program, scope, with_names=True)
+        commit_save(dirname, files, every)
+        return saved
     return save_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
 
 
 def load_persistables(executor=None, dirname=None, main_program=None, scope=None,
-                      filename=_io.PERSISTABLES_FILENAME):
-    """Restore a checkpoint: the combined file, or (filename=None, or a directory without
-    one) Fluid's per-variable files, of which the program may declare any subset."""
-    if filename is not None and (filename != _io.PERSISTABLES_FILENAME
+                      filename=PERSISTABLES_FILENAME):
+    """Restore a checkpoint: the combined file written by save_persistables, or
+    (filename=None, or a directory without one) Fluid's per-variable files, of which
+    the program may declare any subset."""
+    if filename is not None and (filename != PERSISTABLES_FILENAME
                                  or os.path.exists(_file_of(dirname, filename))):
         try:
-            return _combined_load_persistables(executor, dirname, main_program, scope,
-                                               filename)
+            program = default_main_program() if main_program is None else main_program
+            scope = _scope(scope)
+            return read_saved(dirname,
+                              lambda directory: load_vars_file(os.path.join(directory, filename),
+                                                               program, scope, directory))
         except TensorFormatError as exc:
             if "more variables than the program declares" not in exc.message:
                 raise
@@ -256,35 +273,37 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
     return load_vars(executor, dirname, main_program, predicate=is_persistable, scope=scope)
 
 
-def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
-                         main_program=None, scope=None, model_filename=None,
-                         params_filename=None, export_for_deployment: bool = True,
-                         program_only: bool = False,
-                         format: str = "paddle-ir"):  # noqa: A002 - the user's word
-    """io.save_inference_model with Fluid's None file names and argument order.
+# --- training jobs ---------------------------------------------------------------------
 
-    `export_for_deployment` is accepted (the saved program is always the pruned
-    test-mode one); `program_only=True` is refused rather than ignored. `format`
-    ("paddle-ir", "paddle", "fluid") is io.save_inference_model's.
+
+def save_train_program(dirname, main_program: Program, startup_program: Program,
+                       feed_names: Sequence[str], fetch_vars) -> None:
+    """Save a training job for `paddle-ir run --steps N DIR`: main.pb and startup.pb.
+
+    The main program is saved whole (forward, backward and optimizer ops),
+    with its feed and fetch targets named in the ProgramDesc; `main_program`
+    itself is not modified. Both files replace the previous ones as one whole.
     """
-    if isinstance(scope, str):  # Fluid's sixth and seventh: model_filename, params_filename
-        scope, model_filename, params_filename = None, scope, model_filename
-    if program_only:
-        raise InvalidProgramError("save_inference_model(program_only=True) is not supported; "
-                                  "the program is saved with its parameters")
-    return _save_inference_model(dirname, feeded_var_names, target_vars, executor,
-                                 main_program, scope,
-                                 _io.MODEL_FILENAME if model_filename is None else model_filename,
-                                 _io.PARAMS_FILENAME if params_filename is None
-                                 else params_filename, format=format)
+    feeds = names_of(feed_names, "feed_names")
+    fetches = names_of(fetch_vars, "fetch_vars")
+    block = main_program.global_block()
+    for name in feeds + fetches:
+        if not block.has_var(name):
+            raise InvalidProgramError(
+                f"{name!r} is not a variable of the main program's global block")
+    main = main_program.clone()
+    del main.desc.feed_target_names[:]
+    main.desc.feed_target_names.extend(feeds)
+    del main.desc.fetch_target_names[:]
+    main.desc.fetch_target_names.extend(fetches)
+    startup_data, main_data = startup_program.serialize(), main.serialize()
+    commit_save(dirname, {STARTUP_FILENAME: lambda out: out.write(startup_data),
+                          MAIN_FILENAME: lambda out: out.write(main_data)},
+                [STARTUP_FILENAME, MAIN_FILENAME])
 
 
-def load_inference_model(dirname, executor=None, scope=None, model_filename=None,
-                         params_filename=None, pserver_endpoints=None):
-    """io.load_inference_model with Fluid's None file names and argument order."""
-    if isinstance(scope, str):  # Fluid's third positional argument is model_filename
-        scope, model_filename, params_filename = None, scope, model_filename
-    return _load_inference_model(dirname, executor, scope,
-                                 _io.MODEL_FILENAME if model_filename is None else model_filename,
-                                 _io.PARAMS_FILENAME if params_filename is None
-                                 else params_filename)
+def load_train_program(dirname) -> tuple[Program, Program]:
+    """(main, startup) of a job saved by `save_train_program`."""
+    return read_saved(dirname, lambda directory: (
+        load_program(os.path.join(directory, MAIN_FILENAME), directory),
+        load_program(os.path.join(directory, STARTUP_FILENAME), directory)))

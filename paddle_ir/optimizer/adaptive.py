@@ -1,0 +1,156 @@
+"""Fluid's adaptive-rate optimizers: Adagrad, DecayedAdagrad, Adadelta, RMSProp, Adam
+and Adamax (update rules in ops/optimizers/: adagrad.py, decayed_adagrad.py,
+adadelta.py, rmsprop.py, adam.py, adamax.py), with Fluid's argument names and
+defaults."""
+
+from __future__ import annotations
+
+from paddle_ir.optimizer.base import Optimizer, param_shape
+
+__all__ = ["Adadelta", "AdadeltaOptimizer", "Adagrad", "AdagradOptimizer", "Adam",
+           "AdamOptimizer", "Adamax", "AdamaxOptimizer", "DecayedAdagrad",
+           "DecayedAdagradOptimizer", "RMSProp", "RMSPropOptimizer"]
+
+
+class Adagrad(Optimizer):
+    """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon).
+
+    A SelectedRows gradient updates only its rows, which is also exactly the
+    dense update (rows without gradient would move by 0), so there is no
+    lazy_mode to choose.
+    """
+
+    op_type = "adagrad"
+
+    def __init__(self, learning_rate: float, epsilon: float = 1e-6, regularization=None,
+                 name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._epsilon = float(epsilon)
+
+    def _accumulators(self, param):
+        return [("Moment", "moment", 0.0, list(param.shape))]
+
+    def _attrs(self):
+        return {"epsilon": self._epsilon}
+
+
+class DecayedAdagrad(Optimizer):
+    """Fluid's DecayedAdagradOptimizer: Adagrad whose squared-gradient sum decays."""
+
+    op_type = "decayed_adagrad"
+
+    def __init__(self, learning_rate: float, decay: float = 0.95, epsilon: float = 1e-6,
+                 regularization=None, name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._decay, self._epsilon = float(decay), float(epsilon)
+
+    def _accumulators(self, param):
+        return [("Moment", "moment", 0.0, param_shape(param))]
+
+    def _attrs(self):
+        return {"decay": self._decay, "epsilon": self._epsilon}
+
+
+class Adadelta(Optimizer):
+    """Fluid's AdadeltaOptimizer. As in Fluid, the update op reads no learning rate: the
+    step is sqrt((E[dx^2] + eps) / (E[g^2] + eps)) * g, and `learning_rate` is taken for
+    Fluid's signature only (Fluid's own op ignores it too)."""
+
+    op_type = "adadelta"
+    takes_learning_rate = False
+
+    def __init__(self, learning_rate: float, epsilon: float = 1.0e-6, rho: float = 0.95,
+                 regularization=None, name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        if not 0.0 <= rho < 1.0 or epsilon <= 0:
+            raise ValueError(f"Adadelta: rho must be in [0, 1) and epsilon > 0, got rho={rho}, "
+                             f"epsilon={epsilon}")
+        self._epsilon, self._rho = float(epsilon), float(rho)
+
+    def _accumulators(self, param):
+        return [("AvgSquaredGrad", "_avg_squared_grad", 0.0, param_shape(param)),
+                ("AvgSquaredUpdate", "_avg_squared_update", 0.0, param_shape(param))]
+
+    def _attrs(self):
+        return {"epsilon": self._epsilon, "rho": self._rho}
+
+
+class RMSProp(Optimizer):
+    """Fluid's RMSPropOptimizer: rho (decay of the averages), epsilon, momentum, centered."""
+
+    op_type = "rmsprop"
+
+    def __init__(self, learning_rate: float, rho: float = 0.95, epsilon: float = 1e-6,
+                 momentum: float = 0.0, centered: bool = False, regularization=None,
+                 name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        if not 0.0 <= rho < 1.0 or epsilon < 0 or momentum < 0:
+            raise ValueError(f"RMSProp: rho must be in [0, 1) and epsilon, momentum >= 0, got "
+                             f"rho={rho}, epsilon={epsilon}, momentum={momentum}")
+        self._rho, self._epsilon = float(rho), float(epsilon)
+        self._momentum, self._centered = float(momentum), bool(centered)
+
+    def _accumulators(self, param):
+        return [("MeanSquare", "mean_square", 0.0, param_shape(param)),
+                ("MeanGrad", "mean_grad", 0.0, param_shape(param)),
+                ("Moment", "momentum", 0.0, param_shape(param))]
+
+    def _attrs(self):
+        return {"decay": self._rho, "epsilon": self._epsilon, "momentum": self._momentum,
+                "centered": self._centered}
+
+
+class Adam(Optimizer):
+    """Standard Adam with bias correction by beta^t (ops/optimizers/adam.py).
+
+    `lazy_mode` (for SelectedRows gradients): True updates only the rows
+    present, in the parameter and both moments (MXNet's lazy_update); False
+    equals the dense update, decaying every row's moments.
+    """
+
+    op_type = "adam"
+
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, regularization=None, name=None,
+                 lazy_mode: bool = False, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._beta1, self._beta2 = float(beta1), float(beta2)
+        self._epsilon = float(epsilon)
+        self._lazy_mode = bool(lazy_mode)
+
+    def _accumulators(self, param):
+        shape = list(param.shape)
+        return [("Moment1", "moment1", 0.0, shape), ("Moment2", "moment2", 0.0, shape),
+                ("Beta1Pow", "beta1_pow_acc", self._beta1, [1]),
+                ("Beta2Pow", "beta2_pow_acc", self._beta2, [1])]
+
+    def _attrs(self):
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
+                "lazy_mode": self._lazy_mode}
+
+
+class Adamax(Optimizer):
+    """Fluid's AdamaxOptimizer (Adam with the infinity norm)."""
+
+    op_type = "adamax"
+
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, regularization=None, name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+
+    def _accumulators(self, param):
+        return [("Moment", "moment", 0.0, param_shape(param)),
+                ("InfNorm", "inf_norm", 0.0, param_shape(param)),
+                ("Beta1Pow", "beta1_pow_acc", self._beta1, [1])]
+
+    def _attrs(self):
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon}
+
+
+AdagradOptimizer = Adagrad
+DecayedAdagradOptimizer = DecayedAdagrad
+AdadeltaOptimizer = Adadelta
+RMSPropOptimizer = RMSProp
+AdamOptimizer = Adam
+AdamaxOptimizer = Adamax
