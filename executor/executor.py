@@ -252,7 +252,7 @@ def kind_error(plan, name: str, value, declared_type: int) -> KernelError:
 
 def _fluid_feed(program, feed):
     """Fluid 1.x's other feed forms: a list holding one feed dict (one per device, as a
-    DataLoader yields), or no feed for a program fed by started readers (fluid_reader.py)."""
+    DataLoader yields), or no feed for a program fed by started readers (reader/data_loader.py)."""
     if isinstance(feed, (list, tuple)):
         if len(feed) != 1:
             raise FeedError(f"a feed list holds one feed dict per device, and paddle-ir runs "

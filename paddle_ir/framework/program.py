@@ -384,7 +384,7 @@ class Program:
         program = Program.from_desc(desc)
         program.random_seed = self.random_seed
         # Fluid's reader ops live in the program, so a clone (a test program) reads from the
-        # same started readers (fluid_reader.py attaches them to the program).
+        # same started readers (reader/data_loader.py attaches them to the program).
         readers = self.__dict__.get("_py_readers")
         if readers is not None:
             program._py_readers = readers
