@@ -13,12 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
-from paddle_ir.ops.broadcast import align_y, reduce_to_shape
-from paddle_ir.ops.elementwise.elementwise import (
-    check_integer_divisor,
-    infer_binary,
-    infer_binary_grad,
-)
+from paddle_ir.ops.broadcast import align_y, infer_binary, reduce_to_shape
+from paddle_ir.ops.elementwise.elementwise import check_integer_divisor, infer_binary_grad
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
 _AXIS = Attr("axis", "int", -1, "where Y's dims start in X's; -1 aligns at the end")

@@ -30,12 +30,7 @@ from paddle_ir.ops.sequence_ops.sequence_common import (
     segment_ids,
 )
 from paddle_ir.ops.simple_op import register_simple
-from paddle_ir.ops.tensor.fill import check_distribution
-
-
-def _rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed if seed else None)
-
+from paddle_ir.ops.tensor.fill import _rng, check_distribution
 
 # -- *_random_batch_size_like ----------------------------------------------------------------
 

@@ -20,14 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.sequence_ops.sequence_common import lengths_of
 from paddle_ir.ops.simple_op import register_simple
-
-
-def _same(ctx, src="X", dst="Out"):
-    ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
-    ctx.share_lod(src, dst)
 
 
 def _channel_view(x, layout):
@@ -58,7 +54,7 @@ def _affine_grad(attrs, x, scale, bias, dout):
 register_simple(
     "affine_channel", [In("X"), In("Scale", "[C]"), In("Bias", "[C]")],
     [Out("Out", "X's shape")], [Attr("data_layout", "string", "NCHW", "NCHW or NHWC")],
-    _same, _affine, backward=_affine_grad, wrt=["X", "Scale", "Bias"], doc=__doc__)
+    same_as_input, _affine, backward=_affine_grad, wrt=["X", "Scale", "Bias"], doc=__doc__)
 
 
 # -- add_position_encoding -------------------------------------------------------------------
@@ -96,7 +92,7 @@ def _infer_ape(ctx):
                 f"the last dim of X must be even, got {list(shape)}")
     ctx.enforce(len(shape) == 3 or (len(shape) == 2 and ctx.input_lod_level("X") > 0),
                 f"X must be [B, T, D], or [rows, D] with a LoD, got {list(shape)}")
-    _same(ctx)
+    same_as_input(ctx)
 
 
 register_simple(
@@ -213,7 +209,7 @@ def _infer_norm(ctx):
     axis = ctx.attr("axis")
     ctx.enforce(-len(shape) <= axis < len(shape), f"axis {axis} is out of range for rank "
                 f"{len(shape)}")
-    _same(ctx)
+    same_as_input(ctx)
     shape[axis] = 1
     ctx.set_output("Norm", shape, ctx.input_dtype("X"))
 
@@ -268,9 +264,9 @@ register_simple(
     [Attr("n", "int", 5, "channels per window"), Attr("k", "float", 2.0, "the offset"),
      Attr("alpha", "float", 1e-4, "the scale"), Attr("beta", "float", 0.75, "the exponent"),
      Attr("data_format", "string", "AnyLayout", "accepted for Paddle's sake")],
-    lambda ctx: (ctx.enforce_positive("n"), _same(ctx), _same(ctx, "X", "MidOut")), _lrn,
-    backward=_lrn_grad, wrt=["X"],
-    keep=["MidOut"], doc=__doc__)
+    lambda ctx: (ctx.enforce_positive("n"), same_as_input(ctx),
+                 same_as_input(ctx, "X", "MidOut")), _lrn,
+    backward=_lrn_grad, wrt=["X"], keep=["MidOut"], doc=__doc__)
 
 
 # -- maxout ----------------------------------------------------------------------------------
@@ -329,7 +325,7 @@ def _infer_prelu(ctx):
             "element": int(np.prod(x[1:])) if all(d >= 0 for d in x[1:]) else -1}[mode]
     ctx.enforce(n < 0 or want < 0 or n == want,
                 f"Alpha must hold {want} values for mode {mode!r} and X {list(x)}, got {list(a)}")
-    _same(ctx)
+    same_as_input(ctx)
 
 
 def _prelu(attrs, x, alpha):

@@ -50,6 +50,8 @@ CPU = "cpu"
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 FLOATS_HALF = (np.dtype(np.float16),) + FLOATS
 INTS = (np.dtype(np.int32), np.dtype(np.int64))
+# The kernels of ops with no key input (tensor arrays, load): the executor asks for float32.
+CONTROL_DTYPES = (np.dtype(np.float32),)
 NUMERIC = FLOATS + INTS
 ALL_DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.int32,
                                           np.int64, np.float16, np.float32, np.float64,

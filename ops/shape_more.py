@@ -19,13 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.ops.context import dims_known
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
-
-
-def _known(*dims) -> bool:
-    return all(d >= 0 for d in dims)
-
 
 # -- pad -------------------------------------------------------------------------------------
 
@@ -62,7 +58,7 @@ register_simple(
 
 def _infer_pad_like(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
-    ctx.enforce(len(x) == len(y) and all(not _known(a, b) or a >= b
+    ctx.enforce(len(x) == len(y) and all(not dims_known(a, b) or a >= b
                                          for a, b in zip(x, y, strict=True)),
                 f"Y must have X's rank and no dim larger than X's, got X {list(x)}, Y {list(y)}")
     ctx.set_output("Out", x, ctx.input_dtype("Y"))
@@ -158,7 +154,7 @@ def _crop_box(ctx, x_shape):
         ctx.enforce(o >= 0 and s >= -1, f"offsets must be >= 0 and shape's dims >= 0 (or -1: "
                                         f"to the end), got offsets {offsets} and shape {shape}")
         size = (d - o if d >= 0 else -1) if s == -1 else s
-        ctx.enforce(not _known(d, size) or o + size <= d,
+        ctx.enforce(not dims_known(d, size) or o + size <= d,
                     f"the crop [offset {o}, size {size}] exceeds X's dim {d}")
         out.append(size)
     return out
@@ -327,7 +323,7 @@ def _infer_expand_as(ctx):
     x, t = ctx.input_shape("X"), ctx.input_shape("target_tensor")
     ctx.enforce(len(x) == len(t), f"X and target_tensor must have one rank, got {list(x)} "
                 f"and {list(t)}")
-    ctx.enforce(all(not _known(a, b) or (a > 0 and b % a == 0) for a, b in zip(x, t,
+    ctx.enforce(all(not dims_known(a, b) or (a > 0 and b % a == 0) for a, b in zip(x, t,
                                                                              strict=True)),
                 f"each target dim must be a multiple of X's, got X {list(x)}, target {list(t)}")
     ctx.set_output("Out", t, ctx.input_dtype("X"))

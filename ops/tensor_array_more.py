@@ -16,9 +16,8 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.core.tensor_io import read_lod_tensor
 from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
-from paddle_ir.ops.registry import Attr, In, Out, register_op
+from paddle_ir.ops.registry import CONTROL_DTYPES, Attr, In, Out, register_op
 
-_CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
 _ATTRS = [Attr("axis", "int", 1, "the axis to join along"),
           Attr("use_stack", "bool", False, "stack (a new axis) instead of concatenating")]
 
@@ -66,7 +65,7 @@ def _elements(x: LoDTensorArray) -> list[np.ndarray]:
     return [v.numpy() if isinstance(v, LoDTensor) else np.asarray(v) for v in items]
 
 
-@tensor_array_to_tensor.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@tensor_array_to_tensor.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def tensor_array_to_tensor_kernel(attrs, x):
     arrays = _elements(x)
     axis = attrs["axis"]
@@ -109,7 +108,7 @@ def _(ctx):
         ctx.set_output("X@GRAD", info.shape, ctx.input_dtype("Out@GRAD"))
 
 
-@tensor_array_to_tensor_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@tensor_array_to_tensor_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def tensor_array_to_tensor_grad_kernel(attrs, x, dout):
     arrays = _elements(x)
     axis, d = attrs["axis"], dout.numpy()
@@ -153,7 +152,7 @@ def _(ctx):
         ctx.set_output_lod_level("Out", tensor.lod_level)
 
 
-@load.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@load.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def load_kernel(attrs):
     return _read(attrs)
 

@@ -23,6 +23,7 @@ import numpy as np
 from paddle_ir.core.dtypes import to_numpy_dtype
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.limits import check_allocation
+from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, INTS, NUMERIC, Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
 
@@ -139,11 +140,6 @@ for _op, _fn, _what in (("isfinite", lambda x: np.isfinite(x).all(), "every elem
 
 # -- cumsum ----------------------------------------------------------------------------------
 
-def _infer_same(ctx, src="X", dst="Out"):
-    ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
-    ctx.share_lod(src, dst)
-
-
 def _cumsum(attrs, x):
     if attrs["flatten"]:
         x = x.reshape(-1)
@@ -170,7 +166,7 @@ def _infer_cumsum(ctx):
         return
     rank, axis = len(shape), ctx.attr("axis")
     ctx.enforce(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
-    _infer_same(ctx)
+    same_as_input(ctx)
 
 
 register_simple(
@@ -187,7 +183,7 @@ register_simple(
 def _infer_argsort(ctx):
     rank, axis = len(ctx.input_shape("X")), ctx.attr("axis")
     ctx.enforce(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
-    _infer_same(ctx)
+    same_as_input(ctx)
     ctx.set_output("Indices", ctx.input_shape("X"), np.int64)
 
 
@@ -261,7 +257,7 @@ def _infer_label_smooth(ctx):
         prior, x = ctx.input_shape("PriorDist"), ctx.input_shape("X")
         ctx.enforce(prior[-1] < 0 or x[-1] < 0 or prior[-1] == x[-1],
                     f"PriorDist must have X's last dim {x[-1]}, got shape {list(prior)}")
-    _infer_same(ctx)
+    same_as_input(ctx)
 
 
 def _label_smooth(attrs, x, prior):

@@ -30,9 +30,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.ops.context import LOD_TENSOR_ARRAY
-from paddle_ir.ops.registry import Attr, In, Out, register_op
-
-_CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
+from paddle_ir.ops.registry import CONTROL_DTYPES, Attr, In, Out, register_op
 
 
 def index_of(i, op_type: str) -> int:
@@ -107,7 +105,7 @@ def _(ctx):
         ctx.set_output_dtype("Out", to_numpy_dtype(ctx.attr("dtype")))
 
 
-@create_array.kernel(storage=[], dtypes=_CONTROL_DTYPES)
+@create_array.kernel(storage=[], dtypes=CONTROL_DTYPES)
 def create_array_kernel(attrs):
     return LoDTensorArray((), to_numpy_dtype(attrs["dtype"]))
 
@@ -153,7 +151,7 @@ def _(ctx):
     _declare_elements(ctx, "Out", x)
 
 
-@array_write.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_write.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_write_kernel(attrs, x, i, array):
     base = array if array is not None else LoDTensorArray((), x.dtype)
     return base.written(index_of(i, "array_write"), x)
@@ -192,7 +190,7 @@ def _(ctx):
     _declare_elements(ctx, "Array@GRAD", ctx.var_info(ctx.input_names("X")[0]))
 
 
-@array_write_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_write_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_write_grad_kernel(attrs, x, i, dout):
     k = index_of(i, "array_write_grad")
     element = dout[k] if k < len(dout) else None
@@ -223,7 +221,7 @@ def _(ctx):
     ctx.set_output_lod_level("Out", array.lod_level)
 
 
-@array_read.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_read.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_read_kernel(attrs, x, i):
     k = index_of(i, "array_read")
     if k >= len(x) or x[k] is None:
@@ -259,7 +257,7 @@ def _(ctx):
     _declare_elements(ctx, "X@GRAD", ctx.var_info(ctx.input_names("X")[0]))
 
 
-@array_read_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_read_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_read_grad_kernel(attrs, x, i, dout):
     k = index_of(i, "array_read_grad")
     return LoDTensorArray([None] * len(x), x.dtype).written(k, dout)
@@ -281,7 +279,7 @@ def _(ctx):
     ctx.set_output("Out", (1,), np.int64)
 
 
-@array_length.kernel(storage=[], dtypes=_CONTROL_DTYPES)
+@array_length.kernel(storage=[], dtypes=CONTROL_DTYPES)
 def array_length_kernel(attrs, x):
     return np.array([len(x)], dtype=np.int64)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
-from paddle_ir.ops.broadcast import align_y, broadcast_shapes, reduce_to_shape
+from paddle_ir.ops.broadcast import align_y, infer_binary, reduce_to_shape
 from paddle_ir.ops.elementwise.elementwise_sparse import sparse_kernels, storage_rule
 from paddle_ir.ops.grad import grad_name
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
@@ -26,19 +26,6 @@ _FORMULAS = {
     "elementwise_mul": ("X * Y", np.multiply),
     "elementwise_div": ("X / Y", np.divide),
 }
-
-
-def infer_binary(ctx):
-    """Out = X op Y with Y aligned at `axis` (shared by ops/elementwise_more.py)."""
-    out = broadcast_shapes(ctx.input_shape("X"), ctx.input_shape("Y"), ctx.attr("axis"))
-    if isinstance(out, str):
-        ctx.fail(out)
-    x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
-    ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
-                hint="insert a cast op")
-    ctx.set_output("Out", out, x_dtype)
-    ctx.share_lod("X", "Out")
 
 
 def infer_binary_grad(ctx):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
 from paddle_ir.ops.special import erf
 from paddle_ir.ops.storage import register_rowwise
@@ -166,8 +167,7 @@ ZERO_PRESERVING = tuple(a.name for a in ACTIVATIONS if a.zero_preserving)
 
 def _infer_same_as(src: str, dst: str):
     def infer(ctx):
-        ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
-        ctx.share_lod(src, dst)
+        same_as_input(ctx, src, dst)
 
     return infer
 
