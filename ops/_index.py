@@ -6,13 +6,6 @@ for; tests/test_op_index.py fails when this table is stale.
 """
 
 MODULE_OPS: dict[str, tuple[str, ...]] = {
-    "paddle_ir.ops.activation_v2": (
-        "acosh", "acosh_grad", "asinh", "asinh_grad", "atanh", "atanh_grad", "celu", "celu_grad",
-        "cosh", "cosh_grad", "expm1", "expm1_grad", "log10", "log10_grad", "log1p", "log1p_grad",
-        "log2", "log2_grad", "log_softmax", "log_softmax_grad", "logit", "logit_grad", "mish",
-        "mish_grad", "silu", "silu_grad", "sinh", "sinh_grad", "tan", "tan_grad", "trunc",
-        "trunc_grad",
-    ),
     "paddle_ir.ops.controlflow.conditional_block": (
         "conditional_block", "conditional_block_grad",
     ),
@@ -35,16 +28,19 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.controlflow.tensor_array": (
         "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
-        "create_array",
+        "create_array", "tensor_array_to_tensor", "tensor_array_to_tensor_grad",
     ),
     "paddle_ir.ops.controlflow.while_op": (
         "while", "while_grad",
     ),
+    "paddle_ir.ops.detection.boxes": (
+        "box_coder", "prior_box", "yolo_box",
+    ),
     "paddle_ir.ops.detection.multiclass_nms": (
         "multiclass_nms3",
     ),
-    "paddle_ir.ops.detection_v2": (
-        "box_coder", "prior_box", "yolo_box",
+    "paddle_ir.ops.detection.similarity_focus": (
+        "similarity_focus",
     ),
     "paddle_ir.ops.distributed_ops.dist_comm": (
         "fetch_barrier", "listen_and_serv", "prefetch", "recv", "send", "send_barrier",
@@ -55,23 +51,19 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.elementwise.elementwise": (
         "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
-        "elementwise_mul", "elementwise_mul_grad", "elementwise_sub", "elementwise_sub_grad",
-    ),
-    "paddle_ir.ops.elementwise_more": (
         "elementwise_floordiv", "elementwise_max", "elementwise_max_grad", "elementwise_min",
-        "elementwise_min_grad", "elementwise_mod", "elementwise_pow", "elementwise_pow_grad",
+        "elementwise_min_grad", "elementwise_mod", "elementwise_mul", "elementwise_mul_grad",
+        "elementwise_pow", "elementwise_pow_grad", "elementwise_sub", "elementwise_sub_grad",
     ),
-    "paddle_ir.ops.gather_v2": (
-        "addmm", "atan2", "channel_shuffle", "index_sample", "lerp", "mv", "pixel_unshuffle",
-        "repeat_interleave", "take_along_axis",
-    ),
-    "paddle_ir.ops.linalg_v2": (
-        "cumprod", "cumprod_grad", "diag_v2", "isfinite_v2", "isinf_v2", "isnan_v2", "kron",
-        "kron_grad", "trace", "trace_grad",
+    "paddle_ir.ops.loss.center_loss": (
+        "center_loss", "center_loss_grad",
     ),
     "paddle_ir.ops.loss.cross_entropy": (
         "cross_entropy", "cross_entropy_grad", "softmax_with_cross_entropy",
         "softmax_with_cross_entropy_grad",
+    ),
+    "paddle_ir.ops.loss.label_smooth": (
+        "label_smooth", "label_smooth_grad",
     ),
     "paddle_ir.ops.loss.losses": (
         "bpr_loss", "bpr_loss_grad", "huber_loss", "huber_loss_grad", "kldiv_loss",
@@ -79,19 +71,26 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "margin_rank_loss_grad", "rank_loss", "rank_loss_grad", "smooth_l1_loss",
         "smooth_l1_loss_grad", "teacher_student_sigmoid_loss", "teacher_student_sigmoid_loss_grad",
     ),
+    "paddle_ir.ops.loss.sampled_softmax": (
+        "hierarchical_sigmoid", "hierarchical_sigmoid_grad", "nce", "nce_grad", "sample_logits",
+        "sample_logits_grad",
+    ),
     "paddle_ir.ops.loss.sigmoid_cross_entropy_with_logits": (
         "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_grad",
     ),
-    "paddle_ir.ops.losses_more": (
-        "center_loss", "center_loss_grad", "hierarchical_sigmoid", "hierarchical_sigmoid_grad",
-        "nce", "nce_grad", "sample_logits", "sample_logits_grad", "warpctc", "warpctc_grad",
+    "paddle_ir.ops.loss.warpctc": (
+        "warpctc", "warpctc_grad",
     ),
     "paddle_ir.ops.math.activation": (
-        "abs", "abs_grad", "exp", "exp_grad", "gelu", "gelu_grad", "hard_sigmoid",
-        "hard_sigmoid_grad", "hard_swish", "hard_swish_grad", "leaky_relu", "leaky_relu_grad",
-        "log", "log_grad", "relu", "relu6", "relu6_grad", "relu_grad", "sigmoid", "sigmoid_grad",
-        "sign", "sign_grad", "softplus", "softplus_grad", "sqrt", "sqrt_grad", "square",
-        "square_grad", "swish", "swish_grad", "tanh", "tanh_grad",
+        "abs", "abs_grad", "celu", "celu_grad", "exp", "exp_grad", "gelu", "gelu_grad",
+        "hard_sigmoid", "hard_sigmoid_grad", "hard_swish", "hard_swish_grad", "leaky_relu",
+        "leaky_relu_grad", "log", "log_grad", "log_softmax", "log_softmax_grad", "logit",
+        "logit_grad", "mish", "mish_grad", "relu", "relu6", "relu6_grad", "relu_grad", "sigmoid",
+        "sigmoid_grad", "sign", "sign_grad", "silu", "silu_grad", "softplus", "softplus_grad",
+        "sqrt", "sqrt_grad", "square", "square_grad", "swish", "swish_grad", "tanh", "tanh_grad",
+    ),
+    "paddle_ir.ops.math.binary": (
+        "atan2", "lerp",
     ),
     "paddle_ir.ops.math.cast": (
         "cast",
@@ -106,8 +105,15 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.math.cos_sim": (
         "cos_sim", "cos_sim_grad",
     ),
+    "paddle_ir.ops.math.cumulative": (
+        "cumprod", "cumprod_grad", "cumsum", "cumsum_grad",
+    ),
     "paddle_ir.ops.math.einsum": (
         "einsum",
+    ),
+    "paddle_ir.ops.math.linalg": (
+        "addmm", "bmm", "bmm_grad", "diag_v2", "dot", "dot_grad", "kron", "kron_grad", "mv",
+        "p_norm", "p_norm_grad", "trace", "trace_grad",
     ),
     "paddle_ir.ops.math.matmul": (
         "matmul", "matmul_grad",
@@ -125,16 +131,16 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "sum",
     ),
     "paddle_ir.ops.math.unary_math": (
-        "acos", "acos_grad", "asin", "asin_grad", "atan", "atan_grad", "brelu", "brelu_grad",
-        "ceil", "ceil_grad", "cos", "cos_grad", "elu", "elu_grad", "erf", "erf_grad", "floor",
-        "floor_grad", "hard_shrink", "hard_shrink_grad", "logsigmoid", "logsigmoid_grad", "pow",
-        "pow_grad", "reciprocal", "reciprocal_grad", "round", "round_grad", "rsqrt", "rsqrt_grad",
-        "selu", "selu_grad", "sin", "sin_grad", "soft_relu", "soft_relu_grad", "softshrink",
-        "softshrink_grad", "softsign", "softsign_grad", "stanh", "stanh_grad", "tanh_shrink",
-        "tanh_shrink_grad", "thresholded_relu", "thresholded_relu_grad",
-    ),
-    "paddle_ir.ops.math_v2": (
-        "dot", "dot_grad", "flip", "flip_grad", "logsumexp", "logsumexp_grad", "roll", "roll_grad",
+        "acos", "acos_grad", "acosh", "acosh_grad", "asin", "asin_grad", "asinh", "asinh_grad",
+        "atan", "atan_grad", "atanh", "atanh_grad", "brelu", "brelu_grad", "ceil", "ceil_grad",
+        "cos", "cos_grad", "cosh", "cosh_grad", "elu", "elu_grad", "erf", "erf_grad", "expm1",
+        "expm1_grad", "floor", "floor_grad", "hard_shrink", "hard_shrink_grad", "log10",
+        "log10_grad", "log1p", "log1p_grad", "log2", "log2_grad", "logsigmoid", "logsigmoid_grad",
+        "pow", "pow_grad", "reciprocal", "reciprocal_grad", "round", "round_grad", "rsqrt",
+        "rsqrt_grad", "selu", "selu_grad", "sin", "sin_grad", "sinh", "sinh_grad", "soft_relu",
+        "soft_relu_grad", "softshrink", "softshrink_grad", "softsign", "softsign_grad", "stanh",
+        "stanh_grad", "tan", "tan_grad", "tanh_shrink", "tanh_shrink_grad", "thresholded_relu",
+        "thresholded_relu_grad", "trunc", "trunc_grad",
     ),
     "paddle_ir.ops.metrics.accuracy": (
         "accuracy",
@@ -145,13 +151,14 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.metrics.chunk_eval": (
         "chunk_eval",
     ),
-    "paddle_ir.ops.misc_more": (
-        "ctc_align", "edit_distance", "gather_tree", "gaussian_random_batch_size_like", "mean_iou",
-        "multiplex", "multiplex_grad", "random_crop", "sampling_id", "sequence_erase",
-        "shard_index", "uniform_random_batch_size_like",
+    "paddle_ir.ops.metrics.mean_iou": (
+        "mean_iou",
     ),
     "paddle_ir.ops.nn.batch_norm": (
         "batch_norm", "batch_norm_grad",
+    ),
+    "paddle_ir.ops.nn.bilinear_tensor_product": (
+        "bilinear_tensor_product", "bilinear_tensor_product_grad",
     ),
     "paddle_ir.ops.nn.conv": (
         "conv2d", "conv2d_grad", "conv2d_transpose", "conv2d_transpose_grad", "depthwise_conv2d",
@@ -161,8 +168,17 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "adaptive_pool3d", "adaptive_pool3d_grad", "conv3d", "conv3d_grad", "conv3d_transpose",
         "conv3d_transpose_grad", "pool3d", "pool3d_grad",
     ),
+    "paddle_ir.ops.nn.cvm": (
+        "cvm", "cvm_grad",
+    ),
     "paddle_ir.ops.nn.dropout": (
         "dropout", "dropout_grad",
+    ),
+    "paddle_ir.ops.nn.fsp_matrix": (
+        "fsp_matrix", "fsp_matrix_grad",
+    ),
+    "paddle_ir.ops.nn.grid_sample": (
+        "affine_grid", "affine_grid_grad", "grid_sampler", "grid_sampler_grad",
     ),
     "paddle_ir.ops.nn.group_norm": (
         "group_norm", "group_norm_grad", "instance_norm", "instance_norm_grad",
@@ -181,8 +197,22 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.layer_norm": (
         "layer_norm", "layer_norm_grad",
     ),
+    "paddle_ir.ops.nn.norm": (
+        "affine_channel", "affine_channel_grad", "lrn", "lrn_grad", "norm", "norm_grad",
+        "spectral_norm", "spectral_norm_grad",
+    ),
+    "paddle_ir.ops.nn.pixel_shuffle": (
+        "channel_shuffle", "pixel_shuffle", "pixel_shuffle_grad", "pixel_unshuffle",
+        "shuffle_channel", "shuffle_channel_grad", "space_to_depth", "space_to_depth_grad",
+    ),
     "paddle_ir.ops.nn.pool": (
-        "pool2d", "pool2d_grad",
+        "max_pool2d_with_index", "max_pool2d_with_index_grad", "pool2d", "pool2d_grad",
+    ),
+    "paddle_ir.ops.nn.position_encoding": (
+        "add_position_encoding", "add_position_encoding_grad",
+    ),
+    "paddle_ir.ops.nn.prelu_maxout": (
+        "maxout", "maxout_grad", "prelu", "prelu_grad",
     ),
     "paddle_ir.ops.nn.roi_align": (
         "roi_align",
@@ -195,12 +225,6 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.nn.temporal": (
         "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
-    ),
-    "paddle_ir.ops.nn_more": (
-        "add_position_encoding", "add_position_encoding_grad", "affine_channel",
-        "affine_channel_grad", "bilinear_tensor_product", "bilinear_tensor_product_grad", "cvm",
-        "cvm_grad", "fsp_matrix", "fsp_matrix_grad", "lrn", "lrn_grad", "maxout", "maxout_grad",
-        "norm", "norm_grad", "prelu", "prelu_grad",
     ),
     "paddle_ir.ops.optimizers.adadelta": (
         "adadelta",
@@ -235,19 +259,19 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.optimizers.weight_decay": (
         "l1_decay", "l2_decay",
     ),
-    "paddle_ir.ops.pool_v2": (
-        "frobenius_norm", "frobenius_norm_grad", "max_pool2d_with_index",
-        "max_pool2d_with_index_grad",
+    "paddle_ir.ops.reduce_ops.frobenius_norm": (
+        "frobenius_norm", "frobenius_norm_grad",
     ),
-    "paddle_ir.ops.reduce_more": (
-        "reduce_all", "reduce_any", "reduce_max", "reduce_max_grad", "reduce_min",
-        "reduce_min_grad", "reduce_prod", "reduce_prod_grad",
+    "paddle_ir.ops.reduce_ops.logsumexp": (
+        "logsumexp", "logsumexp_grad",
     ),
     "paddle_ir.ops.reduce_ops.reduce": (
-        "mean", "mean_grad", "reduce_mean", "reduce_mean_grad", "reduce_sum", "reduce_sum_grad",
+        "mean", "mean_grad", "reduce_all", "reduce_any", "reduce_max", "reduce_max_grad",
+        "reduce_mean", "reduce_mean_grad", "reduce_min", "reduce_min_grad", "reduce_prod",
+        "reduce_prod_grad", "reduce_sum", "reduce_sum_grad",
     ),
     "paddle_ir.ops.rnn.beam_search": (
-        "beam_search", "beam_search_decode",
+        "beam_search", "beam_search_decode", "gather_tree",
     ),
     "paddle_ir.ops.rnn.crf": (
         "crf_decoding", "linear_chain_crf", "linear_chain_crf_grad",
@@ -267,10 +291,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.rnn.rnn": (
         "rnn",
     ),
-    "paddle_ir.ops.sequence_more": (
-        "sequence_enumerate", "sequence_expand_as", "sequence_expand_as_grad", "sequence_reshape",
-        "sequence_reshape_grad", "sequence_scatter", "sequence_scatter_grad", "sequence_slice",
-        "sequence_slice_grad",
+    "paddle_ir.ops.sequence_ops.ctc": (
+        "ctc_align", "edit_distance",
     ),
     "paddle_ir.ops.sequence_ops.filter_by_instag": (
         "filter_by_instag", "filter_by_instag_grad",
@@ -284,8 +306,17 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.sequence_ops.sequence_conv": (
         "sequence_conv", "sequence_conv_grad",
     ),
+    "paddle_ir.ops.sequence_ops.sequence_enumerate": (
+        "sequence_enumerate",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_erase": (
+        "sequence_erase",
+    ),
     "paddle_ir.ops.sequence_ops.sequence_expand": (
         "sequence_expand", "sequence_expand_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_expand_as": (
+        "sequence_expand_as", "sequence_expand_as_grad",
     ),
     "paddle_ir.ops.sequence_ops.sequence_mask": (
         "sequence_mask",
@@ -296,18 +327,20 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.sequence_ops.sequence_pool": (
         "sequence_pool", "sequence_pool_grad",
     ),
+    "paddle_ir.ops.sequence_ops.sequence_reshape": (
+        "sequence_reshape", "sequence_reshape_grad",
+    ),
     "paddle_ir.ops.sequence_ops.sequence_reverse": (
         "sequence_reverse", "sequence_reverse_grad",
     ),
+    "paddle_ir.ops.sequence_ops.sequence_scatter": (
+        "sequence_scatter", "sequence_scatter_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_slice": (
+        "sequence_slice", "sequence_slice_grad",
+    ),
     "paddle_ir.ops.sequence_ops.sequence_softmax": (
         "sequence_softmax", "sequence_softmax_grad",
-    ),
-    "paddle_ir.ops.shape_more": (
-        "crop", "crop_grad", "crop_tensor", "crop_tensor_grad", "expand_as", "expand_as_grad",
-        "pad", "pad2d", "pad2d_grad", "pad_constant_like", "pad_constant_like_grad", "pad_grad",
-        "pixel_shuffle", "pixel_shuffle_grad", "reverse", "reverse_grad", "shuffle_channel",
-        "shuffle_channel_grad", "space_to_depth", "space_to_depth_grad", "strided_slice",
-        "strided_slice_grad",
     ),
     "paddle_ir.ops.sparse.cast_storage": (
         "cast_storage", "cast_storage_grad",
@@ -327,8 +360,15 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.tensor.concat": (
         "concat", "concat_grad",
     ),
+    "paddle_ir.ops.tensor.creation": (
+        "assign_value", "diag", "eye", "fill_zeros_like", "linspace", "meshgrid", "meshgrid_grad",
+        "range", "tril_triu", "tril_triu_grad",
+    ),
+    "paddle_ir.ops.tensor.crop": (
+        "crop", "crop_grad", "crop_tensor", "crop_tensor_grad",
+    ),
     "paddle_ir.ops.tensor.expand": (
-        "expand", "expand_grad",
+        "expand", "expand_as", "expand_as_grad", "expand_grad",
     ),
     "paddle_ir.ops.tensor.expand_v2": (
         "expand_as_v2", "expand_as_v2_grad", "expand_v2", "expand_v2_grad", "tile", "tile_grad",
@@ -339,9 +379,19 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.tensor.fill_any_like": (
         "fill_any_like",
     ),
+    "paddle_ir.ops.tensor.flip": (
+        "flip", "flip_grad", "reverse", "reverse_grad", "roll", "roll_grad",
+    ),
     "paddle_ir.ops.tensor.gather_scatter": (
         "gather", "gather_grad", "gather_nd", "gather_nd_grad", "scatter", "scatter_grad",
         "scatter_nd_add", "where_index",
+    ),
+    "paddle_ir.ops.tensor.indexing": (
+        "index_sample", "multiplex", "multiplex_grad", "repeat_interleave", "shard_index",
+        "take_along_axis",
+    ),
+    "paddle_ir.ops.tensor.load": (
+        "load",
     ),
     "paddle_ir.ops.tensor.lookup_table": (
         "lookup_table", "lookup_table_grad", "lookup_table_v2", "lookup_table_v2_grad",
@@ -349,8 +399,18 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.tensor.one_hot": (
         "one_hot", "one_hot_v2",
     ),
+    "paddle_ir.ops.tensor.pad": (
+        "pad", "pad2d", "pad2d_grad", "pad_constant_like", "pad_constant_like_grad", "pad_grad",
+    ),
     "paddle_ir.ops.tensor.pad3d": (
         "pad3d", "pad3d_grad",
+    ),
+    "paddle_ir.ops.tensor.query": (
+        "isfinite", "isfinite_v2", "isinf", "isinf_v2", "isnan", "isnan_v2", "shape", "size",
+    ),
+    "paddle_ir.ops.tensor.random": (
+        "gaussian_random_batch_size_like", "random_crop", "sampling_id",
+        "uniform_random_batch_size_like",
     ),
     "paddle_ir.ops.tensor.reshape": (
         "reshape", "reshape_grad",
@@ -367,10 +427,13 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "squeeze", "squeeze_grad", "transpose", "transpose_grad", "unsqueeze", "unsqueeze_grad",
     ),
     "paddle_ir.ops.tensor.slice_op": (
-        "slice", "slice_grad",
+        "slice", "slice_grad", "strided_slice", "strided_slice_grad",
+    ),
+    "paddle_ir.ops.tensor.sort": (
+        "argsort", "argsort_grad", "unique", "unique_with_counts",
     ),
     "paddle_ir.ops.tensor.split_stack": (
-        "split", "stack", "stack_grad",
+        "split", "stack", "stack_grad", "unbind", "unbind_grad",
     ),
     "paddle_ir.ops.tensor.top_k": (
         "top_k", "top_k_grad",
@@ -387,21 +450,5 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.tensor.where": (
         "index_select", "index_select_grad", "masked_select", "masked_select_grad", "where",
         "where_grad",
-    ),
-    "paddle_ir.ops.tensor_array_more": (
-        "load", "tensor_array_to_tensor", "tensor_array_to_tensor_grad",
-    ),
-    "paddle_ir.ops.tensor_more": (
-        "argsort", "argsort_grad", "assign_value", "cumsum", "cumsum_grad", "diag", "eye",
-        "isfinite", "isinf", "isnan", "label_smooth", "label_smooth_grad", "linspace", "range",
-        "shape", "size", "unique", "unique_with_counts",
-    ),
-    "paddle_ir.ops.tensor_v2": (
-        "bmm", "bmm_grad", "fill_zeros_like", "meshgrid", "meshgrid_grad", "p_norm", "p_norm_grad",
-        "tril_triu", "tril_triu_grad", "unbind", "unbind_grad",
-    ),
-    "paddle_ir.ops.vision_more": (
-        "affine_grid", "affine_grid_grad", "grid_sampler", "grid_sampler_grad", "similarity_focus",
-        "spectral_norm", "spectral_norm_grad",
     ),
 }

@@ -48,6 +48,20 @@ def broadcast_shapes(x_shape, y_shape, axis: int) -> tuple[int, ...] | str:
     return tuple(out)
 
 
+def infer_binary(ctx, out_dtype=None) -> None:
+    """The shape rule of Out = X op Y with Y aligned at `axis` (the elementwise ops and the
+    comparisons): X and Y of one dtype; Out of X's dtype (or `out_dtype`) and X's LoD."""
+    out = broadcast_shapes(ctx.input_shape("X"), ctx.input_shape("Y"), ctx.attr("axis"))
+    if isinstance(out, str):
+        ctx.fail(out)
+    x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
+    ctx.enforce(x_dtype == y_dtype,
+                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
+                hint="insert a cast op")
+    ctx.set_output("Out", out, x_dtype if out_dtype is None else out_dtype)
+    ctx.share_lod("X", "Out")
+
+
 def infer_numpy_broadcast(ctx, slots) -> list[int]:
     """The shape numpy broadcasting gives the inputs `slots` (Paddle 2.x ops: where, atan2,
     lerp, masked_select), -1 where unknown; a shape rule's error if they do not broadcast."""

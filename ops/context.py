@@ -189,5 +189,16 @@ def dims_match(a: int, b: int) -> bool:
     return a == b or a < 0 or b < 0
 
 
+def dims_known(*dims: int) -> bool:
+    """Every dim is known (not -1), so a rule can compare or compute with them."""
+    return all(d >= 0 for d in dims)
+
+
+def same_as_input(ctx: InferContext, src: str = "X", dst: str = "Out") -> None:
+    """The shape rule of an op whose output `dst` has input `src`'s shape, dtype and LoD."""
+    ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
+    ctx.share_lod(src, dst)
+
+
 def shape_str(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"

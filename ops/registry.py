@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +37,7 @@ import numpy as np
 
 from paddle_ir.core.attrs import ATTR_KINDS, check_attr_value, from_attr_proto
 from paddle_ir.core.errors import PaddleIRError, ShapeInferenceError
-from paddle_ir.core.kinds import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS, STYPE_TENSOR_ARRAY
+from paddle_ir.core.kinds import STYPE_DENSE
 from paddle_ir.ops._index import MODULE_OPS
 from paddle_ir.ops.context import default_infer_var_type
 from paddle_ir.proto import framework_pb2 as pb
@@ -46,15 +45,13 @@ from paddle_ir.proto import framework_pb2 as pb
 # Kernel keys name storage types (core/kinds.py holds the vocabulary); DENSE is the
 # short name every op module uses.
 DENSE = STYPE_DENSE
-# The storage names these once had here, as strings that shared their names with the
-# VarType ints of ops.context; new code imports the STYPE_ names from paddle_ir.core.kinds.
-_RENAMED = {"SELECTED_ROWS": STYPE_SELECTED_ROWS, "CSR": STYPE_CSR,
-            "TENSOR_ARRAY": STYPE_TENSOR_ARRAY}
 CPU = "cpu"
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 FLOATS_HALF = (np.dtype(np.float16),) + FLOATS
 INTS = (np.dtype(np.int32), np.dtype(np.int64))
+# The kernels of ops with no key input (tensor arrays, load): the executor asks for float32.
+CONTROL_DTYPES = (np.dtype(np.float32),)
 NUMERIC = FLOATS + INTS
 ALL_DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.int32,
                                           np.int64, np.float16, np.float32, np.float64,
@@ -365,13 +362,3 @@ def load_all() -> None:
 def registered_op_types() -> list[str]:
     load_all()
     return sorted(_REGISTRY)
-
-
-def __getattr__(name: str):
-    """SELECTED_ROWS, CSR and TENSOR_ARRAY under their old names, with a warning."""
-    if name in _RENAMED:
-        warnings.warn(f"paddle_ir.ops.registry.{name} is the storage string "
-                      f"{_RENAMED[name]!r}; import STYPE_{name} from paddle_ir.core.kinds",
-                      DeprecationWarning, stacklevel=2)
-        return _RENAMED[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,13 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from paddle_ir.core.kinds import (  # noqa: F401 - VAR_TYPE_OF_STYPE, var_type_name: shared
-    LOD_TENSOR,
-    SELECTED_ROWS,
-    STYPE_SELECTED_ROWS,
-    VAR_TYPE_OF_STYPE,
-    var_type_name,
-)
+from paddle_ir.core.kinds import LOD_TENSOR, SELECTED_ROWS, STYPE_SELECTED_ROWS
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.registry import DENSE, OpDef
 

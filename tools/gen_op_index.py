@@ -6,6 +6,7 @@ The registry loads op modules on demand (ops/registry.py): `get_op_def(type)`
 imports the module this table names. The table is read off the registrations
 themselves: every module in ops/ and its family packages is imported and each OpDef
 records the module whose import registered it (grad ops sit in their forward op's module).
+The old table is not consulted, so the command also works after op modules move.
 tests/test_op_index.py fails, naming this command, when the table is stale.
 """
 
@@ -37,10 +38,17 @@ def build_index() -> dict[str, tuple[str, ...]]:
     import paddle_ir.ops
     from paddle_ir.ops import registry
 
-    # ops/ holds the machinery at its root and one package per op family (ops/nn/, ...)
-    for info in pkgutil.walk_packages(paddle_ir.ops.__path__, prefix="paddle_ir.ops."):
-        if info.name != "paddle_ir.ops._index":
-            importlib.import_module(info.name)
+    # The table being rewritten may name modules that have moved since: while the modules
+    # import, the registry must not load an op's owner from it.
+    listed = dict(registry._MODULE_OF)
+    registry._MODULE_OF.clear()
+    try:
+        # ops/ holds the machinery at its root and one package per op family (ops/nn/, ...)
+        for info in pkgutil.walk_packages(paddle_ir.ops.__path__, prefix="paddle_ir.ops."):
+            if info.name != "paddle_ir.ops._index":
+                importlib.import_module(info.name)
+    finally:
+        registry._MODULE_OF.update(listed)
     grouped: dict[str, list[str]] = {}
     for op_type, opdef in registry._REGISTRY.items():
         if opdef.module.startswith("paddle_ir.ops."):  # (not the ops a test registers)

@@ -34,9 +34,7 @@ from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
 from paddle_ir.ops.controlflow.rank_table import concat_ranges, sub_lod
 from paddle_ir.ops.controlflow.tensor_array import index_of
-from paddle_ir.ops.registry import In, Out, register_op
-
-_CONTROL_DTYPES = [np.float32]
+from paddle_ir.ops.registry import CONTROL_DTYPES, In, Out, register_op
 
 
 def item_rows(offsets: tuple, first: int, num_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +92,7 @@ def _(ctx):
     ctx.set_output_lod_level("Out", x_levels - table_levels)
 
 
-@to_array.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@to_array.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def lod_tensor_to_array_kernel(attrs, x, table):
     _check_level(x, table, "lod_tensor_to_array")
     starts, ends = item_rows(x.offsets, table.level + 1, x.shape[0])
@@ -128,7 +126,7 @@ def _(ctx):
     ctx.share_lod("X", "X@GRAD")
 
 
-@to_array_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@to_array_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def lod_tensor_to_array_grad_kernel(attrs, x, table, dout):
     starts, ends = item_rows(x.offsets, table.level + 1, x.shape[0])
     dx = np.zeros(x.shape, dtype=dout.dtype)
@@ -207,7 +205,7 @@ def _(ctx):
     ctx.set_output_lod_level("Out", ctx.input_lod_level("RankTable") + array.lod_level)
 
 
-@to_tensor.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@to_tensor.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_to_lod_tensor_kernel(attrs, x, table):
     elements, rows, lod = _merge_plan(x, table, "array_to_lod_tensor")
     data = np.concatenate([e.numpy() for e in elements])
@@ -244,7 +242,7 @@ def _(ctx):
     ctx.set_output_lod_level("X@GRAD", array.lod_level)
 
 
-@to_tensor_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@to_tensor_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_to_lod_tensor_grad_kernel(attrs, x, table, dout):
     elements, rows, _ = _merge_plan(x, table, "array_to_lod_tensor_grad")
     total = sum(e.shape[0] for e in elements)
@@ -290,7 +288,7 @@ def _kept(x: LoDTensor, table, i) -> tuple[int, int]:
     return keep, int(ends[keep - 1]) if keep else 0
 
 
-@shrink.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@shrink.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def shrink_rnn_memory_kernel(attrs, x, table, i):
     keep, rows = _kept(x, table, i)
     lod = sub_lod(x.offsets, 0, np.arange(keep)) if x.lod_level else ()
@@ -319,7 +317,7 @@ def _(ctx):
     ctx.share_lod("X", "X@GRAD")
 
 
-@shrink_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@shrink_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def shrink_rnn_memory_grad_kernel(attrs, x, dout):
     d = dout.numpy()
     dx = np.zeros(x.shape, dtype=d.dtype)

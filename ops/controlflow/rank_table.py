@@ -20,9 +20,7 @@ from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor, lengths_to_offsets
 from paddle_ir.core.rank_table import LoDRankTable
 from paddle_ir.ops.context import LOD_RANK_TABLE
-from paddle_ir.ops.registry import ALL_DTYPES, Attr, In, Out, register_op
-
-_CONTROL_DTYPES = [np.float32]
+from paddle_ir.ops.registry import ALL_DTYPES, CONTROL_DTYPES, Attr, In, Out, register_op
 
 lod_rank_table = register_op(
     "lod_rank_table",
@@ -51,7 +49,7 @@ def _(ctx):
     ctx.set_output_lod_level("Out", level + 1)
 
 
-@lod_rank_table.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@lod_rank_table.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def lod_rank_table_kernel(attrs, x):
     level = attrs["level"]
     if level >= x.lod_level:
@@ -75,7 +73,7 @@ def _(ctx):
     ctx.set_output("Out", (1,), np.int64)
 
 
-@max_sequence_len.kernel(storage=[], dtypes=_CONTROL_DTYPES)
+@max_sequence_len.kernel(storage=[], dtypes=CONTROL_DTYPES)
 def max_sequence_len_kernel(attrs, table):
     return np.array([table.max_len], dtype=np.int64)
 

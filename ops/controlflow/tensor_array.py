@@ -1,9 +1,13 @@
-"""Tensor arrays: create_array, array_write, array_read, array_length (+ grads).
+"""Tensor arrays: create_array, array_write, array_read, array_length,
+tensor_array_to_tensor (+ grads).
 
     Out = create_array()                      an empty array of `dtype`
     Out = array_write(X, I, Array)            Array with element I set to X (grown as needed)
     Out = array_read(X, I)                    element I of the array X
     Out = array_length(X)                     int64 [1]: the number of elements
+    Out, OutIndex = tensor_array_to_tensor(X) the elements concatenated (or stacked,
+                                              use_stack) along `axis`; OutIndex = each
+                                              element's size along axis (int32)
 
 Arrays carry loop values from step to step: a loop step reads element i and
 writes element i + 1. Paddle's write_to_array updates its output in place;
@@ -17,6 +21,8 @@ Gradients are arrays too, with None for elements no gradient reached (zeros):
     array_write: dX = dOut[I] (zeros when None), dArray = dOut with element I cleared
     array_read:  dX = an array as long as X, holding dOut at I and None elsewhere
 
+    tensor_array_to_tensor: dX = dOut split back into an array of the elements' sizes
+
 and `sum` adds gradient arrays element by element.
 """
 
@@ -29,10 +35,8 @@ from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.tensor_array import LoDTensorArray
-from paddle_ir.ops.context import LOD_TENSOR_ARRAY
-from paddle_ir.ops.registry import Attr, In, Out, register_op
-
-_CONTROL_DTYPES = [np.float32]  # no key inputs: the executor asks for float32
+from paddle_ir.ops.context import LOD_TENSOR, LOD_TENSOR_ARRAY
+from paddle_ir.ops.registry import CONTROL_DTYPES, Attr, In, Out, register_op
 
 
 def index_of(i, op_type: str) -> int:
@@ -107,7 +111,7 @@ def _(ctx):
         ctx.set_output_dtype("Out", to_numpy_dtype(ctx.attr("dtype")))
 
 
-@create_array.kernel(storage=[], dtypes=_CONTROL_DTYPES)
+@create_array.kernel(storage=[], dtypes=CONTROL_DTYPES)
 def create_array_kernel(attrs):
     return LoDTensorArray((), to_numpy_dtype(attrs["dtype"]))
 
@@ -153,7 +157,7 @@ def _(ctx):
     _declare_elements(ctx, "Out", x)
 
 
-@array_write.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_write.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_write_kernel(attrs, x, i, array):
     base = array if array is not None else LoDTensorArray((), x.dtype)
     return base.written(index_of(i, "array_write"), x)
@@ -192,7 +196,7 @@ def _(ctx):
     _declare_elements(ctx, "Array@GRAD", ctx.var_info(ctx.input_names("X")[0]))
 
 
-@array_write_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_write_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_write_grad_kernel(attrs, x, i, dout):
     k = index_of(i, "array_write_grad")
     element = dout[k] if k < len(dout) else None
@@ -223,7 +227,7 @@ def _(ctx):
     ctx.set_output_lod_level("Out", array.lod_level)
 
 
-@array_read.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_read.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_read_kernel(attrs, x, i):
     k = index_of(i, "array_read")
     if k >= len(x) or x[k] is None:
@@ -259,7 +263,7 @@ def _(ctx):
     _declare_elements(ctx, "X@GRAD", ctx.var_info(ctx.input_names("X")[0]))
 
 
-@array_read_grad.kernel(storage=[], dtypes=_CONTROL_DTYPES, lod=True)
+@array_read_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
 def array_read_grad_kernel(attrs, x, i, dout):
     k = index_of(i, "array_read_grad")
     return LoDTensorArray([None] * len(x), x.dtype).written(k, dout)
@@ -281,9 +285,113 @@ def _(ctx):
     ctx.set_output("Out", (1,), np.int64)
 
 
-@array_length.kernel(storage=[], dtypes=_CONTROL_DTYPES)
+@array_length.kernel(storage=[], dtypes=CONTROL_DTYPES)
 def array_length_kernel(attrs, x):
     return np.array([len(x)], dtype=np.int64)
 
 
 array_length.grad_maker(lambda g: [])
+
+
+# -- tensor_array_to_tensor -----------------------------------------------------------------
+
+_ATTRS = [Attr("axis", "int", 1, "the axis to join along"),
+          Attr("use_stack", "bool", False, "stack (a new axis) instead of concatenating")]
+
+tensor_array_to_tensor = register_op(
+    "tensor_array_to_tensor",
+    inputs=[In("X", "a tensor array")],
+    outputs=[Out("Out", "the joined tensor"), Out("OutIndex", "int32 sizes along axis")],
+    attrs=_ATTRS,
+    key_inputs=[],
+    doc=__doc__,
+)
+
+
+@tensor_array_to_tensor.infer_var_type
+def _(ctx):
+    ctx.enforce(ctx.input_var_type("X") == LOD_TENSOR_ARRAY, "X must be a tensor array")
+    ctx.set_output_type("Out", LOD_TENSOR)
+    ctx.set_output_type("OutIndex", LOD_TENSOR)
+
+
+@tensor_array_to_tensor.infer_shape
+def _(ctx):
+    info = ctx.var_info(ctx.input_names("X")[0])
+    axis, stack = ctx.attr("axis"), ctx.attr("use_stack")
+    if info.shape is not None and len(info.shape):
+        shape = list(info.shape)
+        rank = len(shape) + (1 if stack else 0)
+        ctx.enforce(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
+        a = axis % rank
+        if stack:
+            shape.insert(a, -1)
+        else:
+            shape[a] = -1
+        ctx.set_output("Out", shape, info.dtype)
+    elif info.dtype is not None:
+        ctx.set_output_dtype("Out", info.dtype)
+    ctx.set_output("OutIndex", (-1,), np.int32)
+
+
+def _elements(x: LoDTensorArray) -> list[np.ndarray]:
+    items = list(x)
+    if not items or any(v is None for v in items):
+        raise KernelError("tensor_array_to_tensor: the array is empty or has unwritten "
+                          "elements")
+    return [v.numpy() if isinstance(v, LoDTensor) else np.asarray(v) for v in items]
+
+
+@tensor_array_to_tensor.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
+def tensor_array_to_tensor_kernel(attrs, x):
+    arrays = _elements(x)
+    axis = attrs["axis"]
+    if attrs["use_stack"]:
+        out = np.stack(arrays, axis=axis)
+        sizes = np.ones(len(arrays), dtype=np.int32)
+    else:
+        out = np.concatenate(arrays, axis=axis)
+        sizes = np.asarray([a.shape[axis] for a in arrays], dtype=np.int32)
+    return LoDTensor.unchecked(out), LoDTensor.unchecked(sizes)
+
+
+@tensor_array_to_tensor.grad_maker
+def _(g):
+    return [g.grad_op("tensor_array_to_tensor_grad",
+                      inputs={"X": g.input("X"), "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")},
+                      attrs={"axis": g.attr("axis"), "use_stack": g.attr("use_stack")})]
+
+
+tensor_array_to_tensor_grad = register_op(
+    "tensor_array_to_tensor_grad",
+    inputs=[In("X"), In("Out@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=_ATTRS,
+    key_inputs=[],
+    doc="dX = dOut split back into an array with the elements' sizes along axis.",
+)
+
+
+@tensor_array_to_tensor_grad.infer_var_type
+def _(ctx):
+    ctx.set_output_type("X@GRAD", LOD_TENSOR_ARRAY)
+
+
+@tensor_array_to_tensor_grad.infer_shape
+def _(ctx):
+    info = ctx.var_info(ctx.input_names("X")[0])
+    if info.shape is not None:
+        ctx.set_output("X@GRAD", info.shape, ctx.input_dtype("Out@GRAD"))
+
+
+@tensor_array_to_tensor_grad.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
+def tensor_array_to_tensor_grad_kernel(attrs, x, dout):
+    arrays = _elements(x)
+    axis, d = attrs["axis"], dout.numpy()
+    if attrs["use_stack"]:
+        pieces = [np.take(d, k, axis=axis) for k in range(len(arrays))]
+    else:
+        cuts = np.cumsum([a.shape[axis] for a in arrays])[:-1]
+        pieces = np.split(d, cuts, axis=axis)
+    return LoDTensorArray([LoDTensor.unchecked(np.ascontiguousarray(p)) for p in pieces], d.dtype)

@@ -1,6 +1,14 @@
 """Elementwise activations (+ their _grad ops): relu, sigmoid, tanh, exp, log, sqrt, square,
 abs, sign, softplus, and the ones vision and attention models use: relu6, leaky_relu,
-hard_sigmoid, hard_swish, swish, gelu (formulas in their rows and Paddle's attributes).
+hard_sigmoid, hard_swish, swish, gelu (formulas in their rows and Paddle's attributes);
+Paddle 2.x's silu, mish, celu and logit, and log_softmax along an axis:
+
+    silu:  Out = X * sigmoid(X)
+    mish:  Out = X * tanh(sp(X)), sp(X) = X where X > threshold, else log(1 + exp(X))
+    celu:  Out = X where X > 0, else alpha * (exp(X / alpha) - 1)
+    logit: Out = log(z / (1 - z)), z = X clipped to [eps, 1 - eps] when eps > 0
+    log_softmax: Out = X - log(sum(exp(X), axis))
+                 dX = dOut - exp(Out) * sum(dOut, axis)
 
 Each is one `Activation` row: the forward formula as a function of X, the
 gradient as a function of dOut and the one tensor it needs (X or Out, as in
@@ -24,8 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
-from paddle_ir.ops.special import erf
+from paddle_ir.ops.special import erf, expit
 from paddle_ir.ops.storage import register_rowwise
 
 
@@ -166,8 +175,7 @@ ZERO_PRESERVING = tuple(a.name for a in ACTIVATIONS if a.zero_preserving)
 
 def _infer_same_as(src: str, dst: str):
     def infer(ctx):
-        ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
-        ctx.share_lod(src, dst)
+        same_as_input(ctx, src, dst)
 
     return infer
 
@@ -247,3 +255,135 @@ for _act in ACTIVATIONS:
 
 # Other op families (ops/math/unary_math.py) register their rows through the same machinery.
 register_activation = _register
+
+
+def _silu(a, x):
+    return (x * expit(x)).astype(x.dtype, copy=False)
+
+
+def _silu_grad(a, x, d):
+    s = expit(x)
+    return (d * s * (1 + x * (1 - s))).astype(d.dtype, copy=False)
+
+
+def _mish_softplus(x, threshold):
+    # Paddle switches to the identity above `threshold` (where log(1 + e^x) == x in float).
+    return np.where(x > threshold, x, np.logaddexp(0.0, x))
+
+
+def _mish(a, x):
+    return (x * np.tanh(_mish_softplus(x, a["threshold"]))).astype(x.dtype, copy=False)
+
+
+def _mish_grad(a, x, d):
+    t = np.tanh(_mish_softplus(x, a["threshold"]))
+    dsp = np.where(x > a["threshold"], 1.0, expit(x))
+    return (d * (t + x * (1 - t * t) * dsp)).astype(d.dtype, copy=False)
+
+
+def _celu(a, x):
+    alpha = a["alpha"]
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) / alpha)).astype(x.dtype)
+
+
+def _celu_grad(a, x, d):
+    return np.where(x > 0, d, d * np.exp(np.minimum(x, 0) / a["alpha"])).astype(d.dtype)
+
+
+def _logit_x(a, x):
+    eps = a["eps"]
+    return np.clip(x, eps, 1 - eps) if eps > 0 else x
+
+
+def _logit(a, x):
+    z = _logit_x(a, x)
+    return np.log(z / (1 - z)).astype(x.dtype)
+
+
+def _logit_grad(a, x, d):
+    eps = a["eps"]
+    inside = (x >= eps) & (x <= 1 - eps) if eps > 0 else np.ones(x.shape, bool)
+    return np.where(inside, d / (x * (1 - x)), 0).astype(d.dtype)
+
+
+# Paddle 2.x's activations.
+for _act in (
+    Activation("silu", "X * sigmoid(X)", _silu,
+               "dOut * s * (1 + X * (1 - s)), s = sigmoid(X)", _silu_grad, "X", True),
+    Activation("mish", "X * tanh(softplus(X)) (softplus(X) = X above threshold)", _mish,
+               "dOut * (t + X * (1 - t^2) * sigmoid(X)), t = tanh(softplus(X))", _mish_grad,
+               "X", True, FLOATS,
+               (Attr("threshold", "float", 20.0, "above it softplus(X) is taken as X"),)),
+    Activation("celu", "X if X > 0 else alpha * (exp(X / alpha) - 1)", _celu,
+               "dOut if X > 0 else dOut * exp(X / alpha)", _celu_grad, "X", True, FLOATS,
+               (Attr("alpha", "float", 1.0, "the scale of the negative part"),)),
+    Activation("logit", "log(z / (1 - z)), z = X clipped to [eps, 1 - eps] when eps > 0",
+               _logit, "dOut / (X (1 - X)) inside [eps, 1 - eps], else 0", _logit_grad,
+               "X", False, FLOATS, (Attr("eps", "float", 1e-6, "the clip of X"),)),
+):
+    register_activation(_act)
+
+
+log_softmax = register_op(
+    "log_softmax",
+    inputs=[In("X")],
+    outputs=[Out("Out", "X's shape: log of the softmax along axis")],
+    attrs=[Attr("axis", "int", -1, "the dim normalised over (negative counts from the end)")],
+    doc=__doc__,
+)
+
+
+def _axis(ctx, rank: int) -> int:
+    axis = ctx.attr("axis")
+    ctx.enforce(-max(rank, 1) <= axis < max(rank, 1),
+                f"axis must be in [{-max(rank, 1)}, {max(rank, 1)}), got {axis}")
+    return axis
+
+
+@log_softmax.infer_shape
+def _(ctx):
+    _axis(ctx, len(ctx.input_shape("X")))
+    ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+    ctx.share_lod("X", "Out")
+
+
+def log_softmax_of(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(x.dtype)
+
+
+@log_softmax.kernel(dtypes=FLOATS)
+def log_softmax_kernel(attrs, x):
+    return log_softmax_of(x, attrs["axis"])
+
+
+@log_softmax.grad_maker
+def _(g):
+    return [g.grad_op("log_softmax_grad",
+                      inputs={"Out": g.output("Out"), "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")}, attrs={"axis": g.attr("axis")})]
+
+
+log_softmax_grad = register_op(
+    "log_softmax_grad",
+    inputs=[In("Out"), In("Out@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=[Attr("axis", "int", -1)],
+    key_inputs=["Out@GRAD"],
+    doc="dX = dOut - exp(Out) * sum(dOut, axis).",
+)
+
+
+@log_softmax_grad.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", ctx.input_shape("Out@GRAD"), ctx.input_dtype("Out@GRAD"))
+
+
+@log_softmax_grad.kernel(dtypes=FLOATS)
+def log_softmax_grad_kernel(attrs, out, dout):
+    if out.ndim == 0:
+        return np.zeros_like(dout)
+    axis = attrs["axis"]
+    return (dout - np.exp(out) * dout.sum(axis=axis, keepdims=True)).astype(dout.dtype)

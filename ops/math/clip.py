@@ -15,14 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.storage import register_rowwise
-
-
-def _same_as_x(ctx):
-    ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
-    ctx.share_lod("X", "Out")
-
 
 clip = register_op(
     "clip",
@@ -38,7 +33,7 @@ clip = register_op(
 def _(ctx):
     ctx.enforce(ctx.attr("min") <= ctx.attr("max"),
                 f"attr min must be <= max, got min={ctx.attr('min')} and max={ctx.attr('max')}")
-    _same_as_x(ctx)
+    same_as_input(ctx)
 
 
 def clip_values(attrs, x: np.ndarray) -> np.ndarray:
@@ -90,7 +85,7 @@ clip_by_norm = register_op(
 @clip_by_norm.infer_shape
 def _(ctx):
     ctx.enforce(ctx.attr("max_norm") > 0, f"attr max_norm must be > 0, got {ctx.attr('max_norm')}")
-    _same_as_x(ctx)
+    same_as_input(ctx)
 
 
 def clip_norm_values(attrs, x: np.ndarray) -> np.ndarray:

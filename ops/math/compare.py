@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.broadcast import align_y, broadcast_shapes
+from paddle_ir.ops.broadcast import align_y, infer_binary
 from paddle_ir.ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out, register_op
 
 _COMPARE = {
@@ -33,16 +33,8 @@ _LOGICAL = {
 _BOOL = (np.dtype(np.bool_),)
 
 
-def _infer_binary(ctx):
-    out = broadcast_shapes(ctx.input_shape("X"), ctx.input_shape("Y"), ctx.attr("axis"))
-    if isinstance(out, str):
-        ctx.fail(out)
-    x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
-    ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
-                hint="insert a cast op")
-    ctx.set_output("Out", out, np.bool_)
-    ctx.share_lod("X", "Out")
+def _infer_compare(ctx):
+    infer_binary(ctx, out_dtype=np.bool_)
 
 
 def _binary_kernel(ufunc):
@@ -66,7 +58,7 @@ def _register_binary(op_type: str, formula: str, ufunc, dtypes) -> None:
                                                 "on the CPU")],
         doc=f"Out = {formula}, elementwise, as bool.\n\n{__doc__}",
     )
-    opdef.infer_shape(_infer_binary)
+    opdef.infer_shape(_infer_compare)
     opdef.kernel(dtypes=dtypes)(_binary_kernel(ufunc))
     opdef.grad_maker(_no_gradient)
 

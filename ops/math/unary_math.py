@@ -1,5 +1,7 @@
 """More elementwise unary ops (+ _grad), rows of the `Activation` table in ops/math/activation.py:
-rounding, trigonometry, reciprocals, erf and Fluid 1.7's shrinking/saturating activations.
+rounding, trigonometry, reciprocals, erf and Fluid 1.7's shrinking/saturating activations,
+and Paddle 2.x's log1p (Out = ln(1 + X)), expm1 (Out = exp(X) - 1), tan, sinh, cosh, asinh,
+acosh, atanh, log2, log10 and trunc.
 
 Rounding (floor, ceil, round) has a zero gradient, as in Paddle. Each row reads
 X or Out for its gradient; Out keeps X's shape, dtype and LoD. Rows whose f(0)
@@ -141,3 +143,31 @@ UNARY_MATH: tuple[Activation, ...] = (
 
 for _row in UNARY_MATH:
     register_activation(_row)
+
+
+# Paddle 2.x's other elementwise math (paddle.log1p, expm1, tan, sinh, ..., log2, trunc).
+for _act in (
+    Activation("log1p", "ln(1 + X)", lambda a, x: np.log1p(x),
+               "dOut / (1 + X)", lambda a, x, d: d / (1 + x), "X", True),
+    Activation("expm1", "exp(X) - 1", lambda a, x: np.expm1(x),
+               "dOut * (Out + 1)", lambda a, out, d: d * (out + 1), "Out", True),
+    Activation("tan", "tan(X)", lambda a, x: np.tan(x),
+               "dOut / cos(X)^2", lambda a, x, d: d / np.cos(x) ** 2, "X", True),
+    Activation("sinh", "sinh(X)", lambda a, x: np.sinh(x),
+               "dOut * cosh(X)", lambda a, x, d: d * np.cosh(x), "X", True),
+    Activation("cosh", "cosh(X)", lambda a, x: np.cosh(x),
+               "dOut * sinh(X)", lambda a, x, d: d * np.sinh(x), "X", False),
+    Activation("asinh", "asinh(X)", lambda a, x: np.arcsinh(x),
+               "dOut / sqrt(X^2 + 1)", lambda a, x, d: d / np.sqrt(x * x + 1), "X", True),
+    Activation("acosh", "acosh(X)", lambda a, x: np.arccosh(x),
+               "dOut / sqrt(X^2 - 1)", lambda a, x, d: d / np.sqrt(x * x - 1), "X", False),
+    Activation("atanh", "atanh(X)", lambda a, x: np.arctanh(x),
+               "dOut / (1 - X^2)", lambda a, x, d: d / (1 - x * x), "X", True),
+    Activation("log2", "log2(X)", lambda a, x: np.log2(x),
+               "dOut / (X ln 2)", lambda a, x, d: d / (x * np.log(2.0)), "X", False),
+    Activation("log10", "log10(X)", lambda a, x: np.log10(x),
+               "dOut / (X ln 10)", lambda a, x, d: d / (x * np.log(10.0)), "X", False),
+    Activation("trunc", "X rounded towards zero", lambda a, x: np.trunc(x),
+               "0", lambda a, _, d: np.zeros_like(d), None, True),
+):
+    register_activation(_act)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.kinds import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS
+from paddle_ir.core.kinds import STYPE_CSR, STYPE_DENSE, STYPE_SELECTED_ROWS, var_type_name
 from paddle_ir.core.segments import group_by_key, segment_sum
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import CSR, LOD_TENSOR, SELECTED_ROWS, dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-from paddle_ir.ops.storage import unique_rows, var_type_name
+from paddle_ir.ops.storage import unique_rows
 
 # --- the math, shared with other ops' CSR kernels ------------------------------------------
 

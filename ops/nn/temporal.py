@@ -10,15 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.sequence_ops.sequence_common import require_lod, segment_ids
 from paddle_ir.ops.simple_op import register_simple
-
-
-def _same(ctx, src="X", dst="Out"):
-    ctx.set_output(dst, ctx.input_shape(src), ctx.input_dtype(src))
-    ctx.share_lod(src, dst)
-
 
 # -- temporal_shift --------------------------------------------------------------------------
 
@@ -44,7 +39,7 @@ def _infer_tshift(ctx):
     ctx.enforce(seg >= 1 and (shape[0] < 0 or shape[0] % seg == 0),
                 f"X.shape[0] must be a multiple of seg_num {seg}, got {list(shape)}")
     ctx.enforce(0 < ctx.attr("shift_ratio") < 0.5, "shift_ratio must be in (0, 0.5)")
-    _same(ctx)
+    same_as_input(ctx)
 
 
 register_simple(
@@ -63,7 +58,7 @@ def _infer_row_conv(ctx):
     x, f = ctx.input_shape("X"), ctx.input_shape("Filter")
     ctx.enforce(len(x) == 2 and len(f) == 2 and (x[1] < 0 or f[1] < 0 or x[1] == f[1]),
                 f"X [T, D] and Filter [future + 1, D] expected, got {list(x)}, {list(f)}")
-    _same(ctx)
+    same_as_input(ctx)
 
 
 def _row_conv_terms(x: LoDTensor, k: int):

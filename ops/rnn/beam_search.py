@@ -1,5 +1,6 @@
 """beam_search and beam_search_decode: one step of beam search over a 2-level LoD, and the
-backtrace of the stored steps into sentences (Paddle's machine-translation decoder).
+backtrace of the stored steps into sentences (Paddle's machine-translation decoder); and
+gather_tree, the same backtrace over dense [T, B, beam] arrays.
 
 beam_search. The rows of `scores` [M, K] are the live prefixes (one row per
 prefix, K candidates each); its LoD level `level`, taken in absolute rows,
@@ -30,18 +31,28 @@ end_id tokens (a finished prefix carried forward) keeps its first one.
 
 with each source's sentences sorted by their last score, best first, and
 every word's score the accumulated score at that step.
+
+gather_tree. Ids and Parents are [T, B, beam] (a step's ids and the beam each extends):
+Out[t, b, k] = the id at step t on the path that ends in beam k at the last step, read
+backwards from T - 1 through Parents.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.errors import KernelError
 from paddle_ir.core.limits import check_allocation
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.tensor_array import LoDTensorArray
 from paddle_ir.ops.context import shape_str
-from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-from paddle_ir.ops.sequence_ops.sequence_common import lod_error, offsets_of, segment_ids
+from paddle_ir.ops.registry import FLOATS, INTS, Attr, In, Out, register_op
+from paddle_ir.ops.sequence_ops.sequence_common import (
+    lod_error,
+    offsets_of,
+    segment_ids,
+)
+from paddle_ir.ops.simple_op import register_simple
 
 beam_search = register_op(
     "beam_search",
@@ -215,3 +226,34 @@ def beam_search_decode_kernel(attrs, ids: LoDTensorArray, scores: LoDTensorArray
 
 
 beam_search_decode.grad_maker(lambda g: [])
+
+
+# --- gather_tree -----------------------------------------------------------------------------
+
+def _infer_gather_tree(ctx):
+    ids, parents = ctx.input_shape("Ids"), ctx.input_shape("Parents")
+    ctx.enforce(len(ids) == 3 and list(ids) == list(parents),
+                f"Ids and Parents must be [T, B, beam] alike, got {list(ids)}, {list(parents)}")
+    ctx.set_output("Out", ids, ctx.input_dtype("Ids"))
+
+
+def _gather_tree(attrs, ids, parents):
+    steps = ids.shape[0]
+    out = np.empty_like(ids)
+    if steps == 0:
+        return out
+    beam = np.broadcast_to(np.arange(ids.shape[2]), ids.shape[1:]).copy()
+    batch = np.arange(ids.shape[1])[:, None]
+    if parents.size and (parents.min() < 0 or parents.max() >= ids.shape[2]):
+        raise KernelError(f"gather_tree: Parents holds beam indices in [{int(parents.min())}, "
+                          f"{int(parents.max())}], outside [0, {ids.shape[2]}) (the beam width)")
+    for t in range(steps - 1, -1, -1):  # one vectorised step per time step
+        out[t] = ids[t][batch, beam]
+        beam = parents[t][batch, beam]
+    return out
+
+
+register_simple(
+    "gather_tree", [In("Ids", "[T, B, beam]"), In("Parents", "[T, B, beam]")],
+    [Out("Out", "[T, B, beam] full paths")], [], _infer_gather_tree, _gather_tree,
+    dtypes=INTS, doc=__doc__)

@@ -6,6 +6,9 @@ offsets[i + 1] of the tensor. Sums over segments go through
 through `segment_extreme` below, which reduces aligned blocks of rows with
 one strided numpy pass and only handles the ragged ends separately, because
 `np.maximum.reduceat` along axis 0 costs a ufunc call per row.
+
+`keep_per_sequence` and `infer_lod_ids` serve the ops that drop ids from each
+sequence (ctc_align, sequence_erase).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError, OpLocation
+from paddle_ir.core.lod_tensor import LoDTensor
 
 
 def lod_feed_hint(name: str, levels: int = 1) -> str:
@@ -171,3 +175,20 @@ def segment_argmax(x: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.n
     first[lengths == 0] = -1
     return best.reshape((n,) + x.shape[1:]), first.astype(np.int32, copy=False).reshape(
         (n,) + x.shape[1:])
+
+
+# --- ids kept per sequence (ctc_align, sequence_erase) ------------------------------------------
+
+def keep_per_sequence(x: LoDTensor, keep: np.ndarray) -> LoDTensor:
+    """The rows of x where `keep` holds, with the last LoD level's lengths shrunk to match."""
+    offsets = x.offsets[-1]
+    kept = np.bincount(segment_ids(offsets)[keep], minlength=offsets.size - 1)
+    return LoDTensor.unchecked(x.numpy()[keep], x.offsets[:-1] + (offsets_of(kept),))
+
+
+def infer_lod_ids(ctx, slot="Input", out="Output"):
+    """Output `out` holds some of input `slot`'s rows (unknown how many) and its LoD levels."""
+    require_lod(ctx, slot)
+    shape = ctx.input_shape(slot)
+    ctx.set_output(out, (-1,) + tuple(shape[1:]), ctx.input_dtype(slot))
+    ctx.set_output_lod_level(out, ctx.input_lod_level(slot))

@@ -17,13 +17,13 @@ from paddle_ir.core.errors import StorageTypeError
 from paddle_ir.core.kinds import (
     STYPE_CSR,
     STYPE_SELECTED_ROWS,
+    VAR_TYPE_OF_STYPE,
     canonical_stype,
     storage_type,
     tostype,
 )
 from paddle_ir.ops.context import CSR, LOD_TENSOR
 from paddle_ir.ops.registry import ALL_DTYPES, DENSE, Attr, In, Out, register_op
-from paddle_ir.ops.storage import VAR_TYPE_OF_STYPE
 
 cast_storage = register_op(
     "cast_storage",

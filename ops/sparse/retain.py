@@ -16,11 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import InvalidSelectedRowsError
-from paddle_ir.core.kinds import STYPE_SELECTED_ROWS
+from paddle_ir.core.kinds import STYPE_SELECTED_ROWS, var_type_name
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import SELECTED_ROWS
 from paddle_ir.ops.registry import ALL_DTYPES, In, Out, register_op
-from paddle_ir.ops.storage import var_type_name
 
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 

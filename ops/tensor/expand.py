@@ -1,10 +1,13 @@
-"""expand (+ _grad): tile X expand_times[i] times along each dim i (Paddle's expand op).
+"""expand and expand_as (+ grads): tile X expand_times[i] times along each dim i (Paddle's
+expand op), or to target_tensor's shape (expand_as).
 
     Out = np.tile(X, expand_times),   Out.shape[i] = X.shape[i] * expand_times[i]
     dX = dOut summed over the copies: dOut viewed as [t_0, x_0, t_1, x_1, ...], summed
          over the t axes
 
 Out keeps X's LoD when its first dim is unchanged (expand_times[0] == 1), as in Paddle.
+expand_as: Out = X tiled to target_tensor's shape (each dim a multiple of X's); dX sums the
+tiles.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
-from paddle_ir.ops.context import shape_str
-from paddle_ir.ops.registry import NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.context import dims_known, shape_str
+from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.simple_op import register_simple
 
 expand = register_op(
     "expand",
@@ -79,3 +83,28 @@ def expand_grad_kernel(attrs, x: LoDTensor, dout: LoDTensor):
     split = [v for t, d in zip(times, shape, strict=True) for v in (t, d)]
     dx = dout.numpy().reshape(split).sum(axis=tuple(range(0, 2 * len(shape), 2)))
     return LoDTensor.unchecked(dx.astype(dout.dtype, copy=False), x.offsets)
+
+
+# -- expand_as -------------------------------------------------------------------------------
+
+def _infer_expand_as(ctx):
+    x, t = ctx.input_shape("X"), ctx.input_shape("target_tensor")
+    ctx.enforce(len(x) == len(t), f"X and target_tensor must have one rank, got {list(x)} "
+                f"and {list(t)}")
+    ctx.enforce(all(not dims_known(a, b) or (a > 0 and b % a == 0) for a, b in zip(x, t,
+                                                                             strict=True)),
+                f"each target dim must be a multiple of X's, got X {list(x)}, target {list(t)}")
+    ctx.set_output("Out", t, ctx.input_dtype("X"))
+
+
+def _expand_as_grad(attrs, x, target, dout):
+    reps = [b // a for a, b in zip(x.shape, dout.shape, strict=True)]
+    split = dout.reshape([v for r, d in zip(reps, x.shape, strict=True) for v in (r, d)])
+    return split.sum(axis=tuple(range(0, split.ndim, 2))).astype(dout.dtype)
+
+
+register_simple(
+    "expand_as", [In("X"), In("target_tensor", "gives the shape")],
+    [Out("Out", "target_tensor's shape")], [], _infer_expand_as,
+    lambda attrs, x, t: np.tile(x, [b // a for a, b in zip(x.shape, t.shape, strict=True)]),
+    backward=_expand_as_grad, wrt=["X"], dtypes=FLOATS, doc=__doc__)

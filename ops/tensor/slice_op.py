@@ -1,4 +1,5 @@
-"""slice (+ slice_grad): Out = Input[starts:ends] along `axes`, Paddle's rules.
+"""slice and strided_slice (+ grads): Out = Input[starts:ends] along `axes`, Paddle's
+rules; strided_slice: Out = Input[starts:ends:strides] on `axes` (Python slicing rules).
 
 For each axis a in `axes` with start s and end e: a negative s or e counts
 from the end (adds Input.shape[a]); both are then clamped to [0, dim], so
@@ -11,7 +12,7 @@ time only, so the sliced dims are -1 at build time. `infer_flags` is Paddle's
 record of which starts/ends came from tensors; it does not change results.
 
 Out keeps Input's LoD unless axis 0 is sliced. dInput is zero except for the
-sliced window, which holds dOut.
+sliced window, which holds dOut (for both ops).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.simple_op import register_simple
 
 _TENSOR_INPUTS = [
     In("StartsTensor", "int tensor [len(axes)]; overrides starts", dispensable=True),
@@ -151,3 +153,43 @@ def slice_grad_dense(attrs, x, starts_t, ends_t, starts_list, ends_list, dout):
     index = window(attrs, x.shape, starts_t, ends_t, starts_list, ends_list)
     dx[index] = dout.reshape(dx[index].shape)
     return dx
+
+
+# -- strided_slice ---------------------------------------------------------------------------
+
+def _slices(attrs, shape):
+    index = [slice(None)] * len(shape)
+    for axis, start, end, stride in zip(attrs["axes"], attrs["starts"], attrs["ends"],
+                                        attrs["strides"], strict=True):
+        index[axis] = slice(start, end, stride)
+    return tuple(index)
+
+
+def _infer_strided(ctx):
+    shape = list(ctx.input_shape("Input"))
+    lists = [ctx.attr(k) for k in ("axes", "starts", "ends", "strides")]
+    ctx.enforce(len({len(v) for v in lists}) == 1,
+                f"axes, starts, ends and strides must have one length, got "
+                f"{[len(v) for v in lists]}")
+    ctx.enforce(all(s != 0 for s in ctx.attr("strides")), "strides must not be 0")
+    for axis, start, end, stride in zip(*lists, strict=True):
+        ctx.enforce(0 <= axis < len(shape), f"axis {axis} is out of range for rank "
+                    f"{len(shape)}")
+        if shape[axis] >= 0:
+            shape[axis] = len(range(*slice(start, end, stride).indices(shape[axis])))
+    ctx.set_output("Out", shape, ctx.input_dtype("Input"))
+
+
+def _strided_grad(attrs, x, dout):
+    dx = np.zeros(x.shape, dtype=dout.dtype)
+    dx[_slices(attrs, x.shape)] = dout
+    return dx
+
+
+register_simple(
+    "strided_slice", [In("Input")], [Out("Out", "the strided slice")],
+    [Attr("axes", "ints", [], "the sliced axes"), Attr("starts", "ints", [], "per axis"),
+     Attr("ends", "ints", [], "per axis, exclusive"), Attr("strides", "ints", [], "per axis")],
+    _infer_strided,
+    lambda attrs, x: x[_slices(attrs, x.shape)].copy(),
+    backward=_strided_grad, wrt=["Input"], dtypes=ALL_DTYPES, doc=__doc__)

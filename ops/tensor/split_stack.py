@@ -1,4 +1,5 @@
-"""split and stack (+ stack_grad); split's gradient is a concat, as in Paddle.
+"""split, stack and unbind (+ stack_grad, unbind_grad); split's gradient is a concat, as in
+Paddle.
 
 split: X cut along `axis` into the outputs Out[0..k). Either `num` > 0 equal
 parts (X.shape[axis] must divide by it), or `sections` (one entry may be -1,
@@ -9,6 +10,9 @@ they decide are -1 at build time.
 
 stack: Y = the inputs X[0..k) (one shape, one dtype) joined along a NEW axis
 `axis` (in [-(rank+1), rank+1)); dX[i] = dY's slice i along that axis.
+
+unbind: Out[k] = X.take(k, axis), one output per entry of X along axis (the axis removed);
+dX = stack(dOut, axis).
 """
 
 from __future__ import annotations
@@ -192,3 +196,62 @@ def _(ctx):
 def stack_grad_dense(attrs, dy):
     axis = attrs["axis"] % dy.ndim
     return [np.take(dy, i, axis=axis) for i in range(dy.shape[axis])]
+
+
+# --- unbind -----------------------------------------------------------------------------
+
+unbind = register_op(
+    "unbind",
+    inputs=[In("X")],
+    outputs=[Out("Out", "X.shape[axis] tensors of X's shape without axis", duplicable=True)],
+    attrs=[Attr("axis", "int", 0, "the dim split (negative counts from the end)")],
+    doc=__doc__,
+)
+
+
+@unbind.infer_shape
+def _(ctx):
+    x = ctx.input_shape("X")
+    rank = len(x)
+    axis = ctx.attr("axis")
+    ctx.enforce(rank >= 1 and -rank <= axis < rank,
+                f"axis must be in [{-rank}, {rank}) for X {shape_str(x)}, got {axis}")
+    axis %= rank
+    n = len(ctx.output_names("Out"))
+    ctx.enforce(x[axis] < 0 or x[axis] == n,
+                f"unbind needs X.shape[{axis}] = {x[axis]} outputs Out, got {n}")
+    for k in range(n):
+        ctx.set_output("Out", [d for j, d in enumerate(x) if j != axis], ctx.input_dtype("X"),
+                       i=k)
+
+
+@unbind.kernel(dtypes=ALL_DTYPES)
+def unbind_kernel(attrs, x):
+    axis = attrs["axis"] % x.ndim
+    return [np.ascontiguousarray(np.take(x, k, axis=axis)) for k in range(x.shape[axis])]
+
+
+@unbind.grad_maker
+def _(g):
+    return [g.grad_op("unbind_grad", inputs={"X": g.input("X"), "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")}, attrs={"axis": g.attr("axis")})]
+
+
+unbind_grad = register_op(
+    "unbind_grad",
+    inputs=[In("X", no_need_buffer=True), In("Out@GRAD", duplicable=True)],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=[Attr("axis", "int", 0)],
+    key_inputs=["X"],
+    doc="dX = stack(dOut, axis).",
+)
+
+
+@unbind_grad.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+
+@unbind_grad.kernel(dtypes=FLOATS)
+def unbind_grad_kernel(attrs, x, douts):
+    return np.stack(list(douts), axis=attrs["axis"] % x.ndim).astype(x.dtype, copy=False)

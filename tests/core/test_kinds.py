@@ -42,11 +42,11 @@ def test_storage_names_agree_with_the_public_storage_type():
     assert pir.storage_type(values[kinds.LOD_TENSOR_ARRAY]) == kinds.STYPE_TENSOR_ARRAY
 
 
-def test_the_registry_old_storage_names_still_resolve_with_a_warning():
+def test_the_registry_old_storage_names_are_gone():
+    """Storage types are named by paddle_ir.core.kinds alone (STYPE_SELECTED_ROWS ...)."""
     from paddle_ir.ops import registry
 
-    with pytest.warns(DeprecationWarning, match="import STYPE_SELECTED_ROWS from "
-                                                "paddle_ir.core.kinds"):
-        assert registry.SELECTED_ROWS == kinds.STYPE_SELECTED_ROWS == "selected_rows"
+    with pytest.raises(AttributeError, match="has no attribute 'SELECTED_ROWS'"):
+        registry.SELECTED_ROWS  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute 'NOPE'"):
         registry.NOPE  # noqa: B018

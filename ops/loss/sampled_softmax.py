@@ -1,7 +1,5 @@
-"""Losses with structure: center_loss, hierarchical_sigmoid, nce, sample_logits, warpctc.
+"""Losses over a sample of the classes or a tree of them, for large vocabularies (+ grads):
 
-    center_loss  Diff = X - Centers[label]; Loss = |Diff|^2 / 2 per row; with update_center,
-                 CentersOut[c] = Centers[c] + rate * sum_{i: label_i = c} Diff_i / (1 + n_c)
     hierarchical_sigmoid  Paddle's default complete binary tree over num_classes leaves:
                  code = label + num_classes; for bit j < floor(log2 code): node
                  (code >> (j + 1)) - 1, target bit (code >> j) & 1; pre = x . W[node] +
@@ -11,8 +9,6 @@
                  true -log(o / (o + k q)) + sum over negatives -log(k q / (o + k q))
     sample_logits  [true labels, num_samples classes drawn log-uniformly] columns of Logits
                  minus log Q(c) (accidental hits of a true label set to -1e20)
-    warpctc      CTC: -log p(label | logits) per sequence, blank `blank`; the gradient w.r.t.
-                 the logits (softmax - posterior occupancy) is computed with the loss
 """
 
 from __future__ import annotations
@@ -20,9 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
-from paddle_ir.core.lod_tensor import LoDTensor
-from paddle_ir.ops.registry import INTS, Attr, In, Out
-from paddle_ir.ops.sequence_ops.sequence_common import lengths_of, require_lod
+from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
 
 
@@ -31,42 +25,6 @@ def _labels(label, bound: int, op: str) -> np.ndarray:
     if lab.size and (lab.min() < 0 or lab.max() >= bound):
         raise KernelError(f"{op}: labels must lie in [0, {bound})")
     return lab
-
-
-# -- center_loss -----------------------------------------------------------------------------
-
-def _infer_center(ctx):
-    x, c = ctx.input_shape("X"), ctx.input_shape("Centers")
-    ctx.enforce(len(x) == 2 and len(c) == 2 and (x[1] < 0 or c[1] < 0 or x[1] == c[1]),
-                f"X [N, D] and Centers [C, D] expected, got {list(x)} and {list(c)}")
-    ctx.set_output("SampleCenterDiff", x, ctx.input_dtype("X"))
-    ctx.set_output("Loss", (x[0], 1), ctx.input_dtype("X"))
-    ctx.set_output("CentersOut", c, ctx.input_dtype("Centers"))
-
-
-def _center(attrs, x, label, centers, rate):
-    lab = _labels(label, centers.shape[0], "center_loss")
-    diff = x - centers[lab]
-    loss = 0.5 * np.sum(diff * diff, axis=1, keepdims=True)
-    new = centers.copy()
-    if attrs["need_update"]:
-        count = np.bincount(lab, minlength=centers.shape[0])
-        total = np.zeros_like(centers)
-        np.add.at(total, lab, diff)
-        new += float(np.asarray(rate).reshape(-1)[0]) * total / (1 + count)[:, None]
-    return diff, loss, new
-
-
-register_simple(
-    "center_loss", [In("X", "[N, D] features"), In("Label", "[N, 1] int"),
-                    In("Centers", "[C, D] class centers (persistable)"),
-                    In("CenterUpdateRate", "[1] alpha")],
-    [Out("SampleCenterDiff", "X - Centers[label]"), Out("Loss", "[N, 1]"),
-     Out("CentersOut", "the updated centers (the Centers variable)")],
-    [Attr("cluster_num", "int", 0, "C"), Attr("need_update", "bool", True, "move the centers")],
-    _infer_center, _center,
-    backward=lambda attrs, x, label, centers, rate, diff, dloss: diff * dloss.reshape(-1, 1),
-    wrt=["X"], out_slot="Loss", keep=["SampleCenterDiff"], doc=__doc__)
 
 
 # -- hierarchical_sigmoid --------------------------------------------------------------------
@@ -267,100 +225,3 @@ register_simple(
      Attr("remove_accidental_hits", "bool", True, "mask samples equal to a true label")],
     _infer_sample_logits, _sample_logits, backward=_sample_logits_grad, wrt=["Logits"],
     out_slot="SampledLogits", keep=["Samples"], doc=__doc__)
-
-
-# -- warpctc ---------------------------------------------------------------------------------
-
-def _ctc_one(logp: np.ndarray, label: np.ndarray, blank: int):
-    """(loss, d loss / d logits) for one sequence; logp [T, C] log-softmax."""
-    steps = logp.shape[0]
-    ext = np.full(2 * label.size + 1, blank, dtype=np.int64)
-    ext[1::2] = label
-    s = ext.size
-    skip = np.zeros(s, dtype=bool)
-    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
-    neg = -np.inf
-    alpha = np.full((steps, s), neg)
-    alpha[0, 0] = logp[0, ext[0]]
-    if s > 1:
-        alpha[0, 1] = logp[0, ext[1]]
-    for t in range(1, steps):
-        a = alpha[t - 1]
-        prev1 = np.concatenate([[neg], a[:-1]])
-        prev2 = np.where(skip, np.concatenate([[neg, neg], a[:-2]]), neg)
-        alpha[t] = np.logaddexp(np.logaddexp(a, prev1), prev2) + logp[t, ext]
-    beta = np.full((steps, s), neg)
-    beta[-1, -1] = logp[-1, ext[-1]]
-    if s > 1:
-        beta[-1, -2] = logp[-1, ext[-2]]
-    skip_next = np.zeros(s, dtype=bool)
-    skip_next[:-2] = skip[2:]
-    for t in range(steps - 2, -1, -1):
-        b = beta[t + 1]
-        next1 = np.concatenate([b[1:], [neg]])
-        next2 = np.where(skip_next, np.concatenate([b[2:], [neg, neg]]), neg)
-        beta[t] = np.logaddexp(np.logaddexp(b, next1), next2) + logp[t, ext]
-    ll = np.logaddexp(alpha[-1, -1], alpha[-1, -2]) if s > 1 else alpha[-1, -1]
-    if not np.isfinite(ll):
-        raise KernelError(f"warpctc: the label of length {label.size} cannot be aligned to "
-                          f"{steps} steps")
-    occupancy = alpha + beta - logp[:, ext]  # log sum over paths through (t, s)
-    post = np.zeros_like(logp)
-    for k in np.unique(ext):  # a handful of distinct labels per sequence
-        cols = ext == k
-        post[:, k] = np.exp(np.logaddexp.reduce(occupancy[:, cols], axis=1) - ll)
-    grad = np.exp(logp) - post
-    return -ll, grad
-
-
-def _warpctc(attrs, logits: LoDTensor, label: LoDTensor):
-    x = logits.numpy().astype(np.float64)
-    lo, bo = logits.offsets[-1], label.offsets[-1]
-    if lo.size != bo.size:
-        raise KernelError(f"warpctc: Logits has {lo.size - 1} sequences but Label has "
-                          f"{bo.size - 1}")
-    lab = label.numpy().reshape(-1)
-    if lab.size and (lab.min() < 0 or lab.max() >= x.shape[1]):
-        raise KernelError(f"warpctc: Label holds ids in [{int(lab.min())}, {int(lab.max())}], "
-                          f"outside the class range [0, {x.shape[1]}) of Logits")
-    shifted = x - x.max(axis=1, keepdims=True)
-    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    loss = np.zeros((lo.size - 1, 1))
-    grad = np.zeros_like(x)
-    for k in range(lo.size - 1):
-        sl = slice(lo[k], lo[k + 1])
-        loss[k, 0], g = _ctc_one(logp[sl], lab[bo[k]:bo[k + 1]], attrs["blank"])
-        if attrs["norm_by_times"]:
-            g = g / max(lo[k + 1] - lo[k], 1)
-        grad[sl] = g
-    dtype = logits.dtype
-    return (LoDTensor.unchecked(grad.astype(dtype), logits.offsets),
-            LoDTensor.unchecked(loss.astype(dtype)))
-
-
-def _warpctc_grad(attrs, logits, label, grad, dloss):
-    lengths = lengths_of(logits.offsets[-1])
-    per_row = np.repeat(dloss.numpy().reshape(-1), lengths)[:, None]
-    return LoDTensor.unchecked((grad.numpy() * per_row).astype(grad.dtype), logits.offsets)
-
-
-def _infer_warpctc(ctx):
-    require_lod(ctx, "Logits")
-    require_lod(ctx, "Label")
-    ctx.enforce(ctx.input_dtype("Label") in INTS, "Label must be int32 or int64")
-    classes, blank = ctx.input_shape("Logits")[-1], ctx.attr("blank")
-    ctx.enforce(0 <= blank and (classes < 0 or blank < classes),
-                f"blank must be a class id in [0, {classes}) (Logits' last dim), got {blank}")
-    ctx.set_output("WarpCTCGrad", ctx.input_shape("Logits"), ctx.input_dtype("Logits"))
-    ctx.share_lod("Logits", "WarpCTCGrad")
-    ctx.set_output("Loss", (-1, 1), ctx.input_dtype("Logits"))
-
-
-register_simple(
-    "warpctc", [In("Logits", "[T, C + 1] unnormalized, with a LoD"),
-                In("Label", "int ids with a LoD")],
-    [Out("WarpCTCGrad", "d loss / d Logits"), Out("Loss", "[nseq, 1]")],
-    [Attr("blank", "int", 0, "the blank id"),
-     Attr("norm_by_times", "bool", False, "divide the gradient by the sequence length")],
-    _infer_warpctc, _warpctc, backward=_warpctc_grad, wrt=["Logits"], out_slot="Loss",
-    keep=["WarpCTCGrad"], lod=True, doc=__doc__)

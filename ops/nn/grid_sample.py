@@ -1,16 +1,9 @@
-"""affine_grid, grid_sampler, spectral_norm (+ grads) and similarity_focus.
+"""Sampling an image at a grid of points (+ grads):
 
     affine_grid      Output[n, h, w] = Theta[n] @ [x_w, y_h, 1], with x, y on linspace(-1, 1)
                      over W and H (corners aligned); dTheta sums dOutput outer the base grid
     grid_sampler     Output[n, c, i, j] = bilinear sample of X[n, c] at Grid[n, i, j] = (x, y) in
                      [-1, 1], pixel (x + 1)(W - 1) / 2, (y + 1)(H - 1) / 2; zeros outside
-    spectral_norm    Out = W / sigma, sigma = u^T W v after power_iters power iterations
-                     (W viewed as [dim size, rest]); U and V are read, not updated; dW treats
-                     u, v as constants: (dOut - <dOut, W> / sigma u v^T) / sigma
-    similarity_focus for each index, the slice of X at it along `axis` is scanned greedily for
-                     its largest remaining value whose row and column are both unused; every
-                     chosen (row, col) is set to 1 across the axis (the masks of all indexes
-                     are OR-ed)
 """
 
 from __future__ import annotations
@@ -23,7 +16,6 @@ from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
 
 # -- affine_grid -----------------------------------------------------------------------------
-
 
 def _base_grid(h: int, w: int) -> np.ndarray:
     ys, xs = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
@@ -137,101 +129,3 @@ register_simple(
     "grid_sampler", [In("X", "[N, C, H, W]"), In("Grid", "[N, H', W', 2] in [-1, 1]")],
     [Out("Output", "[N, C, H', W']")], [], _infer_grid_sampler, _grid_sample,
     backward=_grid_sample_grad, wrt=["X", "Grid"], out_slot="Output", doc=__doc__)
-
-
-# -- spectral_norm ---------------------------------------------------------------------------
-
-def _as_matrix(w, dim):
-    moved = np.moveaxis(w, dim, 0)
-    return moved.reshape(moved.shape[0], -1), moved.shape
-
-
-def _power(mat, u, v, iters, eps):
-    u, v = u.astype(np.float64), v.astype(np.float64)
-    for _ in range(iters):
-        v = mat.T @ u
-        v = v / (np.linalg.norm(v) + eps)
-        u = mat @ v
-        u = u / (np.linalg.norm(u) + eps)
-    return u, v, float(u @ mat @ v)
-
-
-def _spectral(attrs, w, u, v):
-    mat, moved = _as_matrix(w.astype(np.float64), attrs["dim"])
-    u, v, sigma = _power(mat, u.reshape(-1), v.reshape(-1), attrs["power_iters"], attrs["eps"])
-    out = (mat / sigma).reshape(moved)
-    return np.moveaxis(out, 0, attrs["dim"]).astype(w.dtype)
-
-
-def _spectral_grad(attrs, w, u, v, dout):
-    mat, moved = _as_matrix(w.astype(np.float64), attrs["dim"])
-    dmat, _ = _as_matrix(dout.astype(np.float64), attrs["dim"])
-    u, v, sigma = _power(mat, u.reshape(-1), v.reshape(-1), attrs["power_iters"], attrs["eps"])
-    dw = (dmat - np.sum(dmat * mat) / sigma * np.outer(u, v)) / sigma
-    return np.moveaxis(dw.reshape(moved), 0, attrs["dim"]).astype(w.dtype)
-
-
-def _infer_spectral(ctx):
-    w, u, v = ctx.input_shape("Weight"), ctx.input_shape("U"), ctx.input_shape("V")
-    dim = ctx.attr("dim")
-    ctx.enforce(0 <= dim < len(w), f"dim {dim} is out of range for Weight {list(w)}")
-    ctx.enforce(ctx.attr("power_iters") >= 0, "power_iters must be >= 0")
-    h = w[dim]
-    rest = int(np.prod([d for i, d in enumerate(w) if i != dim])) if all(d >= 0 for d in w) \
-        else -1
-    ctx.enforce(u[0] < 0 or h < 0 or u[0] == h, f"U must be [{h}], got {list(u)}")
-    ctx.enforce(v[0] < 0 or rest < 0 or v[0] == rest, f"V must be [{rest}], got {list(v)}")
-    ctx.set_output("Out", w, ctx.input_dtype("Weight"))
-
-
-register_simple(
-    "spectral_norm", [In("Weight"), In("U", "[h] left vector"), In("V", "[w] right vector")],
-    [Out("Out", "Weight / sigma")],
-    [Attr("dim", "int", 0, "the dim that becomes the rows"),
-     Attr("power_iters", "int", 1, "power iterations"),
-     Attr("eps", "float", 1e-12, "added to norms")],
-    _infer_spectral, _spectral, backward=_spectral_grad, wrt=["Weight"], doc=__doc__)
-
-
-# -- similarity_focus ------------------------------------------------------------------------
-
-def _focus_2d(t: np.ndarray) -> np.ndarray:
-    """The greedy row/column-exclusive picks of the largest values of a matrix."""
-    mask = np.zeros(t.shape, dtype=bool)
-    work = t.astype(np.float64).copy()
-    for _ in range(min(t.shape)):
-        r, c = np.unravel_index(np.argmax(work), work.shape)
-        mask[r, c] = True
-        work[r, :] = -np.inf
-        work[:, c] = -np.inf
-    return mask
-
-
-def _similarity_focus(attrs, x):
-    axis = attrs["axis"]
-    out = np.zeros_like(x)
-    moved = np.moveaxis(x, axis, 1)  # [N, A, B, C] with the focus axis at 1
-    out_m = np.moveaxis(out, axis, 1)
-    for n in range(x.shape[0]):
-        union = np.zeros(moved.shape[2:], dtype=bool)
-        for index in attrs["indexes"]:
-            if not 0 <= index < moved.shape[1]:
-                raise KernelError(f"similarity_focus: index {index} is out of range for "
-                                  f"axis {axis} of size {moved.shape[1]}")
-            union |= _focus_2d(moved[n, index])
-        out_m[n, :, union] = 1
-    return out
-
-
-def _infer_focus(ctx):
-    x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be 4-D, got {list(x)}")
-    ctx.enforce(ctx.attr("axis") in (1, 2, 3), f"axis must be 1, 2 or 3, got {ctx.attr('axis')}")
-    ctx.enforce(len(ctx.attr("indexes")) > 0, "indexes must not be empty")
-    ctx.set_output("Out", x, ctx.input_dtype("X"))
-
-
-register_simple(
-    "similarity_focus", [In("X", "[N, A, B, C]")], [Out("Out", "a 0/1 mask of X's shape")],
-    [Attr("axis", "int", 1, "1, 2 or 3"), Attr("indexes", "ints", [], "slices along axis")],
-    _infer_focus, _similarity_focus, doc=__doc__)

@@ -1,0 +1,89 @@
+"""CTC decoding and scoring over LoD sequences of int ids (no gradient):
+
+    ctc_align        per sequence: merge repeated ids (merge_repeated), then drop `blank`
+    edit_distance    Levenshtein distance of each hypothesis to its reference sequence
+                     (divided by the reference length when normalized)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.core.errors import KernelError
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.ops.registry import INTS, Attr, In, Out
+from paddle_ir.ops.sequence_ops.sequence_common import (
+    infer_lod_ids,
+    keep_per_sequence,
+    lengths_of,
+    require_lod,
+)
+from paddle_ir.ops.simple_op import register_simple
+
+
+def _ctc_align(attrs, x: LoDTensor) -> LoDTensor:
+    ids = x.numpy().reshape(-1)
+    offsets = x.offsets[-1]
+    starts = np.zeros(ids.size, dtype=bool)
+    starts[offsets[:-1][lengths_of(offsets) > 0]] = True
+    repeat = np.zeros(ids.size, dtype=bool)
+    repeat[1:] = ids[1:] == ids[:-1]
+    keep = ids != attrs["blank"]
+    if attrs["merge_repeated"]:
+        keep &= ~(repeat & ~starts)
+    return keep_per_sequence(x, keep)
+
+
+register_simple(
+    "ctc_align", [In("Input", "int ids [T, 1] with a LoD")], [Out("Output", "aligned ids")],
+    [Attr("blank", "int", 0, "the blank id"),
+     Attr("merge_repeated", "bool", True, "merge runs of one id")],
+    infer_lod_ids, _ctc_align, dtypes=INTS, lod=True, doc=__doc__)
+
+
+def levenshtein(a: np.ndarray, b: np.ndarray) -> int:
+    """The edit distance, one vectorised row of the table per element of a."""
+    prev = np.arange(b.size + 1)
+    cols = np.arange(1, b.size + 1)
+    for i, token in enumerate(a.tolist(), start=1):
+        # diagonal/up candidates, then the left-to-right insertions as a running minimum
+        best = np.minimum(prev[1:] + 1, prev[:-1] + (b != token))
+        row = np.empty_like(prev)
+        row[0] = i
+        row[1:] = np.minimum.accumulate(np.concatenate([[i], best]) - np.arange(b.size + 1))[
+            1:] + cols
+        prev = row
+    return int(prev[-1])
+
+
+def _edit_distance(attrs, hyps: LoDTensor, refs: LoDTensor):
+    ho, ro = hyps.offsets[-1], refs.offsets[-1]
+    if ho.size != ro.size:
+        raise KernelError(f"edit_distance: Hyps has {ho.size - 1} sequences but Refs has "
+                          f"{ro.size - 1}")
+    h, r = hyps.numpy().reshape(-1), refs.numpy().reshape(-1)
+    out = np.zeros((ho.size - 1, 1), dtype=np.float32)
+    for k in range(ho.size - 1):
+        d = float(levenshtein(h[ho[k]:ho[k + 1]], r[ro[k]:ro[k + 1]]))
+        ref_len = ro[k + 1] - ro[k]
+        if attrs["normalized"]:
+            if ref_len == 0:
+                raise KernelError("edit_distance: a reference sequence is empty, so the "
+                                  "normalized distance is undefined")
+            d /= ref_len
+        out[k, 0] = d
+    return LoDTensor.unchecked(out), LoDTensor.unchecked(np.asarray([ho.size - 1], dtype=np.int64))
+
+
+def _infer_edit_distance(ctx):
+    require_lod(ctx, "Hyps")
+    require_lod(ctx, "Refs")
+    ctx.set_output("Out", (-1, 1), np.float32)
+    ctx.set_output("SequenceNum", (1,), np.int64)
+
+
+register_simple(
+    "edit_distance", [In("Hyps", "int ids with a LoD"), In("Refs", "int ids with a LoD")],
+    [Out("Out", "[nseq, 1] float32"), Out("SequenceNum", "int64 [1]")],
+    [Attr("normalized", "bool", False, "divide by the reference length")],
+    _infer_edit_distance, _edit_distance, dtypes=INTS, lod=True, doc=__doc__)

@@ -1,0 +1,122 @@
+"""Random ops of Fluid 1.7 beyond fill.py's (no gradient); seed 0 draws a fresh seed:
+
+    gaussian_random_batch_size_like / uniform_random_batch_size_like
+                     random values of `shape` with one dim taken from Input's batch
+    random_crop      each instance's trailing dims cropped to `shape` at a random place
+    sampling_id      one class id per row drawn from the row's probabilities
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.core.dtypes import to_numpy_dtype
+from paddle_ir.ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out
+from paddle_ir.ops.simple_op import register_simple
+from paddle_ir.ops.tensor.fill import _rng, check_distribution
+
+# -- *_random_batch_size_like ----------------------------------------------------------------
+
+_BATCH_LIKE = [Attr("shape", "ints", [], "the output shape; output_dim_idx is replaced"),
+               Attr("input_dim_idx", "int", 0, "Input's dim to copy"),
+               Attr("output_dim_idx", "int", 0, "the output dim it becomes"),
+               Attr("dtype", "int", 5, "the output DataType"),
+               Attr("seed", "int", 0, "0: random; else fixed")]
+
+
+def _batch_shape(attrs_or_ctx, in_shape):
+    get = attrs_or_ctx.attr if hasattr(attrs_or_ctx, "attr") else attrs_or_ctx.__getitem__
+    shape = list(get("shape"))
+    shape[get("output_dim_idx")] = in_shape[get("input_dim_idx")]
+    return shape
+
+
+def _infer_batch_like(ctx):
+    in_shape = ctx.input_shape("Input")
+    i, o = ctx.attr("input_dim_idx"), ctx.attr("output_dim_idx")
+    ctx.enforce(0 <= i < len(in_shape) and 0 <= o < len(ctx.attr("shape")),
+                f"input_dim_idx {i} / output_dim_idx {o} out of range")
+    check_distribution(ctx)
+    ctx.set_output("Out", _batch_shape(ctx, in_shape), to_numpy_dtype(ctx.attr("dtype")))
+
+
+for _name, _extra, _draw in (
+    ("gaussian_random_batch_size_like",
+     [Attr("mean", "float", 0.0, "the mean"), Attr("std", "float", 1.0, "the deviation")],
+     lambda a, g, s: g.normal(a["mean"], a["std"], size=s)),
+    ("uniform_random_batch_size_like",
+     [Attr("min", "float", -1.0, "inclusive"), Attr("max", "float", 1.0, "exclusive")],
+     lambda a, g, s: g.uniform(a["min"], a["max"], size=s)),
+):
+    _op = register_simple(
+        _name, [In("Input", "its batch dim sizes Out")], [Out("Out", "random values")],
+        _BATCH_LIKE + _extra, _infer_batch_like,
+        lambda attrs, x, _d=_draw: _d(attrs, _rng(attrs["seed"]), _batch_shape(
+            attrs, x.shape)).astype(to_numpy_dtype(attrs["dtype"])),
+        dtypes=ALL_DTYPES, doc=__doc__)
+    _op.dtype_from = "Input"
+
+
+# -- random_crop -----------------------------------------------------------------------------
+
+def _infer_random_crop(ctx):
+    x, shape = list(ctx.input_shape("X")), list(ctx.attr("shape"))
+    ctx.enforce(0 < len(shape) <= len(x), f"shape must crop X's trailing dims, got {shape} "
+                f"for X {x}")
+    lead = len(x) - len(shape)
+    ctx.enforce(all(d < 0 or s <= d for d, s in zip(x[lead:], shape, strict=True)),
+                f"crop shape {shape} exceeds X's dims {x[lead:]}")
+    ctx.set_output("Out", x[:lead] + shape, ctx.input_dtype("X"))
+    ctx.set_output("SeedOut", (1,), np.int64)
+
+
+def _random_crop(attrs, x, seed):
+    shape = list(attrs["shape"])
+    lead = x.ndim - len(shape)
+    # A negative seed is taken as its 64-bit pattern (numpy refuses it; C++ casts it).
+    gen = np.random.default_rng(int(np.asarray(seed).reshape(-1)[0]) % 2**64)
+    batch = x.reshape((-1,) + x.shape[lead:])
+    out = np.empty((batch.shape[0],) + tuple(shape), dtype=x.dtype)
+    starts = [gen.integers(0, d - s + 1, size=batch.shape[0])
+              for d, s in zip(x.shape[lead:], shape, strict=True)]
+    grids = np.meshgrid(*[np.arange(s) for s in shape], indexing="ij")
+    index = [np.arange(batch.shape[0]).reshape((-1,) + (1,) * len(shape))]
+    index += [st.reshape((-1,) + (1,) * len(shape)) + g[None] for st, g in zip(starts, grids,
+                                                                              strict=True)]
+    out[...] = batch[tuple(index)]
+    next_seed = np.asarray([gen.integers(1, 2 ** 31)], dtype=np.int64)
+    return out.reshape(x.shape[:lead] + tuple(shape)), next_seed
+
+
+register_simple(
+    "random_crop", [In("X"), In("Seed", "int64 [1]")],
+    [Out("Out", "cropped"), Out("SeedOut", "the next seed")],
+    [Attr("shape", "ints", [], "the crop of X's trailing dims")],
+    _infer_random_crop, _random_crop, dtypes=NUMERIC, doc=__doc__)
+
+
+# -- sampling_id -----------------------------------------------------------------------------
+
+def _infer_sampling_id(ctx):
+    x = ctx.input_shape("X")
+    ctx.enforce(len(x) == 2 and x[1] != 0, f"X must be [N, C] probabilities with C >= 1, got "
+                                           f"{list(x)}")
+    ctx.enforce(ctx.attr("min") <= ctx.attr("max"),
+                f"min must be <= max, got min={ctx.attr('min')} and max={ctx.attr('max')}")
+    ctx.set_output("Out", (x[0],), np.int64)
+
+
+def _sampling_id(attrs, x):
+    gen = _rng(attrs["seed"])
+    r = gen.uniform(attrs["min"], attrs["max"], size=(x.shape[0], 1))
+    cum = np.cumsum(x, axis=1)
+    ids = (cum < r).sum(axis=1)  # the first class whose cumulative probability reaches r
+    return np.minimum(ids, x.shape[1] - 1).astype(np.int64)
+
+
+register_simple(
+    "sampling_id", [In("X", "[N, C] probabilities")], [Out("Out", "int64 [N]")],
+    [Attr("min", "float", 0.0, "r's lower bound"), Attr("max", "float", 1.0, "r's upper"),
+     Attr("seed", "int", 0, "0: random")],
+    lambda ctx: _infer_sampling_id(ctx), _sampling_id,
+    doc=__doc__)
