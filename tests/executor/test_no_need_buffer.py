@@ -60,7 +60,7 @@ CASES = {
     "gather_grad": ({}, [W, IDS, D_OUT]),
     "gather_nd_grad": ({}, [W, IDS[:2, None], D_OUT[:2]]),
     "scatter_grad": ({"overwrite": True}, [np.array([1, 3], np.int64), D_OUT[:2], D_OUT]),
-    # Paddle 2.x ops (ops/expand_v2, where, pad3d, tensor_v2, shape_v1, math_v2, ...).
+    # Paddle 2.x ops (tensor/expand_v2, where, pad3d, shape_v1, math/linalg, ...).
     "expand_v2_grad": ({}, [Y[None], D_OUT]),
     "expand_as_v2": ({"target_shape": []}, [Y, X]),
     "expand_as_v2_grad": ({}, [Y[None], D_OUT]),

@@ -126,7 +126,9 @@ def test_classification_losses_decrease(kind):
 
 def test_warpctc_layer_learns_a_label():
     lengths = [5, 4]
-    feats = rng.uniform(-1, 1, (9, 4)).astype(np.float32)
+    # its own generator: drawing from the module's shared rng made the data depend on which
+    # tests ran before it (the merged file's order), and 40 steps then fell just short
+    feats = np.random.RandomState(61).uniform(-1, 1, (9, 4)).astype(np.float32)
     x = LoDTensor(feats)
     x.set_recursive_sequence_lengths([lengths])
     y = LoDTensor(np.array([[1], [2], [2]], np.int64))
