@@ -42,6 +42,7 @@ from paddle_ir.core.kinds import (
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.places import resolve_place
 from paddle_ir.core.selected_rows import SelectedRows
+from paddle_ir.executor import profile as op_profile
 from paddle_ir.executor.allocator import keep_freed_memory
 from paddle_ir.executor.fetched import fetched
 from paddle_ir.executor.plan import Plan
@@ -298,7 +299,8 @@ class Executor:
         feeds = self._prepare_feeds(program_vars, feed or {})
         fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
 
-        runner.profile = self.profile
+        # its own profile (`--profile`), else the one fluid.profiler started, if any
+        runner.profile = self.profile if self.profile is not None else op_profile.active()
         with limits.budget(self.options.memory_budget):
             plan, env, lods = runner.run(0, scope, feeds, fetch_names)
         self.last_plan = plan

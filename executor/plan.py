@@ -367,11 +367,12 @@ def check_finite(op_type, name, value, location_fn) -> None:
                           hint="the first op that produced a non-finite value is shown")
 
 
-def run_steps(plan: Plan, env, lods, profile: dict | None = None,
+def run_steps(plan: Plan, env, lods, profile=None,
               checked: bool = False) -> None:
     """Run a compiled plan; on failure, explain it in terms of the op that failed.
 
-    `checked`: run each op's inference (its shape guard) before its step.
+    `checked`: run each op's inference (its shape guard) before its step. `profile`: None,
+    a dict {op_type: [calls, seconds]}, or an executor.profile.OpTimes.
     """
     steps = plan.steps
     i = 0
@@ -385,7 +386,7 @@ def run_steps(plan: Plan, env, lods, profile: dict | None = None,
         elif profile is None:
             for i, step in enumerate(steps):  # noqa: B007 - i names the failing op
                 step(env, lods)
-        else:
+        elif isinstance(profile, dict):  # {op_type: [calls, seconds]} (`--profile`)
             clock = time.perf_counter
             for i, step in enumerate(steps):  # noqa: B007
                 t0 = clock()
@@ -393,6 +394,12 @@ def run_steps(plan: Plan, env, lods, profile: dict | None = None,
                 entry = profile.setdefault(plan.op_types[i], [0, 0.0])
                 entry[0] += 1
                 entry[1] += clock() - t0
+        else:  # an executor.profile.OpTimes (fluid.profiler): each run, for its timeline
+            clock, record, op_types = time.perf_counter, profile.record, plan.op_types
+            for i, step in enumerate(steps):  # noqa: B007
+                t0 = clock()
+                step(env, lods)
+                record(op_types[i], t0, clock() - t0)
     except PaddleIRError as exc:
         _locate(exc, plan.locations[i] if i < len(plan.locations) else None)
         raise

@@ -44,7 +44,7 @@ class ProgramRunner:
         self.options = options
         self.cache_plans = cache_plans
         self._plans: OrderedDict = OrderedDict()
-        self.profile: dict | None = None
+        self.profile = None  # a dict or an OpTimes: see executor.plan.run_steps
 
     # -- entry points -------------------------------------------------------------------------
     def run(self, block_idx: int, scope: Scope, feeds: dict | None = None,
