@@ -32,9 +32,6 @@ OUT_OF_SCOPE = {
                 "slim, quantization and other contrib layers are not in paddle-ir"),
     "DatasetFactory": ("Fluid's C++ Dataset pipeline (DatasetFactory, InMemoryDataset, "
                        "exe.train_from_dataset) is not in paddle-ir; " + _FEED),
-    "profiler": ("fluid.profiler is not in paddle-ir; set exe.profile = {} before exe.run "
-                 "and read {op_type: [calls, seconds]} from it afterwards (or `paddle-ir run "
-                 "--profile`)"),
     "incubate": "fluid.incubate (fleet) is not in paddle-ir; use fluid.transpiler or "
                 "paddle_ir.distributed for parameter-server training",
 }

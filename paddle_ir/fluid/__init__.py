@@ -71,6 +71,10 @@ def __getattr__(name: str):
         import paddle_ir.compat.average as average
 
         return average
+    if name == "profiler":
+        import paddle_ir.compat.profiler as profiler
+
+        return profiler
     if name == "backward":
         import paddle_ir.passes.backward as backward
 

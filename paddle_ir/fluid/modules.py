@@ -47,6 +47,7 @@ MODULES = {
     "optimizer": "paddle_ir.optimizer",
     "parallel_executor": "paddle_ir.compat.compiler",
     "param_attr": "paddle_ir.framework.param_attr",
+    "profiler": "paddle_ir.compat.profiler",
     "reader": "paddle_ir.reader.data_loader",
     "trainer": "paddle_ir.compat.contrib.trainer",
     "regularizer": "paddle_ir.passes.regularizer",

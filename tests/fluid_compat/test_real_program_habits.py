@@ -147,7 +147,6 @@ def test_a_plain_feed_of_the_wrong_rank_is_still_refused():
     ("from paddle_ir.fluid.contrib.mixed_precision import decorate", "mixed precision"),
     ("import paddle_ir.fluid.dygraph", "imperative mode"),
     ("from paddle_ir.fluid.incubate.fleet.base import role_maker", "fleet"),
-    ("import paddle_ir.fluid.profiler as profiler", "exe.profile"),
 ])
 def test_out_of_scope_modules_say_what_to_do(statement, words):
     with pytest.raises(ModuleNotFoundError, match=words) as info:
@@ -158,7 +157,5 @@ def test_out_of_scope_modules_say_what_to_do(statement, words):
 def test_out_of_scope_attributes_say_what_to_do():
     with pytest.raises(AttributeError, match=r"fluid.dygraph: .*fluid.Executor"):
         fluid.dygraph.guard()
-    with pytest.raises(AttributeError, match=r"fluid.profiler: .*exe.profile"):
-        fluid.profiler.start_profiler("All")
     with pytest.raises(AttributeError, match=r"DataFeeder or fluid.io.DataLoader"):
         fluid.DatasetFactory().create_dataset("InMemoryDataset")
