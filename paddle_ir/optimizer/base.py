@@ -20,7 +20,14 @@ parameter's `ParamAttr(learning_rate=k)` scales the rate for it alone.
 
 from __future__ import annotations
 
-from paddle_ir.framework import Parameter, Variable, default_startup_program, unique_name
+from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.framework import (
+    Parameter,
+    Variable,
+    default_main_program,
+    default_startup_program,
+    unique_name,
+)
 from paddle_ir.ops.registry import OP_ROLE_OPTIMIZE
 from paddle_ir.ops.tensor.fill import constant_attrs
 from paddle_ir.passes.backward import append_backward
@@ -67,14 +74,42 @@ class Optimizer:
         """Append backward, regularization and update ops; return (optimize_ops, params_grads).
 
         `params_grads` are the gradients append_backward made (before weight decay).
+        Fluid's two halves, for programs that edit the gradients between them:
+        `backward` then `apply_gradients` (or `apply_optimize`).
         """
-        params_grads = append_backward(loss, parameter_list, no_grad_set)
-        append_error_clip_ops(loss.block)
-        startup = startup_program or default_startup_program()
-        optimize_ops = self.apply_gradients(params_grads, loss.block, startup, loss.dtype)
+        params_grads = self.backward(loss, startup_program, parameter_list, no_grad_set)
+        optimize_ops = self.apply_optimize(loss, startup_program, params_grads)
         return optimize_ops, params_grads
 
-    def apply_gradients(self, params_grads, block, startup, dtype="float32") -> list:
+    def backward(self, loss: Variable, startup_program=None, parameter_list=None,
+                 no_grad_set=None, callbacks=None) -> list:
+        """Fluid 1.7's first half of minimize: the gradient ops; return [(param, grad)].
+
+        `callbacks` (Fluid's hooks on each appended grad op) are not supported: any given
+        is refused rather than silently skipped.
+        """
+        if callbacks:
+            raise InvalidProgramError("Optimizer.backward: callbacks are not supported in "
+                                      "paddle-ir; edit the returned (param, grad) pairs instead")
+        params_grads = append_backward(loss, parameter_list, no_grad_set)
+        append_error_clip_ops(loss.block)
+        return params_grads
+
+    def apply_optimize(self, loss: Variable, startup_program, params_grads) -> list:
+        """Fluid 1.7's second half of minimize: the update ops of loss's program."""
+        startup = startup_program or default_startup_program()
+        return self.apply_gradients(params_grads, loss.block, startup, loss.dtype)
+
+    def apply_gradients(self, params_grads, block=None, startup=None, dtype=None) -> list:
+        """Clip, regularize and append the update ops for [(param, grad)]; return the ops.
+
+        Fluid 1.7's `apply_gradients(params_grads)` appends to the current main program
+        (program_guard's) and its startup program: those are the defaults here.
+        """
+        block = default_main_program().global_block() if block is None else block
+        startup = default_startup_program() if startup is None else startup
+        if dtype is None:  # the learning rate's: the parameters' float type
+            dtype = params_grads[0][0].dtype if params_grads else "float32"
         # Clipping comes before regularization, as in Fluid; grad_clip wins over
         # set_gradient_clip.
         if self._grad_clip is not None:

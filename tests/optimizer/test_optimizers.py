@@ -519,3 +519,50 @@ def test_paddle_2s_adadelta_op_scales_its_step_by_a_bound_learning_rate():
 def test_bad_lars_settings_are_named():
     with pytest.raises(ValueError, match="lars_coeff and lars_weight_decay must be >= 0"):
         fluid.optimizer.LarsMomentum(0.1, momentum=0.9, lars_coeff=-1.0)
+
+
+# -- Fluid 1.7's two halves of minimize: backward, then apply_gradients / apply_optimize ------
+def _regression(way: str, steps: int = 4):
+    """A linear regression trained by momentum, minimize() or its halves; its weights."""
+    main, startup = fluid.Program(), fluid.Program()
+    startup.random_seed = 5
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.layers.data("x", [3], dtype="float32")
+        y = fluid.layers.data("y", [1], dtype="float32")
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(fluid.layers.fc(x, 1), y))
+        opt = fluid.optimizer.Momentum(0.1, momentum=0.9)
+        if way == "minimize":
+            opt.minimize(loss)
+        elif way == "apply_gradients":
+            opt.apply_gradients(opt.backward(loss))  # Fluid 1.7's signature: one argument
+        else:
+            opt.apply_optimize(loss, startup, opt.backward(loss))
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.core.Scope()
+    exe.run(startup, scope=scope)
+    data = np.random.RandomState(0)
+    feed = {"x": data.rand(8, 3).astype(np.float32), "y": data.rand(8, 1).astype(np.float32)}
+    for _ in range(steps):
+        exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    return {p.name: np.array(scope.find_var(p.name).get_tensor())
+            for p in main.global_block().all_parameters()}
+
+
+@pytest.mark.parametrize("way", ["apply_gradients", "apply_optimize"])
+def test_backward_then_apply_trains_exactly_as_minimize(way):
+    expected = _regression("minimize")
+    got = _regression(way)
+    assert got.keys() == expected.keys()
+    for name in expected:
+        np.testing.assert_array_equal(got[name], expected[name])
+    assert not np.array_equal(expected["fc_0.w_0"], _regression("minimize", steps=0)["fc_0.w_0"])
+
+
+def test_backward_refuses_callbacks_it_would_not_call():
+    from paddle_ir.core.errors import InvalidProgramError
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data("x", [3], dtype="float32")
+        loss = fluid.layers.mean(fluid.layers.fc(x, 1))
+        with pytest.raises(InvalidProgramError, match="callbacks are not supported"):
+            fluid.optimizer.SGD(0.1).backward(loss, callbacks=[lambda block, context: None])
