@@ -42,8 +42,9 @@ class GeneratorReader:
     """One source of batches for `feed_vars` (Fluid's PyReader / GeneratorLoader)."""
 
     def __init__(self, feed_vars: Sequence[Variable], iterable: bool = False,
-                 return_list: bool = False, program=None):
+                 return_list: bool = False, program=None, capacity: int | None = None):
         self.feed_vars = list(feed_vars)
+        self.queue = BatchQueue(capacity)
         self.iterable = iterable
         self.return_list = return_list
         self._program = default_main_program() if program is None else program
@@ -131,6 +132,24 @@ class GeneratorReader:
                 yield [feed]
 
 
+class BatchQueue:
+    """`reader.queue`: Fluid's LoDTensorBlockingQueue, as programs that log it read it.
+
+    Fluid fills the queue from a thread, ahead of the runs; paddle-ir pulls each batch
+    from the generator when a run asks for it, so nothing waits in a queue: `size()` is
+    always 0, the honest answer, and `capacity()` the capacity the reader was made with.
+    """
+
+    def __init__(self, capacity: int | None):
+        self._capacity = capacity
+
+    def size(self) -> int:
+        return 0
+
+    def capacity(self) -> int | None:
+        return self._capacity
+
+
 class ProgramReaders(list):
     """The non-iterable readers of a program (`program._py_readers`).
 
@@ -159,7 +178,8 @@ class DataLoader:
         if not feed_list:
             raise FeedError("DataLoader.from_generator needs feed_list: the data variables "
                             "it feeds")
-        return GeneratorReader(feed_list, iterable=iterable, return_list=return_list)
+        return GeneratorReader(feed_list, iterable=iterable, return_list=return_list,
+                               capacity=capacity)
 
 
 def PyReader(feed_list=None, capacity=None, use_double_buffer: bool = True,  # noqa: N802
@@ -168,7 +188,8 @@ def PyReader(feed_list=None, capacity=None, use_double_buffer: bool = True,  # n
     default, else start/reset with EOFException)."""
     if not feed_list:
         raise FeedError("PyReader needs feed_list: the data variables it feeds")
-    return GeneratorReader(feed_list, iterable=iterable, return_list=return_list)
+    return GeneratorReader(feed_list, iterable=iterable, return_list=return_list,
+                           capacity=capacity)
 
 
 def py_reader(capacity: int, shapes, dtypes, lod_levels=None, name: str | None = None,
@@ -185,13 +206,13 @@ def py_reader(capacity: int, shapes, dtypes, lod_levels=None, name: str | None =
                                   dtype=dtype, lod_level=int(level), stop_gradient=True)
                  for i, (shape, dtype, level) in enumerate(zip(shapes, dtypes, lod_levels,
                                                                 strict=True))]
-    return GeneratorReader(feed_vars)
+    return GeneratorReader(feed_vars, capacity=capacity)
 
 
 def create_py_reader_by_data(capacity: int, feed_list, name: str | None = None,
                              use_double_buffer: bool = True) -> GeneratorReader:
     """Fluid's `layers.create_py_reader_by_data`: a reader over existing data variables."""
-    return GeneratorReader(feed_list)
+    return GeneratorReader(feed_list, capacity=capacity)
 
 
 def read_file(reader: GeneratorReader):

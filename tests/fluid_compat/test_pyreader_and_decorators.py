@@ -87,3 +87,23 @@ def test_pyreader_drives_a_crf_tagger_and_chunk_evaluator():
             seen.append(float(exe.run(main2, fetch_list=[total])[0]))
     loader.reset()
     assert seen == [6.0, 15.0]
+
+
+def test_a_non_iterable_loader_s_queue_answers_size_and_capacity():
+    # PaddleRec word2vec logs `py_reader.queue.size()` every N batches.
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data("x", [2], dtype="float32")
+        loader = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=16,
+                                                    iterable=False)
+        out = fluid.layers.scale(x, 2.0)
+        reader = fluid.layers.py_reader(capacity=8, shapes=[(-1, 2)], dtypes=["float32"])
+    assert loader.queue.capacity() == 16 and reader.queue.capacity() == 8
+    loader.set_batch_generator(lambda: iter([(np.ones((3, 2), np.float32),)] * 2))
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    loader.start()
+    (value,) = exe.run(main, fetch_list=[out])
+    np.testing.assert_array_equal(value, np.full((3, 2), 2, np.float32))
+    # batches are pulled when a run asks for one: none ever waits in a queue
+    assert loader.queue.size() == 0
