@@ -1,0 +1,54 @@
+"""Variable's Python operators (layers/math_op_patch.py): the ordering comparisons Fluid 1.7
+patches onto Variable (`counter < 10` in loops written against Fluid), against numpy."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import paddle_ir.fluid as fluid
+
+VALUES = np.array([1, 5, 9, 10, 11, 20], np.int64)
+
+
+@pytest.mark.parametrize("compare", [operator.lt, operator.le, operator.gt, operator.ge])
+@pytest.mark.parametrize("reflected", [False, True])
+def test_a_variable_compared_with_a_number_or_a_variable(compare, reflected):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data("x", [6], dtype="int64", append_batch_size=False)
+        y = fluid.layers.data("y", [6], dtype="int64", append_batch_size=False)
+        with_number = compare(10, x) if reflected else compare(x, 10)
+        with_variable = compare(y, x) if reflected else compare(x, y)
+    assert with_number.dtype == with_variable.dtype == "bool"
+    other = VALUES[::-1].copy()
+    got_number, got_variable = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x": VALUES, "y": other}, fetch_list=[with_number, with_variable])
+    expected_number = compare(10, VALUES) if reflected else compare(VALUES, 10)
+    expected_variable = compare(other, VALUES) if reflected else compare(VALUES, other)
+    np.testing.assert_array_equal(got_number, expected_number)
+    np.testing.assert_array_equal(got_variable, expected_variable)
+
+
+def test_a_loop_counter_compared_with_a_limit_drives_a_while():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        counter = fluid.layers.fill_constant([1], "int64", 0)
+        total = fluid.layers.fill_constant([1], "int64", 0)
+        cond = counter < 10
+        loop = fluid.layers.While(cond)
+        with loop.block():
+            fluid.layers.assign(total + counter, total)
+            fluid.layers.increment(counter, 1, in_place=True)
+            fluid.layers.assign(counter < 10, cond)
+    (result,) = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[total])
+    assert result.tolist() == [sum(range(10))]
+
+
+def test_equality_keeps_identity_and_other_types_are_refused():
+    main = fluid.Program()
+    with fluid.program_guard(main):
+        x = fluid.layers.fill_constant([1], "float32", 1.0)
+    assert (x == x) is True and (x != 1.0) is True and x in [x] and {x: 1}[x] == 1
+    with pytest.raises(TypeError, match="not supported"):
+        x < "ten"  # noqa: B015 - the comparison itself is what is tested
