@@ -39,7 +39,6 @@ MODULES = {
     # Fluid 1.7's layers submodules paddle-ir has no module for: what paddle-ir has of
     # them is in the paddle_ir.layers namespace itself
     "layers.detection": "paddle_ir.layers",
-    "layers.distributions": "paddle_ir.layers",
     "layers.layer_function_generator": "paddle_ir.layers",
     "layers.utils": "paddle_ir.layers",
     "metrics": "paddle_ir.metrics",

@@ -24,8 +24,6 @@ CATEGORY_REASONS = {
     "detection": "object detection (anchors, boxes, NMS, ROI ops) is outside paddle-ir's scope",
     "reader": "the file-reader pipeline is replaced by feeding numpy/LoDTensor values "
               "(DataFeeder); there are no reader threads or queues in a numpy interpreter",
-    "distributions": "probability-distribution classes are a Python API over other layers, "
-                     "not program IR; left out with the rest of fluid.layers.distributions",
 }
 
 # Core names deliberately left out, each with its reason.
