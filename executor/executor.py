@@ -307,6 +307,52 @@ class Executor:
         return [self._fetch_value(plan, env, lods, n, program_vars, return_numpy)
                 for n in fetch_names]
 
+    def train_from_dataset(self, program=None, dataset=None, scope: Scope | None = None,
+                           thread: int = 0, debug: bool = False, fetch_list=None,
+                           fetch_info=None, print_period: int = 100, fetch_handler=None):
+        """Fluid 1.7's dataset training: run `program` once per batch of `dataset`.
+
+        `dataset` is a fluid.dataset InMemoryDataset or QueueDataset (anything with
+        `batches()` yielding feed dicts). Every `print_period` batches the values of
+        `fetch_list` are printed, labelled by `fetch_info`. Batches run in order on this
+        thread: `thread` is accepted and changes nothing (see compat/dataset.py).
+        """
+        self._run_from_dataset(program, dataset, scope, fetch_list, fetch_info,
+                               print_period, fetch_handler, "train_from_dataset")
+
+    def infer_from_dataset(self, program=None, dataset=None, scope: Scope | None = None,
+                           thread: int = 0, debug: bool = False, fetch_list=None,
+                           fetch_info=None, print_period: int = 100, fetch_handler=None):
+        """As train_from_dataset, but over the forward ops only: no parameter changes."""
+        if program is None:
+            program = default_main_program()
+        self._run_from_dataset(program.clone(for_test=True), dataset, scope, fetch_list,
+                               fetch_info, print_period, fetch_handler, "infer_from_dataset")
+
+    def _run_from_dataset(self, program, dataset, scope, fetch_list, fetch_info,
+                          print_period, fetch_handler, caller: str) -> None:
+        if dataset is None or not callable(getattr(dataset, "batches", None)):
+            raise FeedError(f"{caller}: dataset must be a fluid.dataset InMemoryDataset or "
+                            f"QueueDataset, got {type(dataset).__name__}")
+        if fetch_handler is not None:
+            raise FeedError(f"{caller}: fetch_handler (Fluid's timed fetch thread) is not "
+                            "supported; use fetch_list with fetch_info and print_period")
+        fetch_list = list(fetch_list or [])
+        labels = list(fetch_info or [self._fetch_name(f) for f in fetch_list])
+        if len(labels) != len(fetch_list):
+            raise FeedError(f"{caller}: fetch_info has {len(labels)} labels for "
+                            f"{len(fetch_list)} fetch targets")
+        if isinstance(print_period, bool) or not isinstance(print_period, int) \
+                or print_period < 1:
+            raise FeedError(f"{caller}: print_period must be a positive int, got "
+                            f"{print_period!r}")
+        for step, feed in enumerate(dataset.batches(), 1):
+            values = self.run(program, feed=feed, fetch_list=fetch_list, scope=scope)
+            if fetch_list and step % print_period == 0:
+                shown = ", ".join(f"{label}: {np.asarray(value).ravel()[:8].tolist()}"
+                                  for label, value in zip(labels, values, strict=True))
+                print(f"batch {step}: {shown}", flush=True)
+
     def close(self) -> None:
         self._runners.clear()
 

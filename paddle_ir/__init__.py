@@ -159,6 +159,10 @@ def __getattr__(name: str):
         import paddle_ir.transpiler as transpiler
 
         return transpiler if name == "transpiler" else getattr(transpiler, name)
+    if name == "DatasetFactory":  # Fluid's dataset training, loaded on first use
+        from paddle_ir.compat.dataset import DatasetFactory
+
+        return DatasetFactory
     from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir", name, __all__)

@@ -20,7 +20,6 @@ class MissingNameError(PaddleIRError, AttributeError):
 
 _STATIC = ("paddle-ir runs static Programs: build the model with fluid.layers under "
            "fluid.program_guard and run it with fluid.Executor")
-_FEED = "feed batches with fluid.DataFeeder or fluid.io.DataLoader and call exe.run"
 
 # Fluid names (attributes and module paths under fluid.) that paddle-ir leaves out on
 # purpose, with what to do instead; a program reaching for one is told so by name.
@@ -30,10 +29,9 @@ OUT_OF_SCOPE = {
                 "Inferencer (fluid.contrib.trainer, fluid.contrib.inferencer) and "
                 "fluid.contrib.layers' basic_lstm and basic_gru; Fluid's mixed precision, "
                 "slim, quantization and other contrib layers are not in paddle-ir"),
-    "DatasetFactory": ("Fluid's C++ Dataset pipeline (DatasetFactory, InMemoryDataset, "
-                       "exe.train_from_dataset) is not in paddle-ir; " + _FEED),
-    "incubate": "fluid.incubate (fleet) is not in paddle-ir; use fluid.transpiler or "
-                "paddle_ir.distributed for parameter-server training",
+    "fleet": "fluid.incubate.fleet is not in paddle-ir; use fluid.transpiler or "
+             "paddle_ir.distributed for parameter-server training (fluid.incubate has "
+             "data_generator only)",
 }
 
 

@@ -71,6 +71,10 @@ def __getattr__(name: str):
         import paddle_ir.compat.average as average
 
         return average
+    if name in ("DatasetFactory", "dataset"):
+        import paddle_ir.compat.dataset as dataset
+
+        return dataset if name == "dataset" else dataset.DatasetFactory
     if name == "profiler":
         import paddle_ir.compat.profiler as profiler
 

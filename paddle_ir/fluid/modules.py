@@ -27,10 +27,12 @@ MODULES = {
     "compiler": "paddle_ir.compat.compiler",
     "contrib": "paddle_ir.compat.contrib",
     "core": "paddle_ir.core",
+    "dataset": "paddle_ir.compat.dataset",
     "data_feeder": "paddle_ir.reader.data_feeder",
     "evaluator": "paddle_ir.compat.evaluator",
     "executor": "paddle_ir.executor",
     "framework": "paddle_ir.framework",
+    "incubate": "paddle_ir.compat.incubate",
     "inferencer": "paddle_ir.compat.contrib.inferencer",  # Fluid 0.15's place of the 1.x contrib
     "initializer": "paddle_ir.framework.initializer",
     "io": "paddle_ir.io",
@@ -96,7 +98,11 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 f"paddle-ir has no Fluid module 'fluid.{fluid_path}'"
                 + (f"; did you mean {', '.join('fluid.' + c for c in close)}?" if close else
                    f"; it has fluid.{{{', '.join(_top_level())}}}"), name=fullname)
-        if importlib.util.find_spec(real) is None:
+        try:
+            found = importlib.util.find_spec(real)
+        except ModuleNotFoundError:  # a parent of `real` is missing: the same answer
+            found = None
+        if found is None:
             from paddle_ir.compat.missing_names import out_of_scope_advice
 
             advice = out_of_scope_advice(fluid_path)

@@ -157,5 +157,3 @@ def test_out_of_scope_modules_say_what_to_do(statement, words):
 def test_out_of_scope_attributes_say_what_to_do():
     with pytest.raises(AttributeError, match=r"fluid.dygraph: .*fluid.Executor"):
         fluid.dygraph.guard()
-    with pytest.raises(AttributeError, match=r"DataFeeder or fluid.io.DataLoader"):
-        fluid.DatasetFactory().create_dataset("InMemoryDataset")
