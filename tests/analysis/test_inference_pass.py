@@ -34,13 +34,16 @@ def _calls(fn) -> int:
         if event == "c_call":
             count += 1
 
+    # The tracer and profiler that were installed before (coverage's, a debugger's) come
+    # back afterwards: settrace(None) would switch coverage off for every later test.
+    previous_trace, previous_profile = sys.gettrace(), sys.getprofile()
     sys.setprofile(profile)
     sys.settrace(trace)
     try:
         fn()
     finally:
-        sys.settrace(None)
-        sys.setprofile(None)
+        sys.settrace(previous_trace)
+        sys.setprofile(previous_profile)
     return count
 
 
@@ -135,3 +138,17 @@ def test_an_attribute_missing_its_type_is_reported_not_raised():
     desc.blocks[0].ops[0].attrs[0].ClearField("type")
     texts = [str(p) for p in check_program(desc)]
     assert "[InvalidProgram] required field blocks[0].ops[0].attrs[0].type is missing" in texts
+
+
+def test_counting_restores_the_tracer_that_was_installed():
+    def outer(frame, event, arg):
+        return None
+
+    before_trace, before_profile = sys.gettrace(), sys.getprofile()
+    sys.settrace(outer)
+    try:
+        _calls(lambda: None)
+        assert sys.gettrace() is outer  # a coverage tool's tracer survives the count
+    finally:
+        sys.settrace(before_trace)
+        sys.setprofile(before_profile)
