@@ -5,6 +5,11 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.errors import InvalidLoDError, PaddleIRError
+from paddle_ir.core.lod_tensor import (
+    LoDTensor,
+    create_lod_tensor,
+    create_random_int_lodtensor,
+)
 
 ARTICLES = [[3, 1, 2], [3, 2, 4, 1, 2, 3]]
 
@@ -155,3 +160,58 @@ def test_slice_past_the_last_sequence_is_refused(branch):
     with pytest.raises(InvalidLoDError, match=rf"branch index {branch[0]} at level 0 is out of "
                                               r"range \[0, 3\)"):
         t.slice(branch)
+
+
+# -- behaviours a fresh mutation sample found untested (issue 30) ---------------------------
+def test_a_lod_given_before_the_data_is_valid_only_once_the_rows_match():
+    t = LoDTensor()
+    t.set_recursive_sequence_lengths([[2, 3]])  # Fluid lets the LoD come first
+    assert not t.has_valid_recursive_sequence_lengths()  # 0 rows, the LoD says 5
+    t.set(np.zeros((5, 1), np.float32))
+    assert t.has_valid_recursive_sequence_lengths()
+    with pytest.raises(InvalidLoDError):
+        t.set(np.zeros((4, 1), np.float32))
+
+
+def _four_levels() -> LoDTensor:
+    # 2 documents > 3 paragraphs > 4 sentences > 6 words (one word per row)
+    t = LoDTensor(np.arange(6, dtype=np.float32).reshape(6, 1))
+    t.set_recursive_sequence_lengths([[1, 2], [1, 2, 1], [2, 1, 1, 1], [1, 1, 2, 1, 1]])
+    return t
+
+
+def test_slice_by_a_full_branch_of_four_indices_and_by_a_numpy_branch():
+    t = _four_levels()
+    # document 1 > its paragraph 1 (the third) > its sentence 0 (the fifth) > word 0
+    one = t.slice([1, 1, 0, 0])
+    assert one.numpy().ravel().tolist() == [5.0] and one.recursive_sequence_lengths() == [[1]]
+    # document 1 > its paragraph 0 (the second): sentences 1-2, words 2-3, rows 2-4
+    part = t.slice(np.array([1, 0]))
+    assert part.numpy().ravel().tolist() == [2.0, 3.0, 4.0]
+    assert part.recursive_sequence_lengths() == [[2], [1, 1], [2, 1]]
+    np.testing.assert_array_equal(t.slice(np.array([0])).numpy().ravel(), [0.0, 1.0])
+    with pytest.raises(InvalidLoDError, match=r"between 1 and 4 indices .* got \[0, 0, 0, 0, 0\]"):
+        t.slice([0, 0, 0, 0, 0])
+
+
+def test_slice_names_the_range_of_the_level_it_fails_at():
+    t = _four_levels()
+    for branch, words in [([1, 5], r"index 5 at level 1 is out of range \[0, 2\)"),
+                          ([2], r"index 2 at level 0 is out of range \[0, 2\)"),
+                          ([0, 0, -1], r"index -1 at level 2 is out of range \[0, 1\)")]:
+        with pytest.raises(InvalidLoDError, match=words):
+            t.slice(branch)
+
+
+def test_create_lod_tensor_refuses_lengths_that_cut_the_sequences_elsewhere():
+    with pytest.raises(InvalidLoDError, match=r"lengths \[2, 1\], but the last level .* \[3, 0\]"):
+        create_lod_tensor([[1, 2], [3]], [[3, 0]])
+    same = create_lod_tensor([[1, 2], [3]], [[2, 1]])
+    assert same.numpy().ravel().tolist() == [1, 2, 3]
+
+
+def test_create_random_int_lodtensor_without_a_lod_is_empty():
+    t = create_random_int_lodtensor([], [2], low=0, high=9, seed=1)
+    assert t.numpy().shape == (0, 2) and t.lod() == []
+    u = create_random_int_lodtensor([[2, 1]], [2], low=3, high=3, seed=1)
+    assert u.numpy().tolist() == [[3, 3]] * 3 and u.recursive_sequence_lengths() == [[2, 1]]

@@ -167,3 +167,19 @@ def test_height_minus_one_is_refused_even_without_rows():
     with pytest.raises(InvalidSelectedRowsError, match="height must be >= 0, got -1"):
         pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), -1)
     assert pir.SelectedRows(np.zeros(0, np.int64), np.zeros((0, 2)), 0).shape == (0, 2)
+
+
+# -- behaviours a fresh mutation sample found untested (issue 30) ---------------------------
+@pytest.mark.parametrize("rows, bad", [([0, 7, 3], 7), ([2, -1, 9], -1), ([-4, 1, 12], -4)])
+def test_the_out_of_range_error_names_the_row_that_is_out(rows, bad):
+    with pytest.raises(InvalidSelectedRowsError, match=rf"^\[\w+\] row {bad} is out of range"
+                                                        rf" \[0, 5\)"):
+        pir.SelectedRows(rows, np.zeros((3, 2), np.float32), height=5)
+
+
+def test_repr_shows_rows_height_value_shape_and_dtype():
+    small = pir.SelectedRows([4, 1], np.zeros((2, 3), np.float64), height=6)
+    assert repr(small) == ("SelectedRows(rows=[4, 1], height=6, value_shape=[2, 3], "
+                           "dtype=float64)")
+    many = pir.SelectedRows(list(range(9)), np.zeros((9, 1), np.float32), height=9)
+    assert repr(many) == "SelectedRows(rows=..., height=9, value_shape=[9, 1], dtype=float32)"
