@@ -1,6 +1,10 @@
 """Score and surviving mutants per module, from the sessions run.py wrote.
 
-A mutant counts as caught when the tests failed (or timed out) on it. Survivors listed in
+A mutant counts as caught when the tests failed (or timed out) on it. A mutant that broke the
+import of the tests (a collection error: the package or a module failed to load) is caught
+too, but says little about the tests: those are counted apart ("import"), and `--diffs`
+lists each with the error that stopped the import. The seed each module was sampled with
+is printed beside its score. Survivors listed in
 equivalent.toml (mutants that cannot change behaviour, each with its reason) are set apart:
 the score is caught / (run - equivalent), and only the other survivors, the real gaps, are
 printed with their diff. An equivalent entry names the module, the operator, the source
@@ -19,7 +23,7 @@ import tomllib
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-from tools.mutation.run import OUT
+from tools.mutation.records import OUT, import_failure, seed_of
 from tools.mutation.targets import ROOT
 
 EQUIVALENT_FILE = Path(__file__).with_name("equivalent.toml")
@@ -57,7 +61,7 @@ def load_equivalents(path: Path = EQUIVALENT_FILE) -> dict[tuple[str, str, str, 
 def read_session(path: Path):
     """(mutants caught, mutants survived, counts) for one module's session."""
     caught, survived = [], []
-    counts = {"sampled": 0, "timeout": 0, "error": 0}
+    counts = {"sampled": 0, "timeout": 0, "error": 0, "import": 0, "import_reasons": []}
     with use_db(str(path), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
@@ -74,6 +78,10 @@ def read_session(path: Path):
                 survived.append(mutant)
             else:
                 counts["timeout"] += result.output == "timeout"
+                reason = import_failure(result.output)
+                if reason is not None:
+                    counts["import"] += 1
+                    counts["import_reasons"].append((mutant, reason))
                 caught.append(mutant)
         counts["pending"] = db.num_work_items - db.num_results
     return caught, survived, counts
@@ -108,7 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         scored = len(caught) + len(real)
         score = 100.0 * len(caught) / scored if scored else 100.0
         rows.append((module, counts["sampled"], len(caught), len(equiv), len(real), score,
-                     counts["timeout"], counts["error"], counts["pending"]))
+                     counts["timeout"], counts["import"], counts["error"], counts["pending"],
+                     seed_of(module)))
+        if args.diffs and counts["import_reasons"]:
+            print(f"\n== {module}: {counts['import']} caught at import time")
+            for m, reason in counts["import_reasons"]:
+                print(f"  line {m.line_no:>4} {m.operator}: {reason}")
         gaps += len(real)
         if real or (args.equivalent and equiv):
             print(f"\n== {module}: {len(real)} real survivor(s)")
@@ -122,10 +135,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  line {m.line_no:>4} {m.operator} (equivalent: {reason})\n"
                           f"        - {m.line}\n        + {m.mutated}")
     print(f"\n{'module':<34} {'run':>4} {'caught':>6} {'equiv':>5} {'gaps':>4} {'score':>6}"
-          f" {'t/o':>4} {'err':>4} {'pend':>4}")
-    for module, run, caught, equiv, real, score, timeouts, errors, pending in rows:
+          f" {'t/o':>4} {'import':>6} {'err':>4} {'pend':>4} {'seed':>9}")
+    for module, run, caught, equiv, real, score, timeouts, imports, errors, pending, seed in rows:
         print(f"{module:<34} {run:>4} {caught:>6} {equiv:>5} {real:>4} {score:>5.1f}%"
-              f" {timeouts:>4} {errors:>4} {pending:>4}")
+              f" {timeouts:>4} {imports:>6} {errors:>4} {pending:>4} {seed if seed else '?':>9}")
     stale = [k for k in equivalents if k not in used]
     if stale:
         print(f"\n{len(stale)} equivalent entr(ies) matched no survivor in these sessions "

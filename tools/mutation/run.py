@@ -9,16 +9,24 @@ session per module, out/mutation/<module>.sqlite; a rerun continues where the la
 report.py reads the sessions.
 
 The mutants are written into the working tree's files one at a time: do not edit or commit
-the tree while a run is going on (the file is restored after each mutant and on Ctrl-C).
+the tree while a run is going on. The file is restored after each mutant, and on Ctrl-C or
+SIGTERM (a run started in the background, where the shell ignores Ctrl-C, stops on either).
+A run killed outright (SIGKILL) can leave a mutant written: out/mutation/mutant-written.json
+says which file, and the next run refuses to start until that file is restored.
+
+`--seed` defaults to today's date (YYYYMMDD), so each day samples anew and nobody tunes
+tests to one sample; the seed of each session is kept beside it and the report prints it.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import random
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -30,9 +38,16 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
 from tools.mutation import operators
+from tools.mutation.records import (
+    MUTANT_WRITTEN,
+    OUT,
+    check_no_mutant_written,
+    digest,
+    record_seed,
+    seed_of,
+    todays_seed,
+)
 from tools.mutation.targets import DEFAULT_MODULES, ROOT, expand, tests_for
-
-OUT = ROOT / "out" / "mutation"
 
 # Operators left out: the variable replacer/inserter need per-site arguments and make random
 # rewrites; NoOp is cosmic-ray's own baseline.
@@ -41,6 +56,11 @@ EXCLUDED_OPERATORS = ("core/VariableReplacer", "core/VariableInserter", "core/No
 
 def session_path(module: str) -> Path:
     return OUT / (module.replace("/", "__").removesuffix(".py") + ".sqlite")
+
+
+def _stop_on_sigterm(signum, frame) -> None:
+    # KeyboardInterrupt unwinds through cosmic-ray's mutation context, which restores the file
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def test_command(module: str) -> str:
@@ -110,7 +130,12 @@ def run_module(module: str, sample: int, seed: int, fresh: bool, survivors: bool
     with use_db(str(path), WorkDB.Mode.create) as db:
         if fresh or db.num_work_items == 0:
             total = _init(module, db, sample, seed)
-            print(f"{module}: {total} mutants, sampling {min(sample, total)}", flush=True)
+            record_seed(module, seed)
+            print(f"{module}: {total} mutants, sampling {min(sample, total)} with seed {seed}",
+                  flush=True)
+        else:
+            print(f"{module}: continuing the session sampled with seed {seed_of(module)}",
+                  flush=True)
         pending = _survivors(db) if survivors else list(db.pending_work_items)
         if not pending:
             print(f"{module}: nothing pending (use --fresh to start over)", flush=True)
@@ -120,8 +145,11 @@ def run_module(module: str, sample: int, seed: int, fresh: bool, survivors: bool
         print(f"{module}: {len(pending)} to run; tests take {took:.1f}s, timeout {timeout:.0f}s",
               flush=True)
         start = time.monotonic()
+        original = {"module": module, "sha256": digest(ROOT / module)}
         for k, item in enumerate(pending, 1):
+            MUTANT_WRITTEN.write_text(json.dumps(original))
             result = mutate_and_test(item.mutations, command, timeout)
+            MUTANT_WRITTEN.unlink()  # restored: cosmic-ray writes the original back
             db.set_result(item.job_id, result)
             m = item.mutations[0]
             outcome = result.test_outcome.value if result.test_outcome else result.worker_outcome
@@ -134,12 +162,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="module paths or globs (default: the core)")
     parser.add_argument("--sample", type=int, default=25, help="mutants per module (default 25)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=todays_seed(),
+                        help="the sample's seed (default: today's date, YYYYMMDD)")
     parser.add_argument("--fresh", action="store_true", help="discard earlier results")
     parser.add_argument("--survivors", action="store_true",
                         help="run only the mutants that survived last time (after adding tests)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)  # cosmic-ray runs the test command in the current directory
+    OUT.mkdir(parents=True, exist_ok=True)
+    check_no_mutant_written()
+    # A background job starts with SIGINT ignored: give it Ctrl-C back, and make SIGTERM
+    # unwind the same way, so the mutated file is restored on either.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     operators.register()
     for module in expand(args.modules or list(DEFAULT_MODULES)):
         run_module(module, args.sample, args.seed, args.fresh, args.survivors)
