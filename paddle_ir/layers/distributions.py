@@ -102,8 +102,8 @@ class Distribution:
         for arg in args:
             array = np.zeros(1) + arg if isinstance(arg, float) else np.array(arg)
             if array.dtype != np.float32:
-                warnings.warn("distribution arguments are float32; this one is converted "
-                              "to float32", stacklevel=4)
+                warnings.warn(f"a distribution's arguments are float32: a {array.dtype} "
+                              "argument is converted to float32", stacklevel=4)
                 array = array.astype(np.float32)
             arrays.append(array)
         out = []
