@@ -19,11 +19,13 @@ import os
 from paddle_ir.cli import paddle_input
 from paddle_ir.executor.scope import Scope
 from paddle_ir.io.inference_model import load_inference_model
+from paddle_ir.model_files.layouts import MODEL_NAMES
 from paddle_ir.model_files.params_file import (
     MODEL_FILENAME,
     PARAMS_FILENAME,
+    commit_save,
     load_vars_file,
-    save_vars_file,
+    vars_writers,
 )
 from paddle_ir.model_files.program_file import load_program, save_program
 
@@ -51,17 +53,20 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
         load_vars_file(params, program, scope)
     elif model.params_file or model.params_dir:
         load_paddle_params(model, program, scope)
-    else:  # a program without parameters (e.g. a training main program): the .pb alone
-        target = output if output.endswith(".pb") else os.path.join(output, MODEL_FILENAME)
-        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-        save_program(target, program)
-        return [target]
-    os.makedirs(output, exist_ok=True)
-    params_file = os.path.join(output, PARAMS_FILENAME)
-    save_vars_file(params_file, program, scope)
-    model_file = os.path.join(output, MODEL_FILENAME)
-    save_program(model_file, program)
-    return [model_file, params_file]
+    elif output.endswith(".pb"):  # a program without parameters (a training main program)
+        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+        save_program(output, program)
+        return [output]
+    else:
+        scope = None  # the program alone: its directory loads no stale parameters
+    data = program.serialize()
+    files, every = {MODEL_FILENAME: lambda out: out.write(data)}, []
+    if scope is not None:
+        writers, every, _ = vars_writers(PARAMS_FILENAME, program, scope)
+        files = {**writers, **files}
+    # As save_inference_model: the model replaces what `output` held, in any layout, whole.
+    commit_save(output, files, [*every, *MODEL_NAMES])
+    return [os.path.join(output, name) for name in files]
 
 
 def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[str]:
@@ -74,7 +79,7 @@ def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[
         program = load_program(path)
         if params:
             load_vars_file(params, program, scope)
-    return write_paddle_model(output, program, scope, layout)
+    return write_paddle_model(output, program, scope, layout)  # a staged save, whole
 
 
 def convert_command(args) -> int:

@@ -58,7 +58,7 @@ def paddle_copy(path: str, directory: str, model_format: str = "auto") -> str:
                                   if os.path.isdir(path) else path)
     stem = os.path.splitext(os.path.basename(os.path.normpath(path)))[0] or "model"
     return write_paddle_model(os.path.join(directory, stem), program, scope,
-                              params=with_params)[-1]
+                              params=with_params, staged=False)[-1]  # a private copy
 
 
 def view_model(path: str, launcher: Callable[[str], None] | None = None,

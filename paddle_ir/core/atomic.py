@@ -22,7 +22,7 @@ import stat
 from collections.abc import Callable, Mapping
 from typing import BinaryIO
 
-from paddle_ir.core.errors import InputFileError, OutputPathError
+from paddle_ir.core.errors import InputFileError, OutputPathError, PaddleIRError
 
 TMP_PREFIX = ".tmp-"
 
@@ -48,6 +48,7 @@ def check_output_path(path: str | os.PathLike) -> int | None:
                                   f"exist") from None
         return None
     if stat.S_ISREG(st.st_mode):
+        _refuse_a_committed_file(path)
         return stat.S_IMODE(st.st_mode)
     if stat.S_ISLNK(st.st_mode):
         raise OutputPathError(
@@ -56,6 +57,28 @@ def check_output_path(path: str | os.PathLike) -> int | None:
             hint="pass the path of the file itself")
     raise OutputPathError(f"cannot write {path}: it is {_kind(st.st_mode)}; paddle-ir writes "
                           f"only regular files")
+
+
+def _refuse_a_committed_file(path: str) -> None:
+    """A file of a saved directory's committed generation (its top-level link) is
+    replaced by a save into the directory, never by a single write: loads read the
+    generation (core/savedir.py), so the write would load nowhere."""
+    from paddle_ir.core import savedir  # it imports this module
+
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        generation = savedir.current_generation(directory)
+        if generation is None:
+            return
+    except PaddleIRError:
+        return  # a damaged directory: its loads say so
+    if os.path.lexists(os.path.join(directory, generation, os.path.basename(path))):
+        raise OutputPathError(
+            f"cannot write {path}: it is a file of the model directory {directory}, "
+            f"committed in {generation}; writing it alone would change nothing that loads "
+            f"from the directory", hint="save the model into the directory (or `paddle-ir "
+                                        "convert IN DIR`), which replaces its files as one "
+                                        "whole, or write to another path")
 
 
 def write_new_file(path: str, write: Callable[[BinaryIO], None], mode: int | None) -> None:

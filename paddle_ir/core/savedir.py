@@ -192,7 +192,14 @@ def _locked(dirname: str):
 
 
 def _clean(dirname: str, keep: str | None, names: set[str]) -> None:
-    """Delete generations other than `keep` and the temporaries of saves (under the lock)."""
+    """Delete generations other than `keep` and the temporaries of saves (under the lock).
+
+    A temporary is a save's when it is named after a file of this save, of the
+    committed generation (a killed refresh of its links) or CURRENT.
+    """
+    if keep is not None:
+        with contextlib.suppress(OSError):
+            names = names | set(os.listdir(os.path.join(dirname, keep)))
     for entry in os.listdir(dirname):
         path = os.path.join(dirname, entry)
         temporary = _TMP.fullmatch(entry)
@@ -231,6 +238,23 @@ def _mode(st: os.stat_result | None) -> int | None:
     return None if st is None else stat.S_IMODE(st.st_mode)
 
 
+def _replaced_mode(dirname: str, name: str, committed: os.stat_result | None) -> int | None:
+    """The mode of a file that replaces `name`: no bit that the committed file or the
+    top-level file of that name lacks (a user who made either private keeps it so);
+    None (the umask's) for a file that replaces nothing."""
+    modes = [] if committed is None else [_mode(committed)]
+    with contextlib.suppress(OSError):
+        top = os.lstat(os.path.join(dirname, name))
+        if stat.S_ISREG(top.st_mode):
+            modes.append(_mode(top))
+    if not modes:
+        return None
+    mode = modes[0]
+    for other in modes[1:]:
+        mode &= other
+    return mode
+
+
 def commit(dirname: str | os.PathLike, files: Mapping[str, Callable[[BinaryIO], None]],
            owned: Iterable[str], legacy_names: Iterable[str] = ()) -> None:
     """Replace the files `owned` by this kind of save with `files`, as one whole.
@@ -238,8 +262,8 @@ def commit(dirname: str | os.PathLike, files: Mapping[str, Callable[[BinaryIO], 
     `files` maps file names to writers; names in `owned` but not in `files`
     are dropped (a sparse sibling the new program does not have). Other files
     of the committed generation are kept, and so are, in a directory without
-    CURRENT, the top-level files named in `legacy_names` (an older save). A
-    new file keeps the mode of the file it replaces.
+    CURRENT, the top-level files named in `legacy_names` (an older save). A new
+    file keeps the mode of the file it replaces, else gets the umask's.
     """
     dirname = os.fspath(dirname)
     owned = set(owned) | set(files)
@@ -255,18 +279,24 @@ def commit(dirname: str | os.PathLike, files: Mapping[str, Callable[[BinaryIO], 
         new_dir = os.path.join(dirname, new)
         old_dir = dirname if old is None else os.path.join(dirname, old)
         committed = _regular_files(old_dir)
+        if old is not None:
+            _repair_links(dirname, old_dir, committed)
         if old is None:
             committed = {n: st for n, st in committed.items() if n in legacy_names | owned}
         os.mkdir(new_dir)
+        if old is not None:  # a re-save never widens permissions (the umask's else)
+            os.chmod(new_dir, _mode(os.lstat(old_dir)))
         _drop_cached(old_dir, committed.keys() & files.keys())
         try:
             for name, write in files.items():
-                write_new_file(os.path.join(new_dir, name), write, _mode(committed.get(name)))
+                write_new_file(os.path.join(new_dir, name), write,
+                               _replaced_mode(dirname, name, committed.get(name)))
             for name in committed.keys() - owned:
                 os.link(os.path.join(old_dir, name), os.path.join(new_dir, name))
             sync_directory(new_dir)
             pointer = temporary_name(os.path.join(dirname, CURRENT))
-            write_new_file(pointer, lambda out: out.write(f"{new}\n".encode()), None)
+            write_new_file(pointer, lambda out: out.write(f"{new}\n".encode()),
+                           _replaced_mode(dirname, CURRENT, None))
             os.replace(pointer, os.path.join(dirname, CURRENT))  # the commit
         except BaseException:
             # Interrupted before the commit (or while it returned): keep whatever CURRENT
@@ -275,13 +305,34 @@ def commit(dirname: str | os.PathLike, files: Mapping[str, Callable[[BinaryIO], 
                 if current_generation(dirname) != new:
                     _rmtree(new_dir, ignore_errors=True)
             raise
-        _refresh_links(dirname, new_dir, committed)
+        _refresh_links(dirname, new_dir, committed, owned)
         sync_directory(dirname)
         _clean(dirname, new, owned | legacy_names)
 
 
-def _refresh_links(dirname: str, new_dir: str, old: dict[str, os.stat_result]) -> None:
-    """Point the top-level names at the new generation's files; drop the ones it lacks."""
+def _repair_links(dirname: str, committed_dir: str,
+                  committed: dict[str, os.stat_result]) -> None:
+    """Point top-level names a killed save left at an older generation's file at the
+    committed one's, before this save writes anything: Paddle's loaders read them."""
+    for name, st in committed.items():
+        target = os.path.join(dirname, name)
+        try:
+            top = os.lstat(target)
+        except FileNotFoundError:
+            top = None
+        if top is not None and ((top.st_ino, top.st_dev) == (st.st_ino, st.st_dev)
+                                or not stat.S_ISREG(top.st_mode)):
+            continue  # in place, or the user's directory or link: left alone
+        tmp = temporary_name(target)
+        os.link(os.path.join(committed_dir, name), tmp)
+        os.replace(tmp, target)
+
+
+def _refresh_links(dirname: str, new_dir: str, old: dict[str, os.stat_result],
+                   owned: set[str]) -> None:
+    """Point the top-level names at the new generation's files; drop the ones it lacks:
+    the links of files no longer saved, and regular files named as this save's files
+    that it did not write (left by a save killed while it refreshed them)."""
     new = _regular_files(new_dir)
     for name in new:
         target = os.path.join(dirname, name)
@@ -298,3 +349,8 @@ def _refresh_links(dirname: str, new_dir: str, old: dict[str, os.stat_result]) -
             top = os.lstat(target)
             if (top.st_ino, top.st_dev) == (st.st_ino, st.st_dev):
                 os.unlink(target)  # the link (or legacy file) of a file no longer saved
+    for name in owned - new.keys() - old.keys():
+        target = os.path.join(dirname, name)
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISREG(os.lstat(target).st_mode):
+                os.unlink(target)

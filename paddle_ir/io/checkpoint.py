@@ -48,6 +48,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.scope import global_scope
 from paddle_ir.framework import Parameter, Program, Variable, default_main_program, names_of
+from paddle_ir.model_files.layouts import check_variable_file_names, commit_model_files
 from paddle_ir.model_files.params_file import (
     MAIN_FILENAME,
     PERSISTABLES_FILENAME,
@@ -98,7 +99,8 @@ def _all_vars(program: Program) -> list[Variable]:
     return found
 
 
-def _select(program: Program, vars, predicate) -> list[Variable]:  # noqa: A002 - Fluid's name
+def select_vars(program: Program, vars,  # noqa: A002 - Fluid's name
+                predicate) -> list[Variable]:
     if vars is not None:
         selected = []
         for v in vars:
@@ -118,7 +120,7 @@ def _select(program: Program, vars, predicate) -> list[Variable]:  # noqa: A002 
     return selected
 
 
-def _subset_program(selected: list[Variable]) -> Program:
+def subset_program(selected: list[Variable]) -> Program:
     """A program declaring just `selected` as persistables: params_file's combined layout
     of them."""
     program = Program()
@@ -145,7 +147,11 @@ def _check(path: str, name: str, value, var: Variable) -> None:
             f"program declares {dtype_name(want)} {dims}")
 
 
-def _save_separate(dirname, selected: list[Variable], scope) -> list[str]:
+def _save_separate(dirname, selected: list[Variable], scope, program: Program) -> list[str]:
+    """Fluid's one file per variable, committed into `dirname` as one whole (savedir);
+    the first save into a directory of Fluid's files carries the program's other
+    persistables' files (save_params beside a checkpoint keeps its optimizer state)."""
+    check_variable_file_names([v.name for v in selected], "per-variable (filename=None)")
     files: dict[str, Callable] = {}
     for v in selected:
         holder = scope.find_var(v.name)
@@ -160,14 +166,20 @@ def _save_separate(dirname, selected: list[Variable], scope) -> list[str]:
                 f"variable {v.name!r} is declared {pb.VarDesc.VarType.Name(v.type)} but the "
                 f"scope holds a {type(value).__name__}")
         data = serialize(value)
-        path = _file_of(dirname, v.name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        files[path] = lambda out, data=data: out.write(data)
-    tensor_io.atomic_write_many(files)  # staged whole, then renamed
+        files[v.name] = lambda out, data=data: out.write(data)
+    keep = [v.name for v in _all_vars(program) if is_persistable(v)]
+    commit_model_files(dirname, files, files, keep=keep)
     return [v.name for v in selected]
 
 
 def _load_separate(dirname, selected: list[Variable], scope) -> list[str]:
+    values = read_saved(dirname, lambda directory: _read_separate(directory, selected))
+    for name, value in values.items():  # all read and checked before any is stored
+        scope.var(name).value = value
+    return list(values)
+
+
+def _read_separate(dirname, selected: list[Variable]) -> dict:
     values = {}
     for v in selected:
         path = _file_of(dirname, v.name)
@@ -181,9 +193,7 @@ def _load_separate(dirname, selected: list[Variable], scope) -> list[str]:
         value = _SAVABLE[v.type][2](data, f"{path} ({v.name!r})")
         _check(path, v.name, value, v)
         values[v.name] = value
-    for name, value in values.items():  # all read and checked before any is stored
-        scope.var(name).value = value
-    return list(values)
+    return values
 
 
 def save_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa: A002
@@ -193,12 +203,13 @@ def save_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
     if isinstance(dirname, Program):  # save_vars_file's (path, program, scope) form
         return save_vars_file(executor, dirname, main_program if scope is None else scope)
     program = default_main_program() if main_program is None else main_program
-    selected = _select(program, vars, predicate)
+    selected = select_vars(program, vars, predicate)
     scope = _scope(scope)
-    os.makedirs(dirname, exist_ok=True)
     if filename is None:
-        return _save_separate(dirname, selected, scope)
-    return save_vars_file(_file_of(dirname, filename), _subset_program(selected), scope)
+        return _save_separate(dirname, selected, scope, program)
+    files, every, saved = vars_writers(filename, subset_program(selected), scope)
+    commit_save(dirname, files, every)  # a plain file name: refused otherwise (savedir)
+    return saved
 
 
 def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa: A002
@@ -211,11 +222,13 @@ def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
     if not os.path.isdir(dirname):
         raise TensorFormatError(f"{os.fspath(dirname)} is not a directory of saved variables")
     program = default_main_program() if main_program is None else main_program
-    selected = _select(program, vars, predicate)
+    selected = select_vars(program, vars, predicate)
     scope = _scope(scope)
     if filename is None:
         return _load_separate(dirname, selected, scope)
-    return load_vars_file(_file_of(dirname, filename), _subset_program(selected), scope)
+    subset = subset_program(selected)
+    return read_saved(dirname, lambda directory: load_vars_file(
+        _file_of(directory, filename), subset, scope, directory))
 
 
 def save_params(executor=None, dirname=None, main_program=None, filename=None, scope=None):

@@ -22,6 +22,7 @@ import os
 from paddle_ir.core.errors import InvalidProgramError, ProgramFormatError
 from paddle_ir.executor.scope import global_scope
 from paddle_ir.framework import Program, default_main_program, names_of
+from paddle_ir.model_files.layouts import MODEL_NAMES
 from paddle_ir.model_files.params_file import (
     MODEL_FILENAME,
     PARAMS_FILENAME,
@@ -79,7 +80,8 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     files, every, _ = vars_writers(params_filename, pruned, scope)
     data = pruned.serialize()
     files[model_filename] = lambda out: out.write(data)
-    commit_save(dirname, files, every + [model_filename])
+    # The other layouts' model files go: the directory then loads as this model.
+    commit_save(dirname, files, every + [model_filename, *MODEL_NAMES])
     return pruned
 
 
@@ -94,18 +96,22 @@ def load_inference_model(dirname, executor=None, scope=None, model_filename=None
         scope, model_filename, params_filename = None, scope, model_filename
     model_filename = MODEL_FILENAME if model_filename is None else model_filename
     params_filename = PARAMS_FILENAME if params_filename is None else params_filename
-    if not os.path.exists(os.path.join(dirname, model_filename)):
+    scope = global_scope() if scope is None else scope
+    if not os.path.isdir(dirname):
         from paddle_ir import paddle_format
 
-        if paddle_format.is_paddle_model(dirname):
+        if paddle_format.is_paddle_model(dirname):  # a .pdmodel or its prefix
             return paddle_format.load_inference_model(dirname, scope)
-    if not os.path.isdir(dirname):
         raise ProgramFormatError(f"{os.fspath(dirname)} is not a directory: there is no "
                                  f"inference model to load",
                                  hint="save one with save_inference_model(dirname, ...)")
-    scope = global_scope() if scope is None else scope
 
     def read_files(directory):
+        if not os.path.exists(os.path.join(directory, model_filename)):
+            from paddle_ir import paddle_format
+
+            if paddle_format.is_paddle_model(directory):
+                return paddle_format.load_inference_model(directory, scope)[0]
         program = load_program(os.path.join(directory, model_filename), directory)
         load_vars_file(os.path.join(directory, params_filename), program, scope, directory)
         return program

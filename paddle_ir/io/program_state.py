@@ -18,9 +18,17 @@ import numpy as np
 
 from paddle_ir.core import record_names
 from paddle_ir.core.errors import MissingVariableError, TensorFormatError
+from paddle_ir.executor.scope import Scope, global_scope
 from paddle_ir.framework import Program
-from paddle_ir.io.checkpoint import is_parameter, is_persistable, load_vars, save_vars
-from paddle_ir.model_files.params_file import scan_records
+from paddle_ir.io.checkpoint import (
+    is_parameter,
+    is_persistable,
+    load_vars,
+    select_vars,
+    subset_program,
+)
+from paddle_ir.model_files.layouts import commit_model_files
+from paddle_ir.model_files.params_file import read_saved, scan_records, vars_writers
 
 PARAMS_SUFFIX = ".pdparams"
 OPT_SUFFIX = ".pdopt"
@@ -52,29 +60,26 @@ def _refuse_pickle(path: str) -> None:
                  "dirname, program) (or save_params), which paddle-ir reads")
 
 
-def _write_names(path: str, program: Program, predicate) -> None:
-    """FILE.names beside a combined file (core/record_names.py): loads keep what their
-    program declares, and load_program_state knows each record's name."""
-    from paddle_ir.proto import framework_pb2 as pb
-
-    by_type: dict[str, list[str]] = {"LOD_TENSOR": [], "SELECTED_ROWS": [], "CSR": []}
-    for var in program.list_vars():
-        if predicate(var):
-            by_type[pb.VarDesc.VarType.Name(var.type)].append(var.name)
-    with open(path + record_names.SUFFIX, "wb") as f:
-        f.write(record_names.encode({k: sorted(set(v)) for k, v in by_type.items()}))
-
-
 def save(program: Program, model_path) -> None:
     """Save `program`'s parameters (.pdparams), other persistables (.pdopt) and the
-    program itself (.pdmodel) from the global scope under the prefix `model_path`."""
+    program itself (.pdmodel) from the global scope under the prefix `model_path`.
+
+    The three files and their names lists replace the previous ones as one whole
+    (a staged save into the prefix's directory: model_files/layouts.py).
+    """
     directory, base = _split(model_path)
-    os.makedirs(directory, exist_ok=True)
+    scope = global_scope()
+    files, owned = {}, []
     for suffix, predicate in ((PARAMS_SUFFIX, is_parameter), (OPT_SUFFIX, _is_optimizer_state)):
-        save_vars(None, directory, program, predicate=predicate, filename=base + suffix)
-        _write_names(os.path.join(directory, base + suffix), program, predicate)
-    with open(os.path.join(directory, base + MODEL_SUFFIX), "wb") as f:
-        f.write(program.desc.SerializeToString())
+        # FILE.names beside each (core/record_names.py): loads keep what their program
+        # declares, and load_program_state knows each record's name.
+        subset = subset_program(select_vars(program, None, predicate))
+        writers, every, _ = vars_writers(base + suffix, subset, scope, with_names=True)
+        files.update(writers)
+        owned += every
+    data = program.desc.SerializeToString()
+    files[base + MODEL_SUFFIX] = lambda out: out.write(data)
+    commit_model_files(directory, files, [*owned, base + MODEL_SUFFIX])
 
 
 def load(program: Program, model_path, executor=None, var_list=None) -> None:
@@ -82,36 +87,52 @@ def load(program: Program, model_path, executor=None, var_list=None) -> None:
     state when the program has any (an inference program or a test clone has none).
 
     `var_list` (Fluid's: the variables to load, for a program that differs from
-    the saved one) restricts the load to those variables.
+    the saved one) restricts the load to those variables. Both files are of one save.
     """
     directory, base = _split(model_path)
-    params = os.path.join(directory, base + PARAMS_SUFFIX)
-    if not os.path.isfile(params):
-        raise TensorFormatError(f"fluid.load: {params} does not exist; fluid.save(program, "
-                                f"{os.fspath(model_path)!r}) writes it")
-    _refuse_pickle(params)
     wanted = None if var_list is None else {getattr(v, "name", v) for v in var_list}
 
     def pick(predicate):
         return lambda v: predicate(v) and (wanted is None or v.name in wanted)
 
-    load_vars(executor, directory, program, predicate=pick(is_parameter),
-              filename=base + PARAMS_SUFFIX)
-    opt = os.path.join(directory, base + OPT_SUFFIX)
-    has_state = any(_is_optimizer_state(v) for v in program.list_vars())
-    if has_state and os.path.isfile(opt):
-        _refuse_pickle(opt)
-        load_vars(executor, directory, program, predicate=pick(_is_optimizer_state),
-                  filename=base + OPT_SUFFIX)
+    def read_files(where):
+        params = os.path.join(where, base + PARAMS_SUFFIX)
+        if not os.path.isfile(params):
+            raise TensorFormatError(f"fluid.load: {os.path.join(directory, base)}"
+                                    f"{PARAMS_SUFFIX} does not exist; fluid.save(program, "
+                                    f"{os.fspath(model_path)!r}) writes it")
+        _refuse_pickle(params)
+        loaded = Scope()
+        load_vars(executor, where, program, predicate=pick(is_parameter),
+                  filename=base + PARAMS_SUFFIX, scope=loaded)
+        opt = os.path.join(where, base + OPT_SUFFIX)
+        has_state = any(_is_optimizer_state(v) for v in program.list_vars())
+        if has_state and os.path.isfile(opt):
+            _refuse_pickle(opt)
+            load_vars(executor, where, program, predicate=pick(_is_optimizer_state),
+                      filename=base + OPT_SUFFIX, scope=loaded)
+        return loaded
+
+    loaded = read_saved(directory, read_files)
+    scope = global_scope()
+    for name in loaded.local_var_names():  # stored once both files are read and checked
+        scope.var(name).value = loaded.find_var(name).value
 
 
 def load_program_state(model_path, var_list=None) -> dict[str, np.ndarray]:
     """{name: ndarray} of everything `save` wrote under `model_path` (names from the
     files' names lists), without a program."""
     directory, base = _split(model_path)
+    state = read_saved(directory, lambda where: _read_state(where, base))
+    if var_list is not None:
+        state = {getattr(v, "name", v): state[getattr(v, "name", v)] for v in var_list}
+    return state
+
+
+def _read_state(where: str, base: str) -> dict[str, np.ndarray]:
     state = {}
     for suffix in (PARAMS_SUFFIX, OPT_SUFFIX):
-        path = os.path.join(directory, base + suffix)
+        path = os.path.join(where, base + suffix)
         if not os.path.isfile(path):
             if suffix == PARAMS_SUFFIX:
                 raise TensorFormatError(f"load_program_state: {path} does not exist")
@@ -123,8 +144,6 @@ def load_program_state(model_path, var_list=None) -> dict[str, np.ndarray]:
             raise TensorFormatError(f"{path} has no names list matching its {len(records)} "
                                     f"records; load it into its program with fluid.load")
         state.update({n: np.asarray(v) for n, (_, v) in zip(names, records, strict=True)})
-    if var_list is not None:
-        state = {getattr(v, "name", v): state[getattr(v, "name", v)] for v in var_list}
     return state
 
 

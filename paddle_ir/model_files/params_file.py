@@ -279,7 +279,9 @@ def load_vars_file(path, program: Program, scope=None, root=None) -> list[str]:
 
 def commit_save(dirname, files: dict, owned) -> None:
     """Replace the files of the save in `dirname` as one whole (see savedir.commit)."""
-    savedir.commit(dirname, files, owned, legacy_names=LEGACY_NAMES)
+    from paddle_ir.model_files.layouts import commit_model_files  # it imports this module
+
+    commit_model_files(dirname, files, owned)
 
 
 def read_saved(dirname, read_files):

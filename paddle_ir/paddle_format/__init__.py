@@ -6,8 +6,8 @@
 
 convert.py translates programs both ways, policy.py says which of Paddle's
 attributes paddle-ir may keep without interpreting, grad_slots.py bridges grad
-ops whose slots differ, files.py finds and reads the files. docs/paddle_format.md
-tells the whole story.
+ops whose slots differ, files.py finds and reads the files, saving.py writes them.
+docs/paddle_format.md tells the whole story.
 """
 
 from paddle_ir.paddle_format.convert import (
@@ -25,9 +25,8 @@ from paddle_ir.paddle_format.files import (
     load_paddle_program,
     locate,
     require_model,
-    save_inference_model,
-    write_paddle_model,
 )
+from paddle_ir.paddle_format.saving import save_inference_model, write_paddle_model
 
 __all__ = [
     "PaddleFormatError", "PaddleModel", "from_paddle", "is_paddle_model",

@@ -11,8 +11,9 @@ Layouts (PATH is what a user types):
 A combined file (.pdiparams, __params__) is the persistable LoDTensors' records
 in sorted name order with no header, ending exactly at EOF: paddle-ir's own
 combined format, which paddle_ir.model_files.params_file reads, checking every
-record against its declaration. Writing stages every file whole before renaming
-any into place, the program last.
+record against its declaration. Writing is saving.py's (a staged save, as
+paddle-ir's own); a directory a save committed (it has CURRENT) is read from
+its committed generation.
 """
 
 from __future__ import annotations
@@ -21,26 +22,20 @@ import glob
 import os
 from dataclasses import dataclass
 
-import numpy as np
-
-from paddle_ir.core import tensor_io
+from paddle_ir.core import savedir, tensor_io
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.framework import Program
+from paddle_ir.model_files.layouts import FLUID_MODEL, FLUID_PARAMS, PDIPARAMS, PDMODEL
 from paddle_ir.model_files.params_file import load_vars_file, persistable_names
 from paddle_ir.paddle_format.convert import (
     PaddleFormatError,
     from_paddle,
     parse_paddle_program,
-    to_paddle,
 )
 from paddle_ir.proto import framework_pb2 as pb
 
-PDMODEL = ".pdmodel"
-PDIPARAMS = ".pdiparams"
-FLUID_MODEL = "__model__"
-FLUID_PARAMS = "__params__"
 LAYOUTS = ("paddle", "fluid")
 
 
@@ -69,9 +64,25 @@ def _fluid(directory: str, program_file: str) -> PaddleModel:
     return PaddleModel(program_file, params_dir=directory)
 
 
+def _committed(path: str) -> str:
+    """`path` in the committed generation of its directory when a save committed it
+    (paddle_ir.core.savedir: it has CURRENT), so that the files found are of one save."""
+    if os.path.isdir(path):
+        return savedir.committed_dir(path)
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        return path
+    committed = savedir.committed_dir(parent)
+    if committed == parent:
+        return path
+    inside = os.path.join(committed, os.path.basename(path))
+    # A file no save wrote (copied in beside the saves) is only at the top level.
+    return inside if os.path.lexists(inside) or os.path.lexists(inside + PDMODEL) else path
+
+
 def locate(path) -> PaddleModel | None:
     """The Paddle model PATH names, or None when PATH is not one (see the module doc)."""
-    path = os.fspath(path)
+    path = _committed(os.fspath(path))
     if os.path.isdir(path):
         fluid = os.path.join(path, FLUID_MODEL)
         if os.path.isfile(fluid):
@@ -170,84 +181,21 @@ def _global_scope():
 
 
 def load_inference_model(path, scope=None):
-    """(program, feed names, fetch Variables) of a Paddle model, its parameters in `scope`."""
-    model = require_model(path)
-    program = load_paddle_program(model.program_file)
-    load_paddle_params(model, program, _global_scope() if scope is None else scope)
+    """(program, feed names, fetch Variables) of a Paddle model, its parameters in `scope`.
+
+    The files are of one save, even while another save replaces them (savedir.read).
+    """
+    path = os.fspath(path)
+    scope = _global_scope() if scope is None else scope
+
+    def read_files(_directory):  # locate reads CURRENT itself, for a prefix's parent too
+        model = require_model(path)
+        program = load_paddle_program(model.program_file)
+        load_paddle_params(model, program, scope)
+        return program
+
+    program = savedir.read(path if os.path.isdir(path) else os.path.dirname(path) or ".",
+                           read_files)
     block = program.global_block()
     return program, program.feed_target_names, [block.var(n) for n in
                                                  program.fetch_target_names]
-
-
-# --- writing ----------------------------------------------------------------------------
-
-
-def _dense_values(program: Program, scope) -> dict[str, LoDTensor | np.ndarray]:
-    sparse = [v.name for b in program.desc.blocks for v in b.vars
-              if v.persistable and v.type != pb.VarDesc.LOD_TENSOR]
-    if sparse:
-        raise PaddleFormatError(
-            f"Paddle's inference files hold dense tensors only; the program has sparse or "
-            f"structured persistable variables: {sparse[:8]}")
-    values = {}
-    for name in persistable_names(program):
-        holder = scope.find_var(name)
-        value = None if holder is None else holder.value
-        if value is None:
-            raise MissingVariableError(
-                f"persistable variable {name!r} has no value in the scope, so it cannot be "
-                f"saved", hint="did you run the startup program (or load the parameters)?")
-        values[name] = value
-    return values
-
-
-def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle",
-                       params: bool = True) -> list[str]:
-    """Write `program` and its persistables from `scope` in Paddle's files; the file names
-    (the program last).
-
-    layout "paddle": PATH is a prefix (PATH.pdmodel + PATH.pdiparams; a trailing
-    .pdmodel is dropped). layout "fluid": PATH is a directory (__model__ plus one
-    file per persistable variable). `params=False` writes the program alone.
-    """
-    if layout not in LAYOUTS:
-        raise PaddleFormatError(f"unknown Paddle layout {layout!r}; choose one of {LAYOUTS}")
-    scope = _global_scope() if scope is None else scope
-    values = _dense_values(program, scope) if params else {}
-    data = to_paddle(program.desc).SerializeToString(deterministic=True)
-    path = os.fspath(path)
-    files = {}
-    if layout == "paddle":
-        prefix = path[: -len(PDMODEL)] if path.endswith(PDMODEL) else path
-        os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
-
-        def write_params(out):
-            for name in sorted(values):
-                tensor_io.write_lod_tensor(out, values[name])
-
-        if params:
-            files[prefix + PDIPARAMS] = write_params
-        files[prefix + PDMODEL] = lambda out: out.write(data)  # renamed last
-    else:
-        os.makedirs(path, exist_ok=True)
-        for name in sorted(values):
-            files[os.path.join(path, name)] = (
-                lambda out, value=values[name]: tensor_io.write_lod_tensor(out, value))
-        files[os.path.join(path, FLUID_MODEL)] = lambda out: out.write(data)
-    tensor_io.atomic_write_many(files)
-    return list(files)
-
-
-def save_inference_model(dirname, program: Program, scope=None, layout: str = "paddle",
-                         model_filename: str | None = None) -> list[str]:
-    """paddle_ir.io.save_inference_model's Paddle formats, for an already pruned program.
-
-    layout "paddle": DIR/model.pdmodel + DIR/model.pdiparams (or the prefix
-    `model_filename` names, when it ends in .pdmodel); "fluid": DIR/__model__ and
-    one file per persistable.
-    """
-    if layout == "paddle":
-        stem = model_filename if model_filename and model_filename.endswith(PDMODEL) \
-            else "model"
-        return write_paddle_model(os.path.join(dirname, stem), program, scope, layout)
-    return write_paddle_model(dirname, program, scope, layout)

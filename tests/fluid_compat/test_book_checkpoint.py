@@ -64,7 +64,11 @@ def test_checkpoint_then_inference_program_loads_the_subset(tmp_path):
     with fluid.scope_guard(scope):
         saved = fluid.io.save_persistables(exe, str(ckpt), main_program=main, filename=None)
     assert any(n.endswith("velocity_0") for n in saved)  # optimizer state is checkpointed
-    assert sorted(os.listdir(ckpt)) == sorted(saved)  # one file per variable, as Fluid
+    # One file per variable at the top level, as Fluid, beside the staged save's own
+    # CURRENT, LOCK and generation (core/savedir.py), which holds the same files.
+    generation = (ckpt / "CURRENT").read_text().strip()
+    assert sorted(os.listdir(ckpt)) == sorted(saved + ["CURRENT", "LOCK", generation])
+    assert sorted(os.listdir(ckpt / generation)) == sorted(saved)
 
     infer, infer_predict = inference_program()
     with fluid.scope_guard(fluid.core.Scope()):

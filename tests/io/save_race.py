@@ -4,7 +4,15 @@ Models A and B share their parameter names and shapes (so B's parameters load
 into A's program without complaint) but differ in program (tanh vs sigmoid)
 and in values (seeds). `classify` loads a directory and says which whole model
 it holds, or "mixed" when the program of one came with the parameters of the
-other: the failure a directory replaced file by file allows.
+other, or the parameters of both: the failure a directory replaced file by
+file allows.
+
+Every save path and format is tried (FORMATS): paddle-ir's inference model,
+Paddle's (`format="paddle"`: model.pdmodel + model.pdiparams), fluid 1.x's
+(`format="fluid"`: __model__ + a file per parameter), and Fluid's per-variable
+checkpoint (`save_persistables(dirname, filename=None)`, which has no program:
+the values alone tell the model), and Fluid 1.6's `fluid.save(program, DIR/m)`
+(m.pdparams, m.pdopt, m.pdmodel and their names lists; read by `fluid.load`).
 
 Savers run in forked children (cheap: the models are already built), which
 the tests kill with SIGKILL or interrupt with SIGINT at random moments, or
@@ -39,34 +47,72 @@ def build(act: str, seed: int):
             h = pir.layers.fc(h, WIDTH, act=act)
     scope = pir.Scope()
     pir.Executor().run(startup, scope=scope)
+    rng = np.random.default_rng(seed)
+    for name in io.persistable_names(main):  # biases start at zero: make each model's own
+        if ".b_" in name:
+            bias = scope.find_var(name).value.numpy()
+            bias[...] = rng.standard_normal(bias.shape)
     return main, scope, h.name
 
 
+FORMATS = ("paddle-ir", "paddle", "fluid", "per-variable", "fluid-save")
+
+
 class Models:
-    def __init__(self):
+    def __init__(self, fmt: str = "paddle-ir"):
+        self.fmt = fmt
         self.models = {"A": build("tanh", 1), "B": build("sigmoid", 2)}
         main, scope, _ = self.models["A"]
-        self.first_param = next(n for n in io.persistable_names(main) if ".w_" in n)
-        self.weights = {k: scope.find_var(self.first_param).value.numpy().copy()
-                        for k, (_, scope, _) in self.models.items()}
-        other = self.models["B"][1].find_var(self.first_param).value.numpy()
-        assert not np.array_equal(self.weights["A"], other)
+        self.names = io.persistable_names(main)
+        self.first_param = next(n for n in self.names if ".w_" in n)
+        self.values = {k: {n: scope.find_var(n).value.numpy().copy() for n in self.names}
+                       for k, (_, scope, _) in self.models.items()}
+        self.weights = {k: values[self.first_param] for k, values in self.values.items()}
+        for name in self.names:
+            assert not np.array_equal(self.values["A"][name], self.values["B"][name]), name
 
     def save(self, dirname, which: str) -> None:
         main, scope, out = self.models[which]
-        io.save_inference_model(dirname, ["x"], [out], main_program=main, scope=scope)
+        if self.fmt == "per-variable":
+            io.save_persistables(None, dirname, main, scope, filename=None)
+            return
+        if self.fmt == "fluid-save":
+            with pir.scope_guard(scope):
+                io.save(main, os.path.join(dirname, "m"))
+            return
+        io.save_inference_model(dirname, ["x"], [out], main_program=main, scope=scope,
+                                format=self.fmt)
 
     def classify(self, dirname) -> str:
         """"A" or "B" (a whole model), "mixed", or the error a load raised."""
         scope = pir.Scope()
         try:
-            program, _, _ = io.load_inference_model(dirname, scope=scope)
+            if self.fmt == "per-variable":
+                io.load_persistables(None, dirname, self.models["A"][0], scope, filename=None)
+                by_program = None
+            elif self.fmt == "fluid-save":
+                def read(where):  # the program and the values, of one save
+                    with pir.scope_guard(scope):
+                        io.load(self.models["A"][0], os.path.join(where, "m"))
+                    return io.load_program(os.path.join(where, "m.pdmodel"))
+
+                program = io.read_saved(dirname, read)
+                ops = {op.type for op in program.global_block().ops}
+                by_program = "A" if "tanh" in ops else "B" if "sigmoid" in ops else "?"
+            else:
+                program, _, _ = io.load_inference_model(dirname, scope=scope)
+                ops = {op.type for op in program.global_block().ops}
+                by_program = "A" if "tanh" in ops else "B" if "sigmoid" in ops else "?"
         except Exception as exc:  # reported as a result, so that counts say what happened
             return f"error: {type(exc).__name__}: {exc}"
-        ops = {op.type for op in program.global_block().ops}
-        by_program = "A" if "tanh" in ops else "B" if "sigmoid" in ops else "?"
-        weight = scope.find_var(self.first_param).value.numpy()
-        by_params = next((k for k, w in self.weights.items() if np.array_equal(w, weight)), "?")
+        origins = set()
+        for name in self.names:
+            value = scope.find_var(name).value.numpy()
+            origins.add(next((k for k, v in self.values.items() if np.array_equal(v[name], value)),
+                             "?"))
+        by_params = origins.pop() if len(origins) == 1 else "mixed"
+        if by_program is None:
+            return by_params
         return by_program if by_program == by_params else "mixed"
 
 
@@ -150,11 +196,23 @@ def crash_at(models: Models, dirname, which: str, k: int, how: str) -> int:
 
 
 def leftovers(dirname) -> list[str]:
-    """What a directory holds beyond CURRENT, LOCK, one generation and its top-level links."""
+    """What a directory holds beyond CURRENT, LOCK, one generation and its top-level links,
+    and top-level names that are not links to that generation's files (what Paddle's
+    loaders would read)."""
     entries = sorted(os.listdir(dirname))
     current = open(os.path.join(dirname, "CURRENT")).read().strip()
     saved = set(os.listdir(os.path.join(dirname, current)))
-    return [e for e in entries if e not in {"CURRENT", "LOCK", current} | saved]
+    stale = [e for e in entries if e not in {"CURRENT", "LOCK", current} | saved]
+    for name in sorted(saved):
+        inside = os.lstat(os.path.join(dirname, current, name))
+        try:
+            top = os.lstat(os.path.join(dirname, name))
+        except FileNotFoundError:
+            stale.append(f"{name} (not {current}'s: missing)")
+            continue
+        if (top.st_ino, top.st_dev) != (inside.st_ino, inside.st_dev):
+            stale.append(f"{name} (not {current}'s)")
+    return stale
 
 
 def fresh(dirname) -> None:

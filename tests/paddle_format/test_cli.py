@@ -88,6 +88,63 @@ def test_convert_both_ways(capsys, tmp_path):
     assert_matches_paddle("text", run_model(tmp_path / "fluid", feeds("text")))
 
 
+def _mlp_in_paddle_ir(directory) -> None:
+    scope = Scope()
+    program, names, fetches = io.load_inference_model(str(MLP / "model"), scope=scope)
+    io.save_inference_model(str(directory), names, fetches, main_program=program, scope=scope)
+    assert_matches_paddle("mlp", run_model(directory, feeds("mlp")))
+
+
+def test_convert_into_an_existing_model_directory_replaces_what_loads(capsys, tmp_path):
+    """Before: `wrote OUT/params`, exit 0, and OUT still loaded the old model (CURRENT)."""
+    out = tmp_path / "out"
+    _mlp_in_paddle_ir(out)
+    code, _, err = _run(capsys, "convert", TEXT / "model.pdmodel", out)
+    assert code == 0, err
+    assert_matches_paddle("text", run_model(out, feeds("text")))
+    code, stdout, err = _run(capsys, "run", out, "--feeds", TEXT / "feeds.npz")
+    assert code == 0 and "softmax_0.tmp_0  shape=[3, 3]" in stdout, err
+    # Into a paddle-ir directory as Paddle's files: the directory loads the new model.
+    _mlp_in_paddle_ir(tmp_path / "again")
+    io.save_inference_model(str(tmp_path / "again"), *_text_model(), format="paddle")
+    assert not (tmp_path / "again" / MODEL_FILENAME).exists()
+    assert_matches_paddle("text", run_model(tmp_path / "again", feeds("text")))
+
+
+def _text_model():
+    scope = Scope()
+    program, names, fetches = io.load_inference_model(str(TEXT / "model"), scope=scope)
+    return names, fetches, None, program, scope
+
+
+def test_convert_fluid_over_a_combined_params_file_replaces_it(capsys, tmp_path):
+    """Before: the per-parameter files were written, and loading preferred the stale
+    __params__ (the old model, no warning)."""
+    out = tmp_path / "fluid"
+    out.mkdir()
+    shutil.copy(MLP / "model.pdmodel", out / "__model__")  # fluid 1.x, combined params
+    shutil.copy(MLP / "model.pdiparams", out / "__params__")
+    assert_matches_paddle("mlp", run_model(out, feeds("mlp")))
+    code, _, err = _run(capsys, "convert", TEXT / "model.pdmodel", tmp_path / "ours")
+    assert code == 0, err
+    code, _, err = _run(capsys, "convert", tmp_path / "ours", out, "--layout", "fluid")
+    assert code == 0, err
+    assert not (out / "__params__").exists()
+    assert_matches_paddle("text", run_model(out, feeds("text")))
+    code, stdout, err = _run(capsys, "run", out, "--feeds", TEXT / "feeds.npz")
+    assert code == 0 and "softmax_0.tmp_0  shape=[3, 3]" in stdout, err
+
+
+def test_convert_refuses_a_file_of_a_saved_directory(capsys, tmp_path):
+    """A bare program written over DIR/model.pb would load nowhere: DIR loads its CURRENT."""
+    out = tmp_path / "out"
+    _mlp_in_paddle_ir(out)
+    code, _, err = _run(capsys, "convert", FIXTURES / "train" / "main.pdmodel",
+                        out / MODEL_FILENAME)
+    assert code == 1 and "committed in gen-000001" in err, err
+    assert_matches_paddle("mlp", run_model(out, feeds("mlp")))
+
+
 def test_convert_a_training_program_without_params(capsys, tmp_path):
     code, out, err = _run(capsys, "convert", FIXTURES / "train" / "main.pdmodel",
                           tmp_path / "main.pb")

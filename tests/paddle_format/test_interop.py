@@ -23,7 +23,9 @@ os.environ["FLAGS_enable_pir_api"] = "0"
 import numpy as np, paddle
 paddle.enable_static()
 exe = paddle.static.Executor(paddle.CPUPlace())
-program, feed_names, fetches = paddle.static.load_inference_model(sys.argv[1], exe)
+# A fluid 1.x directory is read the old way: DIR/__model__ and a file per parameter.
+fluid = {"model_filename": "__model__", "params_filename": None} if sys.argv[4:] else {}
+program, feed_names, fetches = paddle.static.load_inference_model(sys.argv[1], exe, **fluid)
 data = np.load(sys.argv[2])
 feed = {}
 for name in feed_names:
@@ -45,9 +47,11 @@ def _paddle_python() -> str:
     return sys.executable
 
 
-def _run_in_paddle(python: str, prefix, feeds_file, tmp_path) -> list[np.ndarray]:
+def _run_in_paddle(python: str, prefix, feeds_file, tmp_path,
+                   fluid: bool = False) -> list[np.ndarray]:
     out = tmp_path / "paddle_out.npz"
-    done = subprocess.run([python, "-c", RUN_IN_PADDLE, str(prefix), str(feeds_file), str(out)],
+    done = subprocess.run([python, "-c", RUN_IN_PADDLE, str(prefix), str(feeds_file), str(out)]
+                          + (["fluid"] if fluid else []),
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     with np.load(out) as data:
@@ -89,3 +93,26 @@ def test_paddle_runs_a_model_paddle_ir_built(tmp_path):
     np.savez(tmp_path / "feeds.npz", x=xv, ids=idv, **{"ids.lod": np.asarray("[[2, 1, 3]]")})
     (theirs,) = _run_in_paddle(python, tmp_path / "model", tmp_path / "feeds.npz", tmp_path)
     assert np.abs(theirs - np.asarray(ours)).max() <= 1e-6
+
+
+@pytest.mark.parametrize("fmt", ["paddle", "fluid"])
+def test_paddle_loads_a_staged_save_over_another_model(fmt, tmp_path):
+    """The staged save (generation + CURRENT) keeps Paddle's file names at the top of the
+    directory: Paddle's own loader reads the model saved last, whole, after a re-save over
+    a different model and beside an older paddle-ir model the save replaces."""
+    python = _paddle_python()
+    out = tmp_path / "model_dir"
+    for name in ("mlp", "text"):
+        scope = Scope()
+        program, names, fetches = io.load_inference_model(str(FIXTURES / name / "model"),
+                                                          scope=scope)
+        if name == "mlp":
+            io.save_inference_model(str(out), names, fetches, main_program=program,
+                                    scope=scope)  # paddle-ir's files first
+        io.save_inference_model(str(out), names, fetches, main_program=program, scope=scope,
+                                format=fmt)
+    assert (out / "CURRENT").is_file() and not (out / "model.pb").exists()
+    got = _run_in_paddle(python, out / "model" if fmt == "paddle" else out,
+                         FIXTURES / "text" / "feeds.npz", tmp_path, fluid=fmt == "fluid")
+    for a, b in zip(got, paddle_outputs("text"), strict=True):
+        np.testing.assert_array_equal(a, b)
