@@ -230,3 +230,17 @@ def test_cli_run_optimizes_unless_told_and_dump_shows_it(tmp_path):
     shown = ok("dump", path, "--optimized")
     assert "batch_norm(" not in shown and "affine_channel(" not in shown
     assert ".bn_folded" in shown
+
+
+@pytest.mark.parametrize("model", ["mobilenet_v3_small", "resnet18"])
+def test_bench_zoo_models_agree_with_and_without_the_passes(tmp_path, model):
+    """The benchmark's networks (bench/zoo_models.py), every batch_norm folded."""
+    from bench import zoo_models
+
+    path = zoo_models.build(model, str(tmp_path / model))
+    exe, (p0, s0, f0), (p1, s1, f1), feeds = _load_both(path)
+    assert _ops(p0)["batch_norm"] > 0 and _ops(p1)["batch_norm"] == 0
+    image = np.load(tmp_path / model / "feeds.npz")["image"]
+    want = exe.run(p0, feed={feeds[0]: image}, fetch_list=f0, scope=s0)[0]
+    got = exe.run(p1, feed={feeds[0]: image}, fetch_list=f1, scope=s1)[0]
+    _close(got, want)
