@@ -43,6 +43,7 @@ from paddle_ir.proto import framework_pb2 as pb
 _TRAINING_ROLES = 1 | 2  # OpRole Backward and Optimize bits
 _CONVS = ("conv2d", "depthwise_conv2d")
 _FOLDABLE = ("batch_norm", "affine_channel")
+_IDENTITIES = ("dropout", "scale", "assign")
 
 
 def _attrs(op: pb.OpDesc) -> dict:
@@ -65,11 +66,13 @@ def is_inference(program: Program) -> bool:
     """No backward or optimizer op, and every `is_test` attribute set: a test-mode program."""
     for block in program.desc.blocks:
         for op in block.ops:
-            attrs = _attrs(op)
-            if int(attrs.get("op_role", 0)) & _TRAINING_ROLES or op.type.endswith("_grad"):
+            if op.type.endswith("_grad"):
                 return False
-            if attrs.get("is_test") is False:
-                return False
+            for a in op.attrs:  # read in place: no conversion of every attribute
+                if a.name == "op_role" and a.i & _TRAINING_ROLES:
+                    return False
+                if a.name == "is_test" and not a.b:
+                    return False
     return True
 
 
@@ -120,14 +123,6 @@ class _Graph:
         return name
 
 
-def _rename_inputs(block: pb.BlockDesc, old: str, new: str) -> None:
-    for op in block.ops:
-        for v in op.inputs:
-            for i, arg in enumerate(v.arguments):
-                if arg == old:
-                    v.arguments[i] = new
-
-
 def _drop_var(graph: _Graph, name: str) -> None:
     kept = [v for v in graph.block.vars if v.name != name]
     del graph.block.vars[:]
@@ -135,40 +130,79 @@ def _drop_var(graph: _Graph, name: str) -> None:
 
 
 def _remove_identities(graph: _Graph) -> int:
-    """Drop test-mode dropout (or make it a scale), identity scale and assign."""
-    block, changed, i = graph.block, 0, 0
-    while i < len(block.ops):
-        op = block.ops[i]
+    """Drop test-mode dropout (or make it a scale), identity scale and assign.
+
+    One pass over block 0 with the first read and last write of every name, so a
+    program of many identities costs linear time: removed ops are marked, their
+    readers renamed and their variables dropped once at the end.
+    """
+    ops = list(graph.block.ops)
+    first_read: dict[str, int] = {}
+    last_write: dict[str, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.inputs:
+            for arg in v.arguments:
+                first_read.setdefault(arg, i)
+        for v in op.outputs:
+            for arg in v.arguments:
+                last_write[arg] = i
+    alias: dict[str, str] = {}  # a removed Out -> what its readers read instead
+    removed: set[int] = set()
+    drop: set[str] = set()
+    changed = 0
+    for i, op in enumerate(ops):
+        if op.type not in _IDENTITIES:
+            continue
         attrs = _attrs(op)
-        identity = False
-        if op.type == "dropout" and attrs.get("is_test"):
-            if _slot(op.outputs, "Mask") and not all(graph.unread(m)
-                                                     for m in _slot(op.outputs, "Mask")):
-                i += 1
+        x, out = _one(op.inputs, "X"), _one(op.outputs, "Out")
+        if x is None or out is None:
+            continue
+        x = alias.get(x, x)
+        others = [a for v in op.outputs if v.parameter != "Out" for a in v.arguments]
+        if not all(graph.unread(a) and graph.writers[a] == 1 for a in others):
+            continue  # test-mode dropout's Mask goes with the op: nobody may read it
+        if op.type == "dropout":
+            if not attrs.get("is_test"):
                 continue
-            if attrs.get("dropout_implementation", "downgrade_in_infer") == "upscale_in_train":
-                identity = True
-            else:
-                _as_scale(op, 1.0 - float(attrs.get("dropout_prob", 0.5)))
-                for mask in _slot(op.outputs, "Mask"):
-                    _drop_var(graph, mask)
+            if attrs.get("dropout_implementation", "downgrade_in_infer") != "upscale_in_train":
+                _as_scale(op, x, out, 1.0 - float(attrs.get("dropout_prob", 0.5)))
+                drop.update(others)
                 changed += 1
-                graph.refresh()
-        elif op.type == "scale" and not _slot(op.inputs, "ScaleTensor"):
-            identity = (float(attrs.get("scale", 1.0)) == 1.0
-                        and float(attrs.get("bias", 0.0)) == 0.0)
-        elif op.type == "assign":
-            identity = True
-        if identity and _remove_identity(graph, i):
-            changed += 1
-            continue  # the next op moved to index i
-        i += 1
+                continue
+        elif op.type == "scale":
+            if _slot(op.inputs, "ScaleTensor") or float(attrs.get("scale", 1.0)) != 1.0 \
+                    or float(attrs.get("bias", 0.0)) != 0.0:
+                continue
+        if (x == out or x not in graph.vars or x in graph.outside
+                or graph.vars[x].type != graph.vars.get(out, graph.vars[x]).type
+                or not graph.private(out, graph.readers[out])
+                or first_read.get(out, len(ops)) <= i  # Out read before it is written
+                or last_write.get(x, -1) > i):  # X rewritten later: Out's readers would see it
+            continue
+        removed.add(i)
+        alias[out] = x
+        graph.readers[x] += graph.readers[out]
+        drop.update([out, *others])
+        changed += 1
+    if removed:
+        del graph.block.ops[:]
+        graph.block.ops.extend(op for i, op in enumerate(ops) if i not in removed)
+        for op in graph.block.ops:
+            for v in op.inputs:
+                for k, arg in enumerate(v.arguments):
+                    if arg in alias:
+                        v.arguments[k] = alias[arg]
+    if drop:
+        kept = [v for v in graph.block.vars if v.name not in drop]
+        del graph.block.vars[:]
+        graph.block.vars.extend(kept)
+    if changed:
+        graph.refresh()
     return changed
 
 
-def _as_scale(op: pb.OpDesc, factor: float) -> None:
+def _as_scale(op: pb.OpDesc, x: str, out: str, factor: float) -> None:
     """Turn a test-mode dropout into scale(X, factor) in place."""
-    x, out = _one(op.inputs, "X"), _one(op.outputs, "Out")
     op.type = "scale"
     del op.inputs[:], op.outputs[:], op.attrs[:]
     op.inputs.add(parameter="X", arguments=[x])
@@ -176,35 +210,6 @@ def _as_scale(op: pb.OpDesc, factor: float) -> None:
     op.attrs.extend([to_attr_proto("scale", "float", factor),
                      to_attr_proto("bias", "float", 0.0),
                      to_attr_proto("bias_after_scale", "bool", True)])
-
-
-def _remove_identity(graph: _Graph, index: int) -> bool:
-    block = graph.block
-    op = block.ops[index]
-    x, out = _one(op.inputs, "X"), _one(op.outputs, "Out")
-    if x is None or out is None or x == out or x not in graph.vars:
-        return False
-    # Other outputs (test-mode dropout's Mask) go with the op: nobody may read them.
-    others = [a for v in op.outputs if v.parameter != "Out" for a in v.arguments]
-    if not all(graph.unread(a) and graph.writers[a] == 1 for a in others):
-        return False
-    if not graph.private(out, graph.readers[out]):
-        return False
-    # Every reader of Out comes after this op (Out holds nothing before it).
-    if any(out in v.arguments for earlier in block.ops[:index] for v in earlier.inputs):
-        return False
-    xv, ov = graph.vars[x], graph.vars[out]
-    if xv.type != ov.type or x in graph.outside:
-        return False
-    # X must hold the same value wherever Out was read: no op after this one writes X.
-    if any(x in v.arguments for later in block.ops[index + 1:] for v in later.outputs):
-        return False
-    del block.ops[index]
-    _rename_inputs(block, out, x)
-    for name in [out, *others]:
-        _drop_var(graph, name)
-    graph.refresh()
-    return True
 
 
 def _fold_affine(graph: _Graph, scope) -> int:
@@ -337,6 +342,9 @@ def _declare_like(graph: _Graph, like: pb.VarDesc, name: str) -> None:
 def optimize_inference(program: Program, scope=None, keep: Iterable[str] = ()) -> Program:
     """An optimized copy of an inference program (module docstring); others unchanged."""
     if not is_inference(program):
+        return program
+    if not any(op.type in _FOLDABLE or op.type in _IDENTITIES
+               for op in program.desc.blocks[0].ops):
         return program
     desc = pb.ProgramDesc()
     desc.CopyFrom(program.desc)

@@ -244,3 +244,24 @@ def test_bench_zoo_models_agree_with_and_without_the_passes(tmp_path, model):
     want = exe.run(p0, feed={feeds[0]: image}, fetch_list=f0, scope=s0)[0]
     got = exe.run(p1, feed={feeds[0]: image}, fetch_list=f1, scope=s1)[0]
     _close(got, want)
+
+
+def test_a_chain_of_identities_collapses_to_its_input():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [4], dtype="float32")
+        y = x
+        for k in range(30):
+            y = layers.assign(y) if k % 3 else layers.scale(y, 1.0)
+            if k % 10 == 9:
+                y = layers.dropout(y, 0.25, is_test=True,
+                                   dropout_implementation="upscale_in_train")
+        z = layers.elementwise_add(y, y)
+    optimized = optimize_inference(main, keep=["x", z.name])
+    assert _ops(optimized) == Counter({"elementwise_add": 1})
+    add = optimized.global_block().ops[0]
+    assert add.input("X") == add.input("Y") == ["x"]
+    feed = np.arange(8, dtype=np.float32).reshape(2, 4)
+    got = pir.Executor().run(optimized, feed={"x": feed}, fetch_list=[z.name],
+                             scope=pir.Scope())[0]
+    np.testing.assert_array_equal(got, feed * 2)
