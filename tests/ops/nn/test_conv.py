@@ -64,6 +64,8 @@ CONV_CASES = [
     ((2, 4, 7, 6), (6, 2, 3, 2), {"groups": 2, "paddings": [1, 0, 2, 1], "dilations": [2, 1]}),
     ((2, 4, 7, 6), (4, 1, 3, 3), {"groups": 4, "paddings": [1, 1], "strides": [2, 2]}),
     ((2, 4, 7, 6), (8, 1, 3, 3), {"groups": 4, "paddings": [1, 1]}),  # channel multiplier 2
+    ((2, 4, 7, 6), (12, 1, 3, 2), {"groups": 4, "paddings": [1, 0, 2, 1], "strides": [2, 1],
+                                   "dilations": [1, 2]}),  # multiplier 3, strided, dilated
     ((2, 4, 7, 6), (5, 4, 1, 1), {}),
     ((2, 4, 7, 6), (5, 4, 1, 1), {"strides": [2, 2]}),
     ((2, 4, 7, 6), (6, 4, 3, 3), {"padding_algorithm": "SAME", "strides": [2, 2],
