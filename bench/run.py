@@ -68,6 +68,9 @@ CASES = [
     # `files_from`: the system that exports the model files the others run; set up first.
     ("B7.resnet18", {"max_reps": 1, "files_from": "paddle"}),
     ("B7.mobilenet_v2", {"max_reps": 1, "files_from": "paddle"}),
+    # paddle-ir alone: networks built and saved by paddle-ir (bench/zoo_models.py); before and
+    # after a change: python -m bench.zoo --baseline REV
+    ("B7.mobilenet_v3_small_built", {"max_reps": 5}), ("B7.resnet18_built", {"max_reps": 3}),
 ]
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def erf(x: np.ndarray) -> np.ndarray:
+def erf(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     from scipy.special import erf as scipy_erf
 
-    return scipy_erf(x)
+    return scipy_erf(x, out=out)
 
 
 def expit(x: np.ndarray) -> np.ndarray:

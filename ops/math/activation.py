@@ -82,7 +82,19 @@ _SOFTPLUS_ATTRS = (
 )
 
 def _hard_swish(a, x):
-    out = x * np.clip(x + a["offset"], 0, a["threshold"]) / a["scale"]
+    # x * clip(x + offset, 0, threshold) / scale in one buffer (the same operations in the
+    # same order as the expression, so the same bits, without its three temporaries).
+    out = np.add(x, a["offset"], out=np.empty_like(x))  # out=: a 0-D X stays an array
+    np.clip(out, 0, a["threshold"], out=out)
+    np.multiply(x, out, out=out)
+    np.divide(out, a["scale"], out=out)
+    return out.astype(x.dtype, copy=False)
+
+
+def _hard_sigmoid(a, x):
+    out = np.multiply(x, a["slope"], out=np.empty_like(x))
+    np.add(out, a["offset"], out=out)
+    np.clip(out, 0, 1, out=out)
     return out.astype(x.dtype, copy=False)
 
 
@@ -99,13 +111,26 @@ def _swish_grad(a, x, d):
 
 
 _GELU_C = np.sqrt(2 / np.pi)
+_INV_SQRT2 = float(1 / np.sqrt(2))
 
 
 def _gelu(a, x):
+    # One buffer in X's dtype (float32 stays float32: np.sqrt(2), a float64 scalar, used to
+    # promote the whole erf form to float64 and back), updated in place.
     if a["approximate"]:
-        out = 0.5 * x * (1 + np.tanh(_GELU_C * (x + 0.044715 * x ** 3)))
-        return out.astype(x.dtype, copy=False)
-    return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
+        out = np.multiply(x, x, out=np.empty_like(x))
+        np.multiply(out, x, out=out)
+        np.multiply(out, 0.044715, out=out)
+        np.add(out, x, out=out)
+        np.multiply(out, float(_GELU_C), out=out)
+        np.tanh(out, out=out)
+    else:
+        out = np.multiply(x, _INV_SQRT2, out=np.empty_like(x))
+        erf(out, out=out)
+    np.add(out, 1, out=out)
+    np.multiply(out, x, out=out)
+    np.multiply(out, 0.5, out=out)
+    return out.astype(x.dtype, copy=False)
 
 
 def _gelu_grad(a, x, d):
@@ -150,7 +175,7 @@ ACTIVATIONS: tuple[Activation, ...] = (
                lambda a, x, d: np.where(x > 0, d, d * a["alpha"]).astype(d.dtype, copy=False),
                "X", True, FLOATS, (Attr("alpha", "float", 0.02, "the slope for X <= 0"),)),
     Activation("hard_sigmoid", "min(max(slope * X + offset, 0), 1)",
-               lambda a, x: np.clip(x * a["slope"] + a["offset"], 0, 1).astype(x.dtype, copy=False),
+               _hard_sigmoid,
                "slope * dOut where 0 < Out < 1, else 0",
                lambda a, out, d: d * a["slope"] * ((out > 0) & (out < 1)), "Out", False, FLOATS,
                (Attr("slope", "float", 0.2, "the slope"), Attr("offset", "float", 0.5,

@@ -14,10 +14,12 @@ forward pass works channels-last: one im2col copy lays the windows out as
 [N*OH*OW, kh*kw*C] (contiguous runs of C) and one GEMM (one batched matmul
 over groups) does the products; its result is returned as an NCHW view of
 NHWC memory, which the elementwise ops keep, so the next convolution reads it
-without a transpose. A 1x1 stride-1 unpadded convolution skips im2col.
-Depthwise convolutions (one input channel per group) use kh*kw strided
-multiply-adds instead of C tiny products. The gradients im2col in NCHW
-([N, G, Cg*kh*kw, OH*OW]) with one batched matmul. Python loops run over
+without a transpose. A 1x1 stride-1 unpadded convolution skips im2col: one GEMM
+over channels-last memory, or W @ X[n] per image over NCHW memory.
+Depthwise convolutions (one input channel per group, with or without a
+channel multiplier) use kh*kw strided multiply-adds instead of C tiny
+products. The gradients im2col in NCHW ([N, G, Cg*kh*kw, OH*OW]) with one
+batched matmul. Python loops run over
 filter taps, images and row blocks, never over pixels.
 """
 
@@ -125,8 +127,18 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
     g = geo.groups
     oh, ow = _out_hw(x.shape, w.shape, geo)
     xl = x.transpose(0, 2, 3, 1)  # NHWC view: free when x's memory is channels-last
-    if cg == 1 and g == c and oc == c and not _is_pointwise(w.shape, geo):
+    if cg == 1 and g == c and oc % c == 0 and not _is_pointwise(w.shape, geo):
+        if oc != c:
+            # A channel multiplier: output o reads input channel o // (OC / C), so the
+            # input with each channel repeated is a plain depthwise input (one copy of X
+            # instead of im2col's kh*kw).
+            xl = np.repeat(xl, oc // c, axis=3)
         return _depthwise_forward(xl, w, geo, oh, ow).transpose(0, 3, 1, 2)
+    if _is_pointwise(w.shape, geo) and g == 1 and x.flags.c_contiguous:
+        # NCHW memory: Out[n] = W[OC, C] @ X[n] as [C, H*W], no im2col and no transpose
+        # copy (channels-last input takes the GEMM below, also copy-free).
+        out = np.matmul(w.reshape(oc, c), x.reshape(n, c, h * wd))
+        return out.reshape(n, oc, h, wd)
     m = n * oh * ow
     if _is_pointwise(w.shape, geo):
         cols = xl.reshape(m, c)

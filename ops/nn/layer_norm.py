@@ -76,7 +76,8 @@ def layer_norm_dense(attrs, x, scale, bias):
     mean = rows.mean(axis=1)
     centered = rows - mean[:, None]
     var = np.square(centered).mean(axis=1)
-    y = centered * (1 / np.sqrt(var + attrs["epsilon"]))[:, None].astype(x.dtype)
+    y = centered  # a fresh array: normalized in place
+    y *= (1 / np.sqrt(var + attrs["epsilon"]))[:, None].astype(x.dtype)
     if scale is not None:
         y *= scale
     if bias is not None:

@@ -74,7 +74,7 @@ def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[
 
     scope = Scope()
     if os.path.isdir(path):
-        program, _, _ = load_inference_model(path, scope=scope)
+        program, _, _ = load_inference_model(path, scope=scope, optimize=False)
     else:
         program = load_program(path)
         if params:

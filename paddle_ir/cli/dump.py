@@ -55,6 +55,9 @@ def add_parser(subparsers, common) -> None:
     p.add_argument("--format", choices=("text", "proto", "json", "dot"), default="text",
                    help="output format for a program (default: text)")
     p.add_argument("--block", type=int, metavar="N", help="only block N of the program")
+    p.add_argument("--optimized", action="store_true",
+                   help="show an inference program as `paddle-ir run` runs it, after the "
+                        "load-time passes (batch_norm folding, dropout and identity removal)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (a regular file, replaced atomically; - is stdout) "
                         "instead of stdout (dot: .svg/.png/.pdf render)")
@@ -231,6 +234,10 @@ def dump_command(args) -> int:
         _emit(text, args.output)
         return 0
     program = _load_any(args.path, args.model_format)
+    if args.optimized:
+        from paddle_ir.passes.inference import optimize_inference
+
+        program = optimize_inference(program)  # the rewrite alone: no values to fold
     text = render_program(program.desc, args.format, args.block)
     suffix = os.path.splitext(args.output or "")[1].lower()
     if args.format == "dot" and suffix in _RENDERED:

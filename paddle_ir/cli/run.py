@@ -124,6 +124,9 @@ def add_parser(subparsers, common) -> None:
                    help="print the fetched values every K steps (default: about 10 lines)")
     p.add_argument("--load", metavar="DIR", help="load a checkpoint (save_persistables) first")
     p.add_argument("--save", metavar="DIR", help="checkpoint the persistables after the run")
+    p.add_argument("--no-optimize", action="store_true",
+                   help="run an inference program as saved, without the load-time passes "
+                        "(batch_norm folding, dropout and identity removal)")
     checks = p.add_mutually_exclusive_group()
     checks.add_argument("--profile", action="store_true",
                         help="print time per op type (runs after the first, which compiles)")
@@ -280,6 +283,15 @@ def _deadline(seconds: float | None):
         signal.signal(signal.SIGALRM, previous)
 
 
+def _optimized(program: Program, scope: Scope, keep: list[str]) -> Program:
+    """The load-time passes on an inference program (others are returned as they are)."""
+    from paddle_ir.passes.inference import is_inference, optimize_inference
+
+    if not is_inference(program):
+        return program
+    return optimize_inference(program, scope, keep)
+
+
 def run_command(args) -> int:
     files, lods = feed_files.parse_feed_options(args.feed, args.lod)
     job = resolve_job(args.path, args.params, args.startup, args.model_format)
@@ -314,6 +326,8 @@ def run_command(args) -> int:
         load_paddle_params(job.paddle, job.program, scope)
     if args.load:
         load_persistables(exe, args.load, job.program, scope)
+    if not args.no_optimize and not args.save:
+        job.program = _optimized(job.program, scope, list(feeds) + list(fetch_names))
     if args.profile:
         exe.profile = {}
 

@@ -52,7 +52,7 @@ def paddle_copy(path: str, directory: str, model_format: str = "auto") -> str:
     scope = Scope()
     with_params = os.path.isdir(path) and os.path.exists(os.path.join(path, MODEL_FILENAME))
     if with_params:
-        program, _, _ = load_inference_model(path, scope=scope)
+        program, _, _ = load_inference_model(path, scope=scope, optimize=False)
     else:  # a bare program, or a training job's main program: shown without weights
         program = load_program(os.path.join(path, MAIN_FILENAME)
                                   if os.path.isdir(path) else path)

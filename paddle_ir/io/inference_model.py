@@ -86,14 +86,36 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
 
 
 def load_inference_model(dirname, executor=None, scope=None, model_filename=None,
-                         params_filename=None, pserver_endpoints=None):
+                         params_filename=None, pserver_endpoints=None, *,
+                         optimize: bool = True):
     """(program, feed_names, fetch_targets) of a saved model, its parameters in `scope`.
 
     `dirname` may also name a Paddle model (a .pdmodel, its path prefix, or a fluid
     1.x __model__ directory), read through paddle_ir.paddle_format.
+
+    With `optimize` (the default) an inference program comes back rewritten by the
+    load-time passes of paddle_ir.passes.inference (batch_norm folded into the
+    convolution before it, test-mode dropout and identity ops removed), its folded
+    parameters in `scope`; `optimize=False` returns the program as saved.
     """
     if isinstance(scope, str):  # Fluid's third positional argument is model_filename
         scope, model_filename, params_filename = None, scope, model_filename
+    if scope is None:
+        scope = global_scope()
+    program, feed_names, fetch_targets = _load(dirname, scope, model_filename, params_filename)
+    if not optimize:
+        return program, feed_names, fetch_targets
+    from paddle_ir.passes.inference import optimize_inference
+
+    fetch_names = [v.name for v in fetch_targets]
+    optimized = optimize_inference(program, scope, keep=list(feed_names) + fetch_names)
+    if optimized is program:
+        return program, feed_names, fetch_targets
+    block = optimized.global_block()
+    return optimized, list(optimized.feed_target_names), [block.var(n) for n in fetch_names]
+
+
+def _load(dirname, scope, model_filename, params_filename):
     model_filename = MODEL_FILENAME if model_filename is None else model_filename
     params_filename = PARAMS_FILENAME if params_filename is None else params_filename
     scope = global_scope() if scope is None else scope

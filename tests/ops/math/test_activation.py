@@ -214,3 +214,31 @@ def test_logit():
     check_op("logit", {"X": x}, {"eps": 0.2},
              {"Out": np.vectorize(lambda v: math.log(v / (1 - v)))(z)})
     check_grad("logit", {"X": rng.uniform(0.25, 0.75, (3, 4))}, {"eps": 0.2})
+
+
+@pytest.mark.parametrize("name, attrs", [
+    ("gelu", {"approximate": False}), ("gelu", {"approximate": True}),
+    ("hard_swish", {"threshold": 6.0, "scale": 6.0, "offset": 3.0}),
+    ("hard_sigmoid", {"slope": 0.2, "offset": 0.5}),
+])
+def test_in_buffer_kernels_on_channels_last_float32_views(name, attrs):
+    """The one-buffer kernels read a strided view (a conv's NCHW view of NHWC memory), leave
+    it untouched, answer in its dtype and layout, and match the textbook formula in float64."""
+    kernel = next(a for a in ACTIVATIONS if a.name == name).forward
+    nhwc = np.random.RandomState(3).uniform(-5, 5, (2, 5, 4, 6)).astype(np.float32)
+    x = nhwc.transpose(0, 3, 1, 2)
+    before = x.copy()
+    out = kernel(attrs, x)
+    x64 = x.astype(np.float64)
+    if name == "gelu" and attrs["approximate"]:
+        want = 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64 ** 3)))
+    elif name == "gelu":
+        want = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))(x64)
+    elif name == "hard_swish":
+        want = x64 * np.minimum(np.maximum(x64 + 3, 0), 6) / 6
+    else:
+        want = np.minimum(np.maximum(0.2 * x64 + 0.5, 0), 1)
+    assert out.dtype == np.float32 and out.shape == x.shape
+    assert out.transpose(0, 2, 3, 1).flags.c_contiguous  # the layout of X kept
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_allclose(out, want, rtol=2e-6, atol=1e-6)

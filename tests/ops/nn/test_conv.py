@@ -64,6 +64,8 @@ CONV_CASES = [
     ((2, 4, 7, 6), (6, 2, 3, 2), {"groups": 2, "paddings": [1, 0, 2, 1], "dilations": [2, 1]}),
     ((2, 4, 7, 6), (4, 1, 3, 3), {"groups": 4, "paddings": [1, 1], "strides": [2, 2]}),
     ((2, 4, 7, 6), (8, 1, 3, 3), {"groups": 4, "paddings": [1, 1]}),  # channel multiplier 2
+    ((2, 4, 7, 6), (12, 1, 3, 2), {"groups": 4, "paddings": [1, 0, 2, 1], "strides": [2, 1],
+                                   "dilations": [1, 2]}),  # multiplier 3, strided, dilated
     ((2, 4, 7, 6), (5, 4, 1, 1), {}),
     ((2, 4, 7, 6), (5, 4, 1, 1), {"strides": [2, 2]}),
     ((2, 4, 7, 6), (6, 4, 3, 3), {"padding_algorithm": "SAME", "strides": [2, 2],
@@ -183,3 +185,19 @@ def test_depthwise_conv2d_transpose():
     attrs = {"strides": [2, 2], "paddings": [0, 0], "groups": 2, "dilations": [1, 1]}
     check_op("depthwise_conv2d_transpose", {"Input": x, "Filter": f}, attrs,
              {"Output": full}, outputs={"Output": 1})
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_pointwise_conv_on_either_memory_layout(n, channels_last):
+    """A 1x1 convolution is one product over channels whichever memory X has."""
+    from paddle_ir.ops.nn.conv import conv2d_kernel
+    data = rng.randn(n, 5, 7, 6).astype(np.float32)  # [N, H, W, C] or [N, C', H', W']
+    x = data.transpose(0, 3, 1, 2) if channels_last else data.reshape(n, 6, 5, 7)
+    w = rng.randn(4, 6, 1, 1).astype(np.float32)
+    attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
+             "groups": 1, "dilations": [1, 1], "data_format": "NCHW"}
+    want = np.einsum("oc,nchw->nohw", w[:, :, 0, 0].astype(np.float64), x.astype(np.float64))
+    out = conv2d_kernel(attrs, x, w)
+    assert out.shape == (n, 4) + x.shape[2:]
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)

@@ -7,6 +7,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.errors import ProgramError
+from paddle_ir.ops.registry import get_op_def
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(9)
@@ -32,7 +33,7 @@ def ref_pool(x, attrs):
                 win = x[:, :, h0:h1, w0:w1]
                 out[:, :, p, q] = win.max(axis=(2, 3)) if ptype == "max" else win.mean(
                     axis=(2, 3))
-        return out.astype(x.dtype)
+        return (out.transpose(0, 2, 3, 1) if nhwc else out).astype(x.dtype)
     sh, sw = attrs.get("strides", [1, 1])
     pads = list(attrs.get("paddings", [0, 0]))
     if attrs.get("padding_algorithm") == "SAME":
@@ -82,6 +83,15 @@ CASES = [
     {"pooling_type": "max", "ksize": [1, 1], "global_pooling": True},
     {"pooling_type": "avg", "ksize": [3, 2], "adaptive": True},
     {"pooling_type": "max", "ksize": [3, 4], "adaptive": True},
+    # cells that tile X (5 x 6): the reshape-and-reduce path
+    {"pooling_type": "avg", "ksize": [1, 1], "adaptive": True},
+    {"pooling_type": "max", "ksize": [1, 1], "adaptive": True},
+    {"pooling_type": "avg", "ksize": [5, 3], "adaptive": True},
+    {"pooling_type": "max", "ksize": [5, 2], "adaptive": True},
+    # uneven cells that overlap (5 into 4, 6 into 4)
+    {"pooling_type": "avg", "ksize": [4, 4], "adaptive": True},
+    {"pooling_type": "max", "ksize": [4, 4], "adaptive": True},
+    {"pooling_type": "avg", "ksize": [2, 3], "adaptive": True, "data_format": "NHWC"},
     {"pooling_type": "avg", "ksize": [2, 2], "strides": [2, 2], "data_format": "NHWC"},
 ]
 
@@ -102,6 +112,49 @@ def test_max_pool_gradient_goes_to_the_first_maximum():
     check_op("pool2d_grad", {"X": x, "Out": np.array([[[[3.0]]]]),
                              "Out@GRAD": np.array([[[[5.0]]]])}, attrs,
              {"X@GRAD": np.array([[[[0.0, 5.0], [0.0, 0.0]]]])}, outputs={"X@GRAD": 1})
+
+
+@pytest.mark.parametrize("attrs", [
+    {"pooling_type": "max", "ksize": [1, 1], "adaptive": True},
+    {"pooling_type": "max", "ksize": [1, 1], "global_pooling": True},
+])
+def test_global_and_adaptive_max_gradient_goes_to_the_first_maximum(attrs):
+    x = np.array([[[[1.0, 3.0], [3.0, 2.0]]]])
+    check_op("pool2d_grad", {"X": x, "Out": np.array([[[[3.0]]]]),
+                             "Out@GRAD": np.array([[[[5.0]]]])}, attrs,
+             {"X@GRAD": np.array([[[[0.0, 5.0], [0.0, 0.0]]]])}, outputs={"X@GRAD": 1})
+
+
+@pytest.mark.parametrize("ksize", [[1, 1], [2, 3], [4, 5], [3, 3]])
+@pytest.mark.parametrize("ptype", ["avg", "max"])
+def test_adaptive_pool_of_channels_last_memory(ksize, ptype):
+    """A conv's output is an NCHW view of NHWC memory: the kernel reads it as it is."""
+    from paddle_ir.ops.nn.pool import pool2d_dense, pool2d_grad_dense
+    nhwc = rng.randn(2, 8, 9, 6).astype(np.float32)
+    x = nhwc.transpose(0, 3, 1, 2)  # [2, 6, 8, 9], not C-contiguous
+    attrs = {a.name: a.default for a in get_op_def("pool2d").attrs}
+    attrs.update(pooling_type=ptype, ksize=ksize, adaptive=True)
+    out = pool2d_dense(attrs, x)
+    np.testing.assert_allclose(out, ref_pool(np.ascontiguousarray(x), attrs), rtol=1e-6,
+                               atol=1e-6)
+    dy = rng.randn(*out.shape).astype(np.float32)
+    dx = pool2d_grad_dense(attrs, x, out, dy)
+    # dX against numpy written here: each cell's dOut over its window (avg: / size;
+    # max: at the window's first maximum, row-major).
+    want = np.zeros(x.shape, np.float32)
+    for p in range(ksize[0]):
+        for q in range(ksize[1]):
+            h0, h1 = (p * 8) // ksize[0], math.ceil((p + 1) * 8 / ksize[0])
+            w0, w1 = (q * 9) // ksize[1], math.ceil((q + 1) * 9 / ksize[1])
+            win = x[:, :, h0:h1, w0:w1]
+            if ptype == "avg":
+                want[:, :, h0:h1, w0:w1] += dy[:, :, p:p + 1, q:q + 1] / win[0, 0].size
+                continue
+            for b in range(2):
+                for ch in range(6):
+                    r, s = np.unravel_index(win[b, ch].argmax(), win[b, ch].shape)
+                    want[b, ch, h0 + r, w0 + s] += dy[b, ch, p, q]
+    np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("attrs, message", [

@@ -1,0 +1,357 @@
+"""Load-time passes on inference programs: fewer, cheaper ops with the same results.
+
+`optimize_inference(program, scope, keep)` returns a rewritten copy of an
+inference program (see `is_inference`); any other program comes back as it is.
+In order:
+
+- dropout in test mode: `upscale_in_train` is the identity and goes;
+  `downgrade_in_infer` (Out = X * (1 - p)) becomes a `scale` op;
+- identity `scale` (scale 1, bias 0, no ScaleTensor) and `assign` go: their
+  readers read X instead of Out;
+- `batch_norm` in inference mode (global statistics) and `affine_channel`
+  after a `conv2d` / `depthwise_conv2d` (NCHW) fold into the convolution: with
+  s = Scale / sqrt(Variance + epsilon) (affine_channel: s = Scale),
+
+      Filter'[o] = Filter[o] * s[o]      b' = Bias - Mean * s   (affine_channel: Bias)
+
+  and the normalisation becomes `elementwise_add(conv, b', axis=1)`. The folded
+  values are computed in float64 and stored in `scope` under new persistable
+  names (`<filter>.bn_folded`, `<Y>.bn_folded_bias`); the originals the
+  program no longer reads are erased from `scope`.
+
+A rewrite happens only where it cannot change what anything else sees: the
+removed variables are read by no other op in any block, written by no other op,
+and are not in `keep` (the feeds and fetch targets, and whatever a caller will
+fetch); folding needs the filter read by that one convolution and every
+statistic persistable. With `scope=None` the program is rewritten without
+values (what `paddle-ir dump --optimized` shows). Each rewrite is exact to
+float rounding (tests/passes/test_inference.py: 1e-5 relative).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+
+from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.framework import Program
+from paddle_ir.proto import framework_pb2 as pb
+
+_TRAINING_ROLES = 1 | 2  # OpRole Backward and Optimize bits
+_CONVS = ("conv2d", "depthwise_conv2d")
+_FOLDABLE = ("batch_norm", "affine_channel")
+_IDENTITIES = ("dropout", "scale", "assign")
+
+
+def _attrs(op: pb.OpDesc) -> dict:
+    return {a.name: from_attr_proto(a) for a in op.attrs}
+
+
+def _slot(slots, name: str) -> list[str]:
+    for v in slots:
+        if v.parameter == name:
+            return list(v.arguments)
+    return []
+
+
+def _one(slots, name: str) -> str | None:
+    args = _slot(slots, name)
+    return args[0] if len(args) == 1 else None
+
+
+def is_inference(program: Program) -> bool:
+    """No backward or optimizer op, and every `is_test` attribute set: a test-mode program."""
+    for block in program.desc.blocks:
+        for op in block.ops:
+            if op.type.endswith("_grad"):
+                return False
+            for a in op.attrs:  # read in place: no conversion of every attribute
+                if a.name == "op_role" and a.i & _TRAINING_ROLES:
+                    return False
+                if a.name == "is_test" and not a.b:
+                    return False
+    return True
+
+
+class _Graph:
+    """Who reads and writes each name, over every block (sub-blocks read by name too)."""
+
+    def __init__(self, desc: pb.ProgramDesc, keep: Iterable[str]):
+        self.desc = desc
+        self.block = desc.blocks[0]
+        self.keep = set(keep) | set(desc.feed_target_names) | set(desc.fetch_target_names)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.readers: Counter = Counter()
+        self.writers: Counter = Counter()
+        self.outside: set[str] = set()  # names used in blocks other than block 0
+        for idx, block in enumerate(self.desc.blocks):
+            for op in block.ops:
+                for v in op.inputs:
+                    self.readers.update(v.arguments)
+                    if idx:
+                        self.outside.update(v.arguments)
+                for v in op.outputs:
+                    self.writers.update(v.arguments)
+                    if idx:
+                        self.outside.update(v.arguments)
+        self.vars = {v.name: v for v in self.block.vars}
+
+    def private(self, name: str, readers: int) -> bool:
+        """`name` is a temporary read by exactly `readers` ops and written once, in block 0."""
+        var = self.vars.get(name)
+        return (var is not None and not var.persistable and name not in self.keep
+                and name not in self.outside and self.readers[name] == readers
+                and self.writers[name] == 1)
+
+    def unread(self, name: str) -> bool:
+        return name not in self.keep and name not in self.outside and self.readers[name] == 0
+
+    def persistable(self, name: str | None, own_writes: int = 0) -> bool:
+        """A persistable that no op writes (but for `own_writes` by the op asking)."""
+        var = self.vars.get(name) if name else None
+        return var is not None and var.persistable and self.writers[name] == own_writes
+
+    def unique(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.vars:
+            name, k = f"{base}_{k}", k + 1
+        return name
+
+
+def _drop_var(graph: _Graph, name: str) -> None:
+    kept = [v for v in graph.block.vars if v.name != name]
+    del graph.block.vars[:]
+    graph.block.vars.extend(kept)
+
+
+def _remove_identities(graph: _Graph) -> int:
+    """Drop test-mode dropout (or make it a scale), identity scale and assign.
+
+    One pass over block 0 with the first read and last write of every name, so a
+    program of many identities costs linear time: removed ops are marked, their
+    readers renamed and their variables dropped once at the end.
+    """
+    ops = list(graph.block.ops)
+    first_read: dict[str, int] = {}
+    last_write: dict[str, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.inputs:
+            for arg in v.arguments:
+                first_read.setdefault(arg, i)
+        for v in op.outputs:
+            for arg in v.arguments:
+                last_write[arg] = i
+    alias: dict[str, str] = {}  # a removed Out -> what its readers read instead
+    removed: set[int] = set()
+    drop: set[str] = set()
+    changed = 0
+    for i, op in enumerate(ops):
+        if op.type not in _IDENTITIES:
+            continue
+        attrs = _attrs(op)
+        x, out = _one(op.inputs, "X"), _one(op.outputs, "Out")
+        if x is None or out is None:
+            continue
+        x = alias.get(x, x)
+        others = [a for v in op.outputs if v.parameter != "Out" for a in v.arguments]
+        if not all(graph.unread(a) and graph.writers[a] == 1 for a in others):
+            continue  # test-mode dropout's Mask goes with the op: nobody may read it
+        if op.type == "dropout":
+            if not attrs.get("is_test"):
+                continue
+            if attrs.get("dropout_implementation", "downgrade_in_infer") != "upscale_in_train":
+                _as_scale(op, x, out, 1.0 - float(attrs.get("dropout_prob", 0.5)))
+                drop.update(others)
+                changed += 1
+                continue
+        elif op.type == "scale":
+            if _slot(op.inputs, "ScaleTensor") or float(attrs.get("scale", 1.0)) != 1.0 \
+                    or float(attrs.get("bias", 0.0)) != 0.0:
+                continue
+        if (x == out or x not in graph.vars or x in graph.outside
+                or graph.vars[x].type != graph.vars.get(out, graph.vars[x]).type
+                or not graph.private(out, graph.readers[out])
+                or first_read.get(out, len(ops)) <= i  # Out read before it is written
+                or last_write.get(x, -1) > i):  # X rewritten later: Out's readers would see it
+            continue
+        removed.add(i)
+        alias[out] = x
+        graph.readers[x] += graph.readers[out]
+        drop.update([out, *others])
+        changed += 1
+    if removed:
+        del graph.block.ops[:]
+        graph.block.ops.extend(op for i, op in enumerate(ops) if i not in removed)
+        for op in graph.block.ops:
+            for v in op.inputs:
+                for k, arg in enumerate(v.arguments):
+                    if arg in alias:
+                        v.arguments[k] = alias[arg]
+    if drop:
+        kept = [v for v in graph.block.vars if v.name not in drop]
+        del graph.block.vars[:]
+        graph.block.vars.extend(kept)
+    if changed:
+        graph.refresh()
+    return changed
+
+
+def _as_scale(op: pb.OpDesc, x: str, out: str, factor: float) -> None:
+    """Turn a test-mode dropout into scale(X, factor) in place."""
+    op.type = "scale"
+    del op.inputs[:], op.outputs[:], op.attrs[:]
+    op.inputs.add(parameter="X", arguments=[x])
+    op.outputs.add(parameter="Out", arguments=[out])
+    op.attrs.extend([to_attr_proto("scale", "float", factor),
+                     to_attr_proto("bias", "float", 0.0),
+                     to_attr_proto("bias_after_scale", "bool", True)])
+
+
+def _fold_affine(graph: _Graph, scope) -> int:
+    """Fold inference batch_norm / affine_channel into the convolution before it."""
+    block, changed = graph.block, 0
+    producer = {}
+    for i, op in enumerate(block.ops):
+        for v in op.outputs:
+            for arg in v.arguments:
+                producer[arg] = i
+    for op in block.ops:
+        if op.type not in _FOLDABLE:
+            continue
+        fold = _fold_plan(graph, op, producer, block)
+        if fold is None:
+            continue
+        conv_idx, stats = fold
+        conv = block.ops[conv_idx]
+        filt = _one(conv.inputs, "Filter")
+        y = _one(op.outputs, "Y" if op.type == "batch_norm" else "Out")
+        new_filter = graph.unique(f"{filt}.bn_folded")
+        new_bias = graph.unique(f"{y}.bn_folded_bias")
+        if scope is not None and not _fold_values(scope, op, filt, stats, new_filter, new_bias):
+            continue
+        _declare_like(graph, graph.vars[filt], new_filter)
+        _declare_like(graph, graph.vars[stats["Bias"]], new_bias)
+        for v in conv.inputs:
+            if v.parameter == "Filter":
+                v.arguments[0] = new_filter
+        x = _one(op.inputs, "X")
+        removed = [a for v in op.outputs for a in v.arguments if a != y]
+        op.type = "elementwise_add"
+        del op.inputs[:], op.outputs[:], op.attrs[:]
+        op.inputs.add(parameter="X", arguments=[x])
+        op.inputs.add(parameter="Y", arguments=[new_bias])
+        op.outputs.add(parameter="Out", arguments=[y])
+        op.attrs.append(to_attr_proto("axis", "int", 1))
+        graph.refresh()
+        for name in [filt, *stats.values(), *removed]:
+            if graph.readers[name] == 0 and graph.writers[name] == 0 and name not in graph.keep:
+                _drop_var(graph, name)
+                if scope is not None and scope.find_local_var(name) is not None:
+                    scope.erase([name])
+        graph.refresh()
+        changed += 1
+    return changed
+
+
+def _fold_plan(graph: _Graph, op: pb.OpDesc, producer: dict, block: pb.BlockDesc):
+    """(index of the conv, {slot: statistic name}) when `op` may fold into a conv, else None."""
+    attrs = _attrs(op)
+    if op.type == "batch_norm":
+        test_mode = attrs.get("is_test", False) and not attrs.get("trainable_statistics", False)
+        if not (test_mode or attrs.get("use_global_stats", False)):
+            return None
+        slots = ("Scale", "Bias", "Mean", "Variance")
+        y_slot, side = "Y", [a for v in op.outputs if v.parameter != "Y" for a in v.arguments]
+        if _slot(op.inputs, "MomentumTensor"):
+            return None
+    else:
+        slots, y_slot, side = ("Scale", "Bias"), "Out", []
+    if attrs.get("data_layout", "NCHW") not in ("NCHW", "AnyLayout"):
+        return None
+    x, y = _one(op.inputs, "X"), _one(op.outputs, y_slot)
+    stats = {s: _one(op.inputs, s) for s in slots}
+    own = Counter(a for v in op.outputs for a in v.arguments)  # MeanOut is usually Mean
+    if x is None or y is None or x not in producer or not all(
+            graph.persistable(name, own[name]) for name in stats.values()):
+        return None
+    # The running statistics' outputs (MeanOut is usually Mean itself): read by nobody.
+    if any(a not in stats.values() and not graph.unread(a) for a in side):
+        return None
+    conv = block.ops[producer[x]]
+    cattrs = _attrs(conv)
+    if (conv.type not in _CONVS or _one(conv.outputs, "Output") != x
+            or cattrs.get("data_format", "NCHW") not in ("NCHW", "AnyLayout")
+            or len(conv.inputs) != 2 or not graph.private(x, 1)):
+        return None
+    filt = _one(conv.inputs, "Filter")
+    if not graph.persistable(filt) or graph.readers[filt] != 1 or filt in graph.keep:
+        return None
+    shape = list(graph.vars[filt].lod_desc.tensor.dims)
+    if len(shape) != 4 or shape[0] <= 0:
+        return None
+    for name in stats.values():
+        dims = list(graph.vars[name].lod_desc.tensor.dims)
+        if dims not in ([shape[0]], [-1]):
+            return None
+    return producer[x], stats
+
+
+def _value(scope, name: str):
+    var = scope.find_var(name)
+    if var is None or not isinstance(var.value, LoDTensor):
+        return None
+    return var.value.numpy()
+
+
+def _fold_values(scope, op, filt, stats, new_filter, new_bias) -> bool:
+    """Compute and store the folded filter and bias; False (nothing stored) if unusable."""
+    w = _value(scope, filt)
+    values = {slot: _value(scope, name) for slot, name in stats.items()}
+    if w is None or w.ndim != 4 or any(v is None for v in values.values()):
+        return False
+    if any(v.shape != (w.shape[0],) for v in values.values()):
+        return False
+    if not np.issubdtype(w.dtype, np.floating):
+        return False
+    scale = values["Scale"].astype(np.float64)
+    if op.type == "batch_norm":
+        eps = float(_attrs(op).get("epsilon", 1e-5))
+        scale = scale / np.sqrt(values["Variance"].astype(np.float64) + eps)
+        bias = values["Bias"].astype(np.float64) - values["Mean"].astype(np.float64) * scale
+    else:
+        bias = values["Bias"].astype(np.float64)
+    folded = (w.astype(np.float64) * scale[:, None, None, None]).astype(w.dtype)
+    scope.var(new_filter).value = LoDTensor(folded)
+    scope.var(new_bias).value = LoDTensor(bias.astype(values["Bias"].dtype))
+    return True
+
+
+def _declare_like(graph: _Graph, like: pb.VarDesc, name: str) -> None:
+    var = graph.block.vars.add()
+    var.CopyFrom(like)
+    var.name = name
+    var.persistable = True
+    graph.vars[name] = var
+
+
+def optimize_inference(program: Program, scope=None, keep: Iterable[str] = ()) -> Program:
+    """An optimized copy of an inference program (module docstring); others unchanged."""
+    if not is_inference(program):
+        return program
+    if not any(op.type in _FOLDABLE or op.type in _IDENTITIES
+               for op in program.desc.blocks[0].ops):
+        return program
+    desc = pb.ProgramDesc()
+    desc.CopyFrom(program.desc)
+    graph = _Graph(desc, keep)
+    changed = _remove_identities(graph) + _fold_affine(graph, scope)
+    if not changed:
+        return program
+    result = Program.from_desc(desc)
+    result.random_seed = program.random_seed
+    return result

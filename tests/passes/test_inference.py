@@ -1,0 +1,267 @@
+"""Load-time passes on inference programs (paddle_ir/passes/inference.py)."""
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import io, layers
+from paddle_ir.passes.inference import is_inference, optimize_inference
+from tests.cli.test_cli import ok
+from tests.paddle_helpers import feeds as fixture_feeds
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paddle"
+PADDLE_MODELS = sorted(p.name for p in FIXTURES.iterdir() if (p / "model.pdmodel").exists())
+
+
+def _ops(program) -> Counter:
+    return Counter(op.type for op in program.global_block().ops)
+
+
+def _randomize(scope, program, rng) -> None:
+    """Parameters away from their initial values (BN statistics especially: mean 0, var 1
+    would make the fold look right even if it used the wrong statistic)."""
+    variances = {op.input("Variance")[0] for op in program.global_block().ops
+                 if op.type == "batch_norm"}
+    for var in program.global_block().vars.values():
+        if not var.persistable or scope.find_var(var.name) is None:
+            continue
+        value = np.asarray(scope.find_var(var.name).get_tensor())
+        if not np.issubdtype(value.dtype, np.floating):
+            continue
+        fresh = (rng.uniform(0.5, 1.5, value.shape) if var.name in variances
+                 else rng.standard_normal(value.shape))
+        scope.find_var(var.name).get_tensor().set(fresh.astype(value.dtype))
+
+
+def _vision_net(dropout_impl="downgrade_in_infer"):
+    """conv -> BN -> relu -> depthwise conv -> BN -> conv -> affine_channel -> dropout ->
+    scale(1) -> assign -> pooled fc, every kind of rewrite in one program."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [3, 9, 8], dtype="float32")
+        x = layers.conv2d(image, 8, 3, padding=1, bias_attr=False)
+        x = layers.batch_norm(x, act="relu")
+        x = layers.conv2d(x, 8, 3, padding=1, groups=8, bias_attr=False)
+        x = layers.batch_norm(x, epsilon=1e-3)
+        x = layers.conv2d(x, 6, 1, bias_attr=False)
+        scale = layers.create_parameter([6], "float32")
+        bias = layers.create_parameter([6], "float32")
+        x = layers.affine_channel(x, scale, bias)
+        x = layers.dropout(x, 0.3, dropout_implementation=dropout_impl)
+        x = layers.scale(x, 1.0)
+        x = layers.assign(x)
+        x = layers.pool2d(x, pool_type="avg", global_pooling=True)
+        out = layers.fc(x, 4)
+    return main, startup, image, out
+
+
+def _saved(tmp_path, net=_vision_net, **kwargs):
+    main, startup, image, out = net(**kwargs)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    _randomize(scope, main, np.random.default_rng(5))
+    io.save_inference_model(str(tmp_path / "model"), ["image"], [out], exe, main_program=main,
+                            scope=scope)
+    return str(tmp_path / "model")
+
+
+def _load_both(path):
+    exe = pir.Executor()
+    plain, optimized = pir.Scope(), pir.Scope()
+    p0, feeds, fetch0 = io.load_inference_model(path, exe, scope=plain, optimize=False)
+    p1, _, fetch1 = io.load_inference_model(path, exe, scope=optimized)
+    return exe, (p0, plain, fetch0), (p1, optimized, fetch1), feeds
+
+
+def _close(got, want, rtol=1e-5):
+    """Exact to float rounding: within rtol of the output's largest magnitude."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() <= rtol * max(np.abs(want).max(), 1e-30)
+
+
+@pytest.mark.parametrize("impl", ["downgrade_in_infer", "upscale_in_train"])
+def test_every_rewrite_keeps_the_results(tmp_path, impl):
+    path = _saved(tmp_path, dropout_impl=impl)
+    exe, (p0, s0, f0), (p1, s1, f1), feeds = _load_both(path)
+    before, after = _ops(p0), _ops(p1)
+    assert before["batch_norm"] == 2 and before["affine_channel"] == 1
+    assert after["batch_norm"] == after["affine_channel"] == after["dropout"] == 0
+    assert after["assign"] == 0
+    # downgrade_in_infer's X * (1 - p) is the one scale left; upscale_in_train leaves none
+    assert after["scale"] == (1 if impl == "downgrade_in_infer" else 0)
+    assert after["elementwise_add"] == before["elementwise_add"] + 3  # the folded biases
+    image = np.random.default_rng(1).standard_normal((3, 3, 9, 8)).astype(np.float32)
+    want = exe.run(p0, feed={feeds[0]: image}, fetch_list=f0, scope=s0)[0]
+    got = exe.run(p1, feed={feeds[0]: image}, fetch_list=f1, scope=s1)[0]
+    _close(got, want)
+    # The folded filters replace the originals in the scope: no parameter is kept twice.
+    names = set(s1.local_var_names())
+    persistable = {v.name for v in p1.global_block().vars.values() if v.persistable}
+    assert names == persistable
+    assert sum(n.endswith(".bn_folded") for n in names) == 3
+
+
+def test_folding_against_numpy_batch_norm(tmp_path):
+    """The folded filter and bias against the textbook batch_norm formula, written here."""
+    path = _saved(tmp_path)
+    _, (p0, s0, _), (p1, s1, _), _ = _load_both(path)
+    conv = next(op for op in p0.global_block().ops if op.type == "conv2d")
+    bn = next(op for op in p0.global_block().ops if op.type == "batch_norm")
+
+    def value(scope, name):
+        return np.asarray(scope.find_var(name).get_tensor()).astype(np.float64)
+
+    w = value(s0, conv.input("Filter")[0])
+    gamma, beta, mean, var = (value(s0, bn.input(s)[0])
+                              for s in ("Scale", "Bias", "Mean", "Variance"))
+    s = gamma / np.sqrt(var + bn.attr("epsilon"))
+    folded_conv = next(op for op in p1.global_block().ops if op.type == "conv2d")
+    add = next(op for op in p1.global_block().ops if op.type == "elementwise_add")
+    np.testing.assert_allclose(value(s1, folded_conv.input("Filter")[0]),
+                               w * s[:, None, None, None], rtol=1e-6)
+    np.testing.assert_allclose(value(s1, add.input("Y")[0]), beta - mean * s, rtol=1e-6,
+                               atol=1e-7)
+    assert add.attr("axis") == 1 and add.output("Out") == bn.output("Y")
+
+
+@pytest.mark.parametrize("name", PADDLE_MODELS)
+def test_paddle_models_agree_with_and_without_the_passes(name):
+    path = str(FIXTURES / name / "model.pdmodel")
+    exe, (p0, s0, f0), (p1, s1, f1), feeds = _load_both(path)
+    feed = fixture_feeds(name)
+    want = exe.run(p0, feed=feed, fetch_list=f0, scope=s0)
+    got = exe.run(p1, feed=feed, fetch_list=f1, scope=s1)
+    for g, w in zip(got, want, strict=True):
+        if np.issubdtype(np.asarray(w).dtype, np.floating):
+            _close(g, w)
+        else:
+            np.testing.assert_array_equal(g, w)
+
+
+def test_mobilenet_fixture_folds_every_batch_norm():
+    exe, (p0, _, _), (p1, _, _), _ = _load_both(str(FIXTURES / "mobilenet_v1" / "model.pdmodel"))
+    assert _ops(p0)["batch_norm"] == 27 and _ops(p1)["batch_norm"] == 0
+
+
+def test_training_programs_are_untouched():
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [3, 6, 6], dtype="float32")
+        x = layers.batch_norm(layers.conv2d(image, 4, 3, bias_attr=False))
+        x = layers.dropout(layers.scale(x, 1.0), 0.5)
+        loss = layers.mean(x)
+        before = main.serialize()
+        assert not is_inference(main)  # batch_norm and dropout in training mode
+        assert optimize_inference(main) is main and main.serialize() == before
+        pir.optimizer.SGD(0.1).minimize(loss)
+    assert not is_inference(main)
+    before = main.serialize()
+    assert optimize_inference(main, pir.Scope()) is main and main.serialize() == before
+
+
+def _conv_bn_program(**bn):
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [2, 5, 5], dtype="float32")
+        conv = layers.conv2d(image, 3, 3, bias_attr=False)
+        out = layers.batch_norm(conv, is_test=True, **bn)
+    return main, startup, conv, out
+
+
+def test_what_must_stay_is_not_folded():
+    # the conv's output is fetched (kept): the batch_norm stays
+    main, _, conv, out = _conv_bn_program()
+    test = main.clone(for_test=True)
+    assert _ops(optimize_inference(test, keep=[conv.name, out.name]))["batch_norm"] == 1
+    assert _ops(optimize_inference(test, keep=[out.name]))["batch_norm"] == 0
+    # channels-last batch_norm: not folded into an NCHW filter
+    main, _, _, out = _conv_bn_program(data_layout="NHWC")
+    assert _ops(optimize_inference(main, keep=[out.name]))["batch_norm"] == 1
+    # the filter is shared with a second convolution: folding would change that one too
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [2, 5, 5], dtype="float32")
+        shared = pir.ParamAttr(name="shared_w")
+        a = layers.batch_norm(layers.conv2d(image, 2, 3, param_attr=shared, bias_attr=False),
+                              is_test=True)
+        b = layers.conv2d(image, 2, 3, param_attr=shared, bias_attr=False)
+    assert _ops(optimize_inference(main, keep=[a.name, b.name]))["batch_norm"] == 1
+
+
+def test_identity_whose_output_is_fetched_or_whose_input_changes_later_stays():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [4], dtype="float32")
+        y = layers.scale(x, 1.0)
+        z = layers.scale(y, 2.0)
+    assert _ops(optimize_inference(main, keep=[y.name, z.name]))["scale"] == 2
+    assert _ops(optimize_inference(main, keep=[z.name]))["scale"] == 1
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [4], dtype="float32")
+        copy = layers.assign(x)
+        layers.assign(layers.scale(x, 3.0), output=x)  # x overwritten after the copy
+        z = layers.scale(copy, 2.0)
+    optimized = optimize_inference(main, keep=[z.name])
+    assert _ops(optimized)["assign"] == 2
+    exe = pir.Executor()
+    feed = {"x": np.arange(8, dtype=np.float32).reshape(2, 4)}
+    np.testing.assert_array_equal(
+        exe.run(optimized, feed=dict(feed), fetch_list=[z.name], scope=pir.Scope())[0],
+        feed["x"] * 2)
+
+
+def test_cli_run_optimizes_unless_told_and_dump_shows_it(tmp_path):
+    path = _saved(tmp_path)
+    np.savez(tmp_path / "feeds.npz",
+             image=np.random.default_rng(2).standard_normal((2, 3, 9, 8)).astype(np.float32))
+    for flag in ([], ["--no-optimize"]):
+        ok("run", path, "--feeds", tmp_path / "feeds.npz", "--out",
+           tmp_path / f"out{len(flag)}.npz", *flag)
+    got, want = np.load(tmp_path / "out0.npz"), np.load(tmp_path / "out1.npz")
+    assert list(got) == list(want)
+    for key in got:
+        _close(got[key], want[key])
+    assert "batch_norm" in ok("dump", path)
+    shown = ok("dump", path, "--optimized")
+    assert "batch_norm(" not in shown and "affine_channel(" not in shown
+    assert ".bn_folded" in shown
+
+
+@pytest.mark.parametrize("model", ["mobilenet_v3_small", "resnet18"])
+def test_bench_zoo_models_agree_with_and_without_the_passes(tmp_path, model):
+    """The benchmark's networks (bench/zoo_models.py), every batch_norm folded."""
+    from bench import zoo_models
+
+    path = zoo_models.build(model, str(tmp_path / model))
+    exe, (p0, s0, f0), (p1, s1, f1), feeds = _load_both(path)
+    assert _ops(p0)["batch_norm"] > 0 and _ops(p1)["batch_norm"] == 0
+    image = np.load(tmp_path / model / "feeds.npz")["image"]
+    want = exe.run(p0, feed={feeds[0]: image}, fetch_list=f0, scope=s0)[0]
+    got = exe.run(p1, feed={feeds[0]: image}, fetch_list=f1, scope=s1)[0]
+    _close(got, want)
+
+
+def test_a_chain_of_identities_collapses_to_its_input():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [4], dtype="float32")
+        y = x
+        for k in range(30):
+            y = layers.assign(y) if k % 3 else layers.scale(y, 1.0)
+            if k % 10 == 9:
+                y = layers.dropout(y, 0.25, is_test=True,
+                                   dropout_implementation="upscale_in_train")
+        z = layers.elementwise_add(y, y)
+    optimized = optimize_inference(main, keep=["x", z.name])
+    assert _ops(optimized) == Counter({"elementwise_add": 1})
+    add = optimized.global_block().ops[0]
+    assert add.input("X") == add.input("Y") == ["x"]
+    feed = np.arange(8, dtype=np.float32).reshape(2, 4)
+    got = pir.Executor().run(optimized, feed={"x": feed}, fetch_list=[z.name],
+                             scope=pir.Scope())[0]
+    np.testing.assert_array_equal(got, feed * 2)
