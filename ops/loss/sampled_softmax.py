@@ -60,7 +60,7 @@ def _hsig(attrs, x, w, label, bias):
     pre = _pre(x, w, bias, nodes, valid)  # 0 past each row's path
     softplus = np.logaddexp(0.0, pre)  # ln 2 past the path: Paddle sums it into Out
     out = (softplus - bits * pre).sum(axis=1, keepdims=True)
-    return out.astype(x.dtype), softplus.astype(x.dtype)
+    return out.astype(x.dtype), softplus.astype(x.dtype), w
 
 
 def _hsig_grad(attrs, x, w, label, bias, pre, dout):
@@ -91,6 +91,7 @@ def _infer_hsig(ctx):
                 f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
     ctx.set_output("Out", (x[0], 1), ctx.input_dtype("X"))
     ctx.set_output("PreOut", (x[0], (c - 1).bit_length()), ctx.input_dtype("X"))
+    ctx.set_output("W_Out", w, ctx.input_dtype("W"))
 
 
 register_simple(
@@ -98,7 +99,9 @@ register_simple(
                              In("Label", "[N, 1] int"),
                              In("Bias", "[num_classes - 1, 1]", dispensable=True)],
     [Out("Out", "[N, 1]"),
-     Out("PreOut", "[N, code_length] softplus of the clipped node logits (ln 2 past a path)")],
+     Out("PreOut", "[N, code_length] softplus of the clipped node logits (ln 2 past a path)"),
+     Out("W_Out", "W itself: Paddle's programs bind W here (an in-place alias Fluid kept "
+                  "for distributed training)", dispensable=True)],
     [Attr("num_classes", "int", 2, "leaves of the tree")], _infer_hsig, _hsig,
     backward=_hsig_grad, wrt=["X", "W", "Bias"], keep=["PreOut"], doc=__doc__)
 
