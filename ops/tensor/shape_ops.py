@@ -147,7 +147,16 @@ def _reshape2_infer(ctx):
     elif ctx.has_input("Shape"):
         n = ctx.input_shape("Shape")[0] if ctx.input_shape("Shape") else 1
         out = [-1] * (n if n >= 0 else len(ctx.attr("shape")))
-        if not ctx.attr("shape") or ctx.is_runtime:
+        read = getattr(ctx, "value", None) if ctx.is_runtime else None  # the running frame's
+        shape_value = read(ctx.input_names("Shape")[0]) if read is not None else None
+        if shape_value is not None:
+            # At run time Paddle shares whatever the shape; a LoD on other rows than X's
+            # would be invalid, so the rows decide here as for the attribute (the
+            # executor's step does the same on later runs).
+            actual = reshaped(x, _int_list(shape_value))
+            if not isinstance(actual, str):
+                share_lod_if_rows_kept(ctx, x, actual)
+        elif not ctx.attr("shape"):
             ctx.share_lod("X", "Out")
         else:  # Paddle decides at build time from the attribute's shape
             declared = reshaped(x, ctx.attr("shape"))

@@ -7,7 +7,7 @@ import pytest
 import paddle_ir as pir
 from paddle_ir.core.dtypes import DataType, from_numpy_dtype
 from paddle_ir.core.errors import KernelError, ProgramError
-from tests.op_test import check_grad, check_op
+from tests.op_test import build_one_op, check_grad, check_op
 
 rng = np.random.RandomState(5)
 X = rng.randn(2, 3, 4).astype(np.float32)
@@ -359,3 +359,19 @@ def test_a_cached_plan_shares_the_lod_only_while_the_rows_stay():
                        scope=pir.Scope())
         assert got.lod() == want, (rows, got.lod())
         assert got.shape() == ([rows, 4] if rows > 1 else [4])
+
+
+@pytest.mark.parametrize("shape, lod", [([5, 2, 2], [[0, 2, 5]]), ([10, 2], [])])
+def test_reshape2_with_a_shape_tensor_keeps_the_lod_while_the_rows_stay(shape, lod):
+    # Paddle shares X's LoD whenever Shape decides the shape at run time; on other rows
+    # than X's that LoD would be invalid, so paddle-ir keeps it only while the rows stay.
+    # (Built with lod_level 1 as Paddle builds it: the build cannot see the rows.)
+    program, feed, outs = build_one_op("reshape2", {"X": LOD_ROWS,
+                                                    "Shape": np.array(shape, np.int32)},
+                                       {"shape": []}, {"Out": 1, "XShape": 1})
+    assert program.global_block().var(outs["Out"][0]).lod_level == 1
+    exe = pir.Executor()
+    for _ in range(2):  # compiling the plan, then its cached steps
+        out, = exe.run(program, feed=feed, fetch_list=outs["Out"], scope=pir.Scope(),
+                       return_numpy=False)
+        assert out.lod() == lod and out.shape() == shape
