@@ -83,6 +83,13 @@ def _raise(message):
     raise KernelError(message)
 
 
+def _check_triples(ctx, *names):
+    for name in names:
+        values = list(ctx.attr(name))
+        ctx.enforce(len(values) in (1, 3), f"{name} must hold 1 or 3 values (one per spatial "
+                                           f"dim), got {values}")
+
+
 def _check_layout(ctx, x, slot):
     layout, algorithm = ctx.attr("data_format"), ctx.attr("padding_algorithm")
     ctx.enforce(layout in _LAYOUTS, f"data_format must be NCDHW or NDHWC (or Paddle's "
@@ -191,6 +198,9 @@ def _infer_conv3d(ctx):
     ctx.enforce(c < 0 or w[1] * g == c, f"Filter's {w[1]} input channels times groups "
                 f"{g} must equal Input's {c} channels")
     ctx.enforce_positive("strides", "dilations", "groups")
+    ctx.enforce(w[0] < 0 or w[0] % g == 0, f"Filter's {w[0]} output channels must divide "
+                                           f"into groups = {g}")
+    _check_triples(ctx, "strides", "dilations")
     spatial = _spatial_of(x, ctx.attrs)
     *_, outs = _conv_geometry(ctx.attrs, spatial, list(w[2:]), ctx.fail)
     ctx.enforce(all(o != 0 and o >= -1 for o in outs),
@@ -285,6 +295,8 @@ def _infer_conv3d_transpose(ctx):
     ctx.enforce(c < 0 or w[0] == c, f"Filter's first dim {w[0]} must equal Input's "
                 f"{c} channels")
     ctx.enforce_positive("strides", "dilations", "groups")
+    ctx.enforce(c < 0 or c % g == 0, f"Input's {c} channels must divide into groups = {g}")
+    _check_triples(ctx, "strides", "dilations")
     *_, outs = _transpose_geometry(ctx.attrs, _spatial_of(x, ctx.attrs), list(w[2:]),
                                    ctx.fail)
     ctx.set_output("Output", _layout_shape(x[0], w[1] * g, outs, ctx.attrs),
@@ -375,6 +387,7 @@ def _infer_pool3d(ctx):
     ctx.enforce(ctx.attr("pooling_type") in ("max", "avg"),
                 f"pooling_type must be max or avg, got {ctx.attr('pooling_type')!r}")
     ctx.enforce_positive("ksize", "strides")
+    _check_triples(ctx, "ksize", "strides")
     spatial = _spatial_of(x, ctx.attrs)
     if ctx.attr("adaptive"):
         outs = _three(ctx.attr("ksize"))

@@ -60,8 +60,11 @@ def _(ctx):
     ctx.set_output("Out", idx, ctx.input_dtype("X"))
 
 
-def _sample_index(op: str, index: np.ndarray, width: int) -> np.ndarray:
+def _sample_index(op: str, index: np.ndarray, x_shape) -> np.ndarray:
     index = np.asarray(index).astype(np.int64)
+    rows, width = x_shape
+    if index.shape[0] != rows:
+        raise KernelError(f"{op}: Index has {index.shape[0]} rows but X has {rows}")
     if index.size and (index.min() < 0 or index.max() >= width):
         bad = index.reshape(-1)[np.flatnonzero((index < 0) | (index >= width))[0]]
         raise KernelError(f"{op}: Index holds {int(bad)}, outside X's columns [0, {width})")
@@ -70,7 +73,7 @@ def _sample_index(op: str, index: np.ndarray, width: int) -> np.ndarray:
 
 @index_sample.kernel(dtypes=NUMERIC)
 def index_sample_kernel(attrs, x, index):
-    return np.take_along_axis(x, _sample_index("index_sample", index, x.shape[1]), axis=1)
+    return np.take_along_axis(x, _sample_index("index_sample", index, x.shape), axis=1)
 
 
 @index_sample.grad_maker
@@ -97,7 +100,7 @@ def _(ctx):
 
 @index_sample_grad.kernel(dtypes=FLOATS)
 def index_sample_grad_kernel(attrs, x, index, dout):
-    index = _sample_index("index_sample_grad", index, x.shape[1])
+    index = _sample_index("index_sample_grad", index, x.shape)
     dx = np.zeros(x.shape, dtype=dout.dtype)
     np.add.at(dx, (np.arange(x.shape[0])[:, None], index), dout)
     return dx

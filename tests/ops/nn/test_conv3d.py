@@ -295,6 +295,14 @@ def test_pool3d_adaptive(kind, layout):
      r"data_format must be NCDHW or NDHWC \(or Paddle's NCHW/NHWC for them\), got 'NWC'"),
     ("conv3d_transpose", {"Input": np.ones((1, 1, 3, 3, 3)), "Filter": np.ones((1, 1, 2, 2, 2))},
      {"padding_algorithm": "FULL"}, r"padding_algorithm must be EXPLICIT, SAME or VALID"),
+    ("pool3d", {"X": np.ones((1, 1, 3, 3, 3))}, {"ksize": [2, 2]},
+     r"ksize must hold 1 or 3 values \(one per spatial dim\), got \[2, 2\]"),
+    ("conv3d", {"Input": np.ones((1, 2, 3, 3, 3)), "Filter": np.ones((3, 1, 2, 2, 2))},
+     {"groups": 2}, r"Filter's 3 output channels must divide into groups = 2"),
+    ("conv3d_transpose", {"Input": np.ones((1, 3, 3, 3, 3)), "Filter": np.ones((3, 1, 2, 2, 2))},
+     {"groups": 2}, r"Input's 3 channels must divide into groups = 2"),
+    ("conv3d", {"Input": np.ones((1, 1, 3, 3, 3)), "Filter": np.ones((1, 1, 2, 2, 2))},
+     {"strides": [1, 1]}, r"strides must hold 1 or 3 values"),
 ])
 def test_bad_paddings_and_layouts_are_shape_errors(op, inputs, attrs, match):
     with pytest.raises(ProgramError, match=match):

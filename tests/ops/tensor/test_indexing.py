@@ -38,6 +38,14 @@ def test_index_sample_out_of_range(index, match):
         check_op("index_sample", {"X": np.ones((2, 5)), "Index": index})
 
 
+def test_index_sample_rows_must_match_at_run_time():
+    # The build sees two unknown row counts; the run's shape rule sees 2 and 3.
+    with pytest.raises(ProgramError, match=r"X and Index must have the same rows, got "
+                                           r"\[2, 5\] and \[3, 1\]"):
+        check_op("index_sample", {"X": np.ones((2, 5)), "Index": np.zeros((3, 1), np.int64)},
+                 batch_unknown=True)
+
+
 def test_repeat_interleave():
     x = rng.uniform(-1, 1, (2, 3))
     want = np.array([[x[i, j // 2] for j in range(6)] for i in range(2)])
