@@ -197,6 +197,11 @@ def control_step(fn, attrs, in_layout, index, ins, outs):
     return step
 
 
+def _rows(value):
+    shape = getattr(value, "shape", None)
+    return None if shape is None else tuple(shape)[:1]
+
+
 def general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_aware,
                  densify, to_sparse, shares, single_output, op_type):
     """A step for everything else: duplicable slots, LoD-aware kernels, fallbacks, LoD sharing."""
@@ -234,7 +239,10 @@ def general_step(fn, attrs, in_layout, out_layout, out_names, out_classes, lod_a
                     env[i] = bad_output(op_type, out_names[k], env[i], out_classes[k])
                 k += 1
         for src, dst in shares:
-            lods[dst] = lods[src]
+            # A LoD describes rows: a shape op's share holds while Out keeps X's rows,
+            # which a cached plan's later shapes need not (squeeze of a one-row batch).
+            if _rows(env[dst]) == _rows(env[src]):
+                lods[dst] = lods[src]
 
     return step
 

@@ -215,7 +215,7 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "maxout", "maxout_grad", "prelu", "prelu_grad",
     ),
     "paddle_ir.ops.nn.roi_align": (
-        "roi_align",
+        "roi_align", "roi_align_grad",
     ),
     "paddle_ir.ops.nn.softmax": (
         "softmax", "softmax_grad",
@@ -387,8 +387,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "scatter_nd_add", "where_index",
     ),
     "paddle_ir.ops.tensor.indexing": (
-        "index_sample", "multiplex", "multiplex_grad", "repeat_interleave", "shard_index",
-        "take_along_axis",
+        "index_sample", "index_sample_grad", "multiplex", "multiplex_grad", "repeat_interleave",
+        "shard_index", "take_along_axis",
     ),
     "paddle_ir.ops.tensor.load": (
         "load",

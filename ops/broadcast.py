@@ -1,8 +1,10 @@
 """Paddle's broadcasting rule for elementwise ops, shared by their rules and kernels.
 
-Y's dims line up with X's starting at `axis`; axis = -1 aligns them at the
-end, which is numpy's rule (then either side may broadcast). Unknown dims
-(-1) at build time stay unknown unless the other side fixes them.
+The operand of lower rank (Y, or X when X's rank is the lower: Paddle's
+GetBroadcastDimsArrays) has its dims line up with the other's starting at
+`axis`; axis = -1 aligns them at the end, which is numpy's rule (then either
+side may broadcast). Unknown dims (-1) at build time stay unknown unless the
+other side fixes them.
 """
 
 from __future__ import annotations
@@ -25,14 +27,17 @@ def aligned_y_shape(x_ndim: int, y_shape: tuple[int, ...], axis: int) -> tuple[i
 def broadcast_shapes(x_shape, y_shape, axis: int) -> tuple[int, ...] | str:
     """The output shape, or a message saying why the shapes do not broadcast."""
     x_shape, y_shape = tuple(x_shape), tuple(y_shape)
-    if axis != -1 or len(y_shape) <= len(x_shape):
+    if len(y_shape) <= len(x_shape):
         y_aligned = aligned_y_shape(len(x_shape), y_shape, axis)
         if y_aligned is None:
             return (f"Y of rank {len(y_shape)} cannot be aligned with X of rank {len(x_shape)} "
                     f"at axis {axis}")
         x_aligned = x_shape
-    else:  # numpy's rule lets X be the smaller one when aligning at the end
-        x_aligned = (1,) * (len(y_shape) - len(x_shape)) + x_shape
+    else:  # X is the smaller one: it is aligned into Y at axis (at the end for -1)
+        x_aligned = aligned_y_shape(len(y_shape), x_shape, axis)
+        if x_aligned is None:
+            return (f"X of rank {len(x_shape)} cannot be aligned with Y of rank {len(y_shape)} "
+                    f"at axis {axis}")
         y_aligned = y_shape
     out = []
     for i, (a, b) in enumerate(zip(x_aligned, y_aligned, strict=True)):
@@ -78,10 +83,21 @@ def infer_numpy_broadcast(ctx, slots) -> list[int]:
 
 
 def align_y(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
-    """Y reshaped so that numpy broadcasting applies Paddle's `axis` rule."""
-    if axis == -1 or y.ndim == x.ndim:
+    """Y reshaped so that numpy broadcasting applies Paddle's `axis` rule (X's rank at
+    least Y's; see align_pair for either)."""
+    if axis == -1 or y.ndim >= x.ndim:
         return y
     return y.reshape(aligned_y_shape(x.ndim, y.shape, axis))
+
+
+def align_pair(x: np.ndarray, y: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """X and Y reshaped so that numpy broadcasting applies Paddle's `axis` rule, whichever
+    has the lower rank."""
+    if axis == -1 or y.ndim == x.ndim:
+        return x, y
+    if y.ndim < x.ndim:
+        return x, y.reshape(aligned_y_shape(x.ndim, y.shape, axis))
+    return x.reshape(aligned_y_shape(y.ndim, x.shape, axis)), y
 
 
 def reduce_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -14,7 +14,7 @@ from paddle_ir.executor import Executor, Scope
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
 # Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
 SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
-         "math_ops", "resize", "tensor_ops")
+         "math_ops", "resize", "tensor_ops", "op_semantics")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
 PIXELS = ("detection",)
@@ -44,6 +44,10 @@ OP_TYPES = {
     "tensor_ops": {"tan", "sinh", "cosh", "asinh", "atanh", "log2", "log10", "trunc", "acosh",
                    "logit", "take_along_axis", "index_sample", "repeat_interleave",
                    "channel_shuffle", "pixel_unshuffle", "addmm", "mv", "atan2", "lerp"},
+    # issue 26: LoD through reshape2/squeeze2/concat, lrn NHWC, hsigmoid, 3-D ops' paddings.
+    "op_semantics": {"lookup_table_v2", "reshape2", "squeeze2", "sequence_conv", "concat",
+                     "sequence_pool", "lrn", "hierarchical_sigmoid", "conv3d",
+                     "conv3d_transpose", "pool3d", "elementwise_add"},
     "resize": {"linear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2",
                "elementwise_mul"},
     "math_ops": {"flip", "roll", "logsumexp", "cumprod", "kron", "diag_v2", "trace", "dot",

@@ -583,12 +583,84 @@ def tensor_ops(rng):
           "img": rng.standard_normal((2, 4, 4, 6)).astype("float32")}, exe)
 
 
+def op_semantics(rng):
+    """Paddle's semantics at the edges issue 26 found paddle-ir off: the ids' LoD kept through
+    reshape2 [-1, 1, D] and squeeze2 [1] into sequence_conv (the Fluid embedding idiom),
+    concat of sequence batches along axis 0 (sequence_pool reads the joined LoD), lrn over
+    NHWC, hierarchical_sigmoid's default tree, conv3d/conv3d_transpose/pool3d with
+    [front, back, top, bottom, left, right] paddings over NDHWC (pool3d also ceil_mode
+    non-exclusive, SAME and adaptive), and elementwise_add of a lower-rank X at axis 1."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        ids = paddle.static.data("ids", [-1], "int64", lod_level=1)
+        emb = _op("lookup_table_v2", {"Ids": [ids], "W": [_param("os.emb", [12, 4], rng)]},
+                  {"padding_idx": -1, "is_sparse": False}, lod_level=1)
+        rows = paddle.squeeze(paddle.reshape(emb, [-1, 1, 4]), axis=[1])
+        conv = paddle.static.nn.sequence_conv(rows, num_filters=3, filter_size=3,
+                                              param_attr=paddle.ParamAttr(name="os.seqconv"),
+                                              bias_attr=False)
+        joined = paddle.concat([rows, rows, rows], axis=0)
+        pooled = paddle.static.nn.sequence_pool(joined, "sum")
+        conv_pooled = paddle.static.nn.sequence_pool(conv, "max")
+        img = paddle.static.data("img", [-1, 3, 4, 7], "float32")
+        lrn = _op("lrn", {"X": [img]}, {"n": 5, "k": 1.0, "alpha": 1.0, "beta": 0.75,
+                                       "data_format": "NHWC"}, outputs=("Out", "MidOut"))
+        feat = paddle.static.data("feat", [-1, 3], "float32")
+        label = paddle.static.data("label", [-1, 1], "int64")
+        helper = LayerHelper("hierarchical_sigmoid")
+        hsig_w = _param("os.hsig.w", [5, 3], rng)
+        hsig, pre = (helper.create_variable_for_type_inference("float32") for _ in range(2))
+        helper.append_op(type="hierarchical_sigmoid",  # W_Out is W, as Fluid's layer binds it
+                         inputs={"X": [feat], "W": [hsig_w], "Label": [label],
+                                 "Bias": [_param("os.hsig.b", [5, 1], rng)]},
+                         outputs={"Out": [hsig], "PreOut": [pre], "W_Out": [hsig_w]},
+                         attrs={"num_classes": 6})
+        vol = paddle.static.data("vol", [-1, 4, 6, 5, 2], "float32")   # NDHWC
+        pads = [1, 0, 0, 2, 2, 1]
+        conv3 = _op("conv3d", {"Input": [vol], "Filter": [_param("os.c3", [3, 2, 2, 2, 2], rng)]},
+                    {"strides": [1, 2, 1], "paddings": pads, "dilations": [1, 1, 1],
+                     "groups": 1, "data_format": "NDHWC", "padding_algorithm": "EXPLICIT"},
+                    outputs=("Output",))
+        convt = _op("conv3d_transpose",
+                    {"Input": [vol], "Filter": [_param("os.c3t", [2, 3, 3, 3, 3], rng)]},
+                    {"strides": [2, 1, 2], "paddings": pads, "dilations": [1, 1, 1],
+                     "groups": 1, "data_format": "NHWC", "padding_algorithm": "EXPLICIT"},
+                    outputs=("Output",))
+        pool_args = {"global_pooling": False, "adaptive": False, "data_format": "NDHWC",
+                     "padding_algorithm": "EXPLICIT", "exclusive": True, "ceil_mode": False}
+        pool_ceil = _op("pool3d", {"X": [vol]}, {**pool_args, "pooling_type": "avg",
+                                                 "ksize": [2, 3, 2], "strides": [2, 2, 3],
+                                                 "paddings": [1, 0, 0, 1, 1, 1],
+                                                 "exclusive": False, "ceil_mode": True})
+        pool_same = _op("pool3d", {"X": [vol]}, {**pool_args, "pooling_type": "max",
+                                                 "ksize": [2, 3, 2], "strides": [2, 2, 2],
+                                                 "paddings": [0, 0, 0],
+                                                 "padding_algorithm": "SAME"})
+        pool_adaptive = _op("pool3d", {"X": [vol]}, {**pool_args, "pooling_type": "avg",
+                                                     "ksize": [3, 4, 2], "strides": [1, 1, 1],
+                                                     "paddings": [0, 0, 0], "adaptive": True})
+        lower = _op("elementwise_add", {"X": [_param("os.row", [4], rng)], "Y": [vol]},
+                    {"axis": 1})
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    lengths = [3, 1, 4]
+    save("op_semantics", [ids, img, feat, label, vol],
+         [pooled, conv_pooled, lrn, hsig, conv3, convt, pool_ceil, pool_same, pool_adaptive,
+          lower], main,
+         {"ids": rng.integers(0, 12, size=sum(lengths)).astype("int64"),
+          "img": rng.standard_normal((2, 3, 4, 7)).astype("float32"),
+          "feat": rng.standard_normal((5, 3)).astype("float32"),
+          "label": np.array([[0], [1], [2], [3], [5]], "int64"),
+          "vol": rng.standard_normal((2, 4, 6, 5, 2)).astype("float32")}, exe,
+         lods={"ids": lengths})
+
+
 def main():
     builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,
-                "resize": resize, "tensor_ops": tensor_ops}
+                "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
-from paddle_ir.ops.broadcast import align_y, infer_binary, reduce_to_shape
+from paddle_ir.ops.broadcast import align_pair, infer_binary, reduce_to_shape
 from paddle_ir.ops.elementwise.elementwise_sparse import sparse_kernels, storage_rule
 from paddle_ir.ops.grad import grad_name
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
@@ -59,7 +59,7 @@ def _truncating_divide(x, y):
 
 def _forward_kernel(ufunc):
     def kernel(attrs, x, y):
-        y = align_y(x, y, attrs["axis"])
+        x, y = align_pair(x, y, attrs["axis"])
         if ufunc is np.divide and x.dtype.kind in "iu":
             check_integer_divisor("elementwise_div", x, y)
             return _truncating_divide(x, y)
@@ -70,17 +70,17 @@ def _forward_kernel(ufunc):
 
 def _grad_kernel(op_type):
     def kernel(attrs, x, y, out, dout):
-        axis = attrs["axis"]
-        y_al = align_y(x, y, axis)
+        x_al, y_al = align_pair(x, y, attrs["axis"])
         if op_type == "elementwise_add":
             dx, dy = dout, dout
         elif op_type == "elementwise_sub":
             dx, dy = dout, -dout
         elif op_type == "elementwise_mul":
-            dx, dy = dout * y_al, dout * x
+            dx, dy = dout * y_al, dout * x_al
         else:
             dx, dy = dout / y_al, -dout * out / y_al
-        dx = reduce_to_shape(np.asarray(dx), x.shape).astype(x.dtype, copy=False)
+        dx = reduce_to_shape(np.asarray(dx), x_al.shape).reshape(x.shape).astype(x.dtype,
+                                                                                 copy=False)
         dy = reduce_to_shape(np.asarray(dy), y_al.shape).reshape(y.shape).astype(y.dtype,
                                                                                  copy=False)
         return dx, dy
@@ -183,7 +183,7 @@ def _dense_kernel(fn, name):
     op_type = name.removesuffix("_dense")
 
     def kernel(attrs, x, y):
-        y = align_y(x, y, attrs["axis"])
+        x, y = align_pair(x, y, attrs["axis"])
         if divides:
             check_integer_divisor(op_type, x, y)
         return np.asarray(fn(x, y)).astype(x.dtype, copy=False)
@@ -194,9 +194,10 @@ def _dense_kernel(fn, name):
 
 def _dense_grad_kernel(op_type):
     def kernel(attrs, x, y, dout):
-        y_al = align_y(x, y, attrs["axis"])
-        dx, dy = _local_grads(op_type, x, y_al, dout)
-        dx = reduce_to_shape(np.broadcast_to(dx, dout.shape), x.shape).astype(x.dtype)
+        x_al, y_al = align_pair(x, y, attrs["axis"])
+        dx, dy = _local_grads(op_type, x_al, y_al, dout)
+        dx = reduce_to_shape(np.broadcast_to(dx, dout.shape), x_al.shape).reshape(x.shape)
+        dx = dx.astype(x.dtype)
         dy = reduce_to_shape(np.broadcast_to(dy, dout.shape), y_al.shape)
         return dx, dy.reshape(y.shape).astype(y.dtype)
 

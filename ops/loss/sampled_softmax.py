@@ -4,6 +4,11 @@
                  code = label + num_classes; for bit j < floor(log2 code): node
                  (code >> (j + 1)) - 1, target bit (code >> j) & 1; pre = x . W[node] +
                  b[node] clipped to [-40, 40]; Out = sum_j softplus(pre_j) - bit_j pre_j
+                 over the code_length = bit_length(num_classes - 1) columns, a column past
+                 a row's path holding pre = 0: a row whose path is k bits short of
+                 code_length gets k ln 2 more than its path's loss, as Paddle's kernel
+                 gives it (its sum of softplus runs over the zero padding). PreOut
+                 [N, code_length] holds softplus(pre), ln 2 past the path, as Paddle's.
     nce          per row: true classes and num_neg_samples classes drawn uniformly; logit
                  o = sigmoid(x . W[c] + b[c]), k q = num_neg / num_total; Cost = sum over
                  true -log(o / (o + k q)) + sum over negatives -log(k q / (o + k q))
@@ -30,10 +35,11 @@ def _labels(label, bound: int, op: str) -> np.ndarray:
 # -- hierarchical_sigmoid --------------------------------------------------------------------
 
 def _paths(label: np.ndarray, num_classes: int):
-    """(nodes [N, L], bits [N, L], valid [N, L]) of the default tree."""
+    """(nodes [N, L], bits [N, L], valid [N, L]) of the default tree, L = Paddle's
+    code_length (the longest path: the bits of num_classes - 1)."""
     code = label + num_classes
     length = np.floor(np.log2(code)).astype(np.int64)
-    depth = int(length.max()) if length.size else 0
+    depth = (num_classes - 1).bit_length()
     j = np.arange(depth)[None, :]
     valid = j < length[:, None]
     nodes = np.where(valid, (code[:, None] >> (j + 1)) - 1, 0)
@@ -51,9 +57,10 @@ def _pre(x, w, bias, nodes, valid):
 def _hsig(attrs, x, w, label, bias):
     lab = _labels(label, attrs["num_classes"], "hierarchical_sigmoid")
     nodes, bits, valid = _paths(lab, attrs["num_classes"])
-    pre = _pre(x, w, bias, nodes, valid)
-    terms = np.where(valid, np.logaddexp(0.0, pre) - bits * pre, 0.0)
-    return terms.sum(axis=1, keepdims=True).astype(x.dtype), pre.astype(x.dtype)
+    pre = _pre(x, w, bias, nodes, valid)  # 0 past each row's path
+    softplus = np.logaddexp(0.0, pre)  # ln 2 past the path: Paddle sums it into Out
+    out = (softplus - bits * pre).sum(axis=1, keepdims=True)
+    return out.astype(x.dtype), softplus.astype(x.dtype), w
 
 
 def _hsig_grad(attrs, x, w, label, bias, pre, dout):
@@ -62,7 +69,9 @@ def _hsig_grad(attrs, x, w, label, bias, pre, dout):
     raw = np.einsum("nd,nld->nl", x, w[nodes]) + (bias.reshape(-1)[nodes] if bias is not None
                                                    else 0)
     inside = valid & (raw > -40.0) & (raw < 40.0)  # the clip stops the gradient outside
-    g = np.where(inside, 1 / (1 + np.exp(-pre)) - bits, 0.0) * dout.reshape(-1, 1)
+    # PreOut holds softplus(pre): sigmoid(pre) = 1 - exp(-softplus(pre)). The padding's
+    # ln 2 is constant: no gradient past the path.
+    g = np.where(inside, 1 - np.exp(-pre) - bits, 0.0) * dout.reshape(-1, 1)
     dx = np.einsum("nl,nld->nd", g, w[nodes]).astype(x.dtype)
     dw = np.zeros_like(w)
     np.add.at(dw, nodes[valid], (g[:, :, None] * x[:, None, :])[valid])
@@ -81,14 +90,18 @@ def _infer_hsig(ctx):
     ctx.enforce(len(w) == 2 and (w[0] < 0 or w[0] == c - 1),
                 f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
     ctx.set_output("Out", (x[0], 1), ctx.input_dtype("X"))
-    ctx.set_output("PreOut", (x[0], -1), ctx.input_dtype("X"))
+    ctx.set_output("PreOut", (x[0], (c - 1).bit_length()), ctx.input_dtype("X"))
+    ctx.set_output("W_Out", w, ctx.input_dtype("W"))
 
 
 register_simple(
     "hierarchical_sigmoid", [In("X", "[N, D]"), In("W", "[num_classes - 1, D]"),
                              In("Label", "[N, 1] int"),
                              In("Bias", "[num_classes - 1, 1]", dispensable=True)],
-    [Out("Out", "[N, 1]"), Out("PreOut", "[N, path length] clipped node logits")],
+    [Out("Out", "[N, 1]"),
+     Out("PreOut", "[N, code_length] softplus of the clipped node logits (ln 2 past a path)"),
+     Out("W_Out", "W itself: Paddle's programs bind W here (an in-place alias Fluid kept "
+                  "for distributed training)", dispensable=True)],
     [Attr("num_classes", "int", 2, "leaves of the tree")], _infer_hsig, _hsig,
     backward=_hsig_grad, wrt=["X", "W", "Bias"], keep=["PreOut"], doc=__doc__)
 

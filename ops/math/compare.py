@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.broadcast import align_y, infer_binary
+from paddle_ir.ops.broadcast import align_pair, infer_binary
 from paddle_ir.ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out, register_op
 
 _COMPARE = {
@@ -39,7 +39,7 @@ def _infer_compare(ctx):
 
 def _binary_kernel(ufunc):
     def kernel(attrs, x, y):
-        return np.asarray(ufunc(x, align_y(x, y, attrs["axis"])))
+        return np.asarray(ufunc(*align_pair(x, y, attrs["axis"])))
 
     return kernel
 

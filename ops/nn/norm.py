@@ -3,6 +3,7 @@ said otherwise:
 
     norm             Norm = sqrt(sum(X^2, axis) + epsilon), Out = X / Norm (l2_normalize)
     lrn              Out = X / (k + alpha sum_{c' near c} X[c']^2)^beta, n channels wide
+                     (channels on the last axis with data_format NHWC)
     affine_channel   Out = X * Scale[c] + Bias[c] (c: axis 1 for NCHW, the last for NHWC)
     spectral_norm    Out = W / sigma, sigma = u^T W v after power_iters power iterations
                      (W viewed as [dim size, rest]); U and V are read, not updated; dW treats
@@ -58,12 +59,36 @@ def _window_sum(a, n):
     return csum[:, n:] - csum[:, :-n]
 
 
+def _channels_last(attrs) -> bool:
+    """data_format "NHWC": the window runs along the last axis (Paddle transposes to NCHW,
+    normalizes and transposes Out and MidOut back); any other value means NCHW."""
+    return attrs["data_format"] == "NHWC"
+
+
 def _lrn(attrs, x):
+    if _channels_last(attrs):
+        out, mid = _lrn_nchw(attrs, np.moveaxis(x, -1, 1))
+        return _back_to_last(out), _back_to_last(mid)
+    return _lrn_nchw(attrs, x)
+
+
+def _lrn_nchw(attrs, x):
     mid = attrs["k"] + attrs["alpha"] * _window_sum(x * x, attrs["n"])
     return x * np.power(mid, -attrs["beta"]), mid
 
 
 def _lrn_grad(attrs, x, mid, dout):
+    if _channels_last(attrs):
+        dx = _lrn_grad_nchw(attrs, *(np.moveaxis(a, -1, 1) for a in (x, mid, dout)))
+        return _back_to_last(dx)
+    return _lrn_grad_nchw(attrs, x, mid, dout)
+
+
+def _back_to_last(a):
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1))
+
+
+def _lrn_grad_nchw(attrs, x, mid, dout):
     n, beta = attrs["n"], attrs["beta"]
     out = x * np.power(mid, -beta)
     # channel c's mid sums the window around c, so x_i feeds the mids of the windows holding i:
@@ -77,10 +102,12 @@ def _lrn_grad(attrs, x, mid, dout):
 
 
 register_simple(
-    "lrn", [In("X", "[N, C, H, W]")], [Out("Out", "X's shape"), Out("MidOut", "k + alpha sum")],
+    "lrn", [In("X", "[N, C, H, W] ([N, H, W, C] with data_format NHWC)")],
+    [Out("Out", "X's shape"), Out("MidOut", "k + alpha sum")],
     [Attr("n", "int", 5, "channels per window"), Attr("k", "float", 2.0, "the offset"),
      Attr("alpha", "float", 1e-4, "the scale"), Attr("beta", "float", 0.75, "the exponent"),
-     Attr("data_format", "string", "AnyLayout", "accepted for Paddle's sake")],
+     Attr("data_format", "string", "AnyLayout",
+          "NHWC: channels are the last axis; NCHW or AnyLayout: axis 1")],
     lambda ctx: (ctx.enforce_positive("n"), same_as_input(ctx),
                  same_as_input(ctx, "X", "MidOut")), _lrn,
     backward=_lrn_grad, wrt=["X"], keep=["MidOut"], doc=__doc__)

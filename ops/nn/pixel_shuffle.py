@@ -3,7 +3,8 @@ permutation):
 
     pixel_shuffle     [N, C r^2, H, W] -> [N, C, H r, W r]
     pixel_unshuffle   [N, C, H, W] -> [N, C r^2, H / r, W / r] (the inverse of pixel_shuffle)
-    space_to_depth    [N, C, H, W] -> [N, C b^2, H / b, W / b] (Paddle's channel order)
+    space_to_depth    [N, C, H, W] -> [N, C b^2, H / b, W / b] (Paddle's order: darknet's
+                      reorg, C a multiple of b^2)
     shuffle_channel   [N, C, H, W]: channels regrouped as transpose([g, C / g])
     channel_shuffle   channels [g, C/g] -> [C/g, g] (ShuffleNet; Paddle 2.x, no gradient)
 
@@ -32,6 +33,9 @@ def _infer_4d(fn):
 def _s2d_shape(ctx, s):
     b = ctx.attr("blocksize")
     ctx.enforce(b >= 1, f"blocksize must be >= 1, got {b}")
+    ctx.enforce(s[1] < 0 or s[1] % (b * b) == 0,
+                f"C must be a multiple of blocksize^2 = {b * b} (Paddle's reorg moves "
+                f"C / blocksize^2 channel groups), got X.shape={shape_str(s)}")
     for axis in (2, 3):
         ctx.enforce(s[axis] < 0 or s[axis] % b == 0,
                     f"H and W must be multiples of blocksize {b}, got {s}")
@@ -39,17 +43,20 @@ def _s2d_shape(ctx, s):
                                                          for d in s[2:]]
 
 
+# Paddle's space_to_depth is darknet's reorg: X's channel k = (dh b + dw) C/b^2 + c2 and
+# pixel (j, i) go to (c2, j b + dh, i b + dw) of a [N, C/b^2, H b, W b] buffer, and that
+# buffer, read in order, is Out [N, C b^2, H/b, W/b]. (Not TensorFlow's space_to_depth.)
 def _s2d(attrs, x):
     b = attrs["blocksize"]
     n, c, h, w = x.shape
-    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    t = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
     return t.reshape(n, c * b * b, h // b, w // b)
 
 
 def _s2d_grad(attrs, x, dout):
     b = attrs["blocksize"]
     n, c, h, w = x.shape
-    t = dout.reshape(n, b, b, c, h // b, w // b).transpose(0, 3, 4, 1, 5, 2)
+    t = dout.reshape(n, c // (b * b), h, b, w, b).transpose(0, 3, 5, 1, 2, 4)
     return t.reshape(x.shape).copy()
 
 

@@ -1,5 +1,5 @@
-"""roi_align: bilinear pooling of regions of interest (Mask R-CNN / Faster R-CNN heads).
-Inference op (no gradient).
+"""roi_align (+ roi_align_grad): bilinear pooling of regions of interest (Mask R-CNN /
+Faster R-CNN heads).
 
 X [N, C, H, W]; ROIs [R, 4] boxes (x1, y1, x2, y2) in input pixels, assigned to images by
 RoisNum (int [N]: ROIs per image) or else by ROIs' LoD. For each ROI, with
@@ -14,6 +14,10 @@ o = 0.5 when `aligned` (else 0):
 A sample outside [-1, H] x [-1, W] counts as 0; inside, its coordinates clamp to the map
 (below 0 to 0, at or beyond the last row or column to it). Out is [R, C, pooled_height,
 pooled_width].
+
+Out is linear in X: dX adds each bin's dOut / (grid_h grid_w) back into the four pixels
+of each of its samples, with the same bilinear weights (ROIs get no gradient, as in
+Paddle).
 """
 
 from __future__ import annotations
@@ -81,29 +85,82 @@ def _batch_of_rois(rois, rois_num, n: int) -> np.ndarray:
     return np.repeat(np.arange(n), counts)
 
 
+def _roi_samples(attrs, box, h: int, w: int):
+    """One ROI's bilinear taps: ((rows, cols, weight) for the 4 corners, grid_h, grid_w);
+    rows [Sy, 1] and cols [1, Sx] index the feature map, weight [Sy, Sx] is zero for
+    samples outside it."""
+    ph, pw = attrs["pooled_height"], attrs["pooled_width"]
+    scale, ratio = attrs["spatial_scale"], attrs["sampling_ratio"]
+    offset = 0.5 if attrs["aligned"] else 0.0
+    x1, y1, x2, y2 = (float(v) * scale - offset for v in box)
+    roi_w, roi_h = x2 - x1, y2 - y1
+    if not attrs["aligned"]:
+        roi_w, roi_h = max(roi_w, 1.0), max(roi_h, 1.0)
+    gh = ratio if ratio > 0 else int(np.ceil(roi_h / ph))
+    gw = ratio if ratio > 0 else int(np.ceil(roi_w / pw))
+    ylo, yhi, wyl, wyh, vy = _axis_samples(y1, roi_h, ph, gh, h)
+    xlo, xhi, wxl, wxh, vx = _axis_samples(x1, roi_w, pw, gw, w)
+    inside = np.outer(vy, vx)
+    taps = [(rows[:, None], cols[None, :], np.outer(wy, wx) * inside)
+            for rows, wy in ((ylo, wyl), (yhi, wyh)) for cols, wx in ((xlo, wxl), (xhi, wxh))]
+    return taps, gh, gw
+
+
 @roi_align.kernel(dtypes=FLOATS, lod=True)
 def roi_align_kernel(attrs, x, rois, rois_num):
     data, boxes = x.numpy(), rois.numpy()
     n, c, h, w = data.shape
     ph, pw = attrs["pooled_height"], attrs["pooled_width"]
-    scale, ratio = attrs["spatial_scale"], attrs["sampling_ratio"]
-    offset = 0.5 if attrs["aligned"] else 0.0
     batch = _batch_of_rois(rois, rois_num, n)
     out = np.zeros((boxes.shape[0], c, ph, pw), data.dtype)
     for r in range(boxes.shape[0]):  # ROIs differ in their sample grids; each is vectorised
-        x1, y1, x2, y2 = (float(v) * scale - offset for v in boxes[r])
-        roi_w, roi_h = x2 - x1, y2 - y1
-        if not attrs["aligned"]:
-            roi_w, roi_h = max(roi_w, 1.0), max(roi_h, 1.0)
-        gh = ratio if ratio > 0 else int(np.ceil(roi_h / ph))
-        gw = ratio if ratio > 0 else int(np.ceil(roi_w / pw))
-        ylo, yhi, wyl, wyh, vy = _axis_samples(y1, roi_h, ph, gh, h)
-        xlo, xhi, wxl, wxh, vx = _axis_samples(x1, roi_w, pw, gw, w)
+        taps, gh, gw = _roi_samples(attrs, boxes[r], h, w)
         fmap = data[batch[r]]
-        value = (fmap[:, ylo][:, :, xlo] * np.outer(wyl, wxl)
-                 + fmap[:, ylo][:, :, xhi] * np.outer(wyl, wxh)
-                 + fmap[:, yhi][:, :, xlo] * np.outer(wyh, wxl)
-                 + fmap[:, yhi][:, :, xhi] * np.outer(wyh, wxh)) * np.outer(vy, vx)
+        value = sum(fmap[:, rows, cols] * weight for rows, cols, weight in taps)
         count = max(gh * gw, 1)
         out[r] = value.reshape(c, ph, gh, pw, gw).sum(axis=(2, 4)) / count
     return LoDTensor.unchecked(out)
+
+
+@roi_align.grad_maker
+def _(g):
+    return [g.grad_op("roi_align_grad",
+                      inputs={"X": g.input("X"), "ROIs": g.input("ROIs"),
+                              "RoisNum": g.input("RoisNum"), "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")},
+                      attrs={a: g.attr(a) for a in ("pooled_height", "pooled_width",
+                                                    "spatial_scale", "sampling_ratio",
+                                                    "aligned")})]
+
+
+roi_align_grad = register_op(
+    "roi_align_grad",
+    inputs=[In("X", no_need_buffer=True), In("ROIs"), In("RoisNum", dispensable=True),
+            In("Out@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=[a for a in roi_align.attrs],
+    key_inputs=["Out@GRAD"],
+    doc="dX: each bin's dOut / (grid_h grid_w) added back into its samples' four pixels "
+        "with their bilinear weights.",
+)
+
+
+@roi_align_grad.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("Out@GRAD"))
+
+
+@roi_align_grad.kernel(dtypes=FLOATS, lod=True)
+def roi_align_grad_kernel(attrs, x, rois, rois_num, dout):
+    boxes, d = rois.numpy(), dout.numpy()
+    n, c, h, w = x.shape
+    ph, pw = attrs["pooled_height"], attrs["pooled_width"]
+    batch = _batch_of_rois(rois, rois_num, n)
+    dx = np.zeros((n, c, h, w), d.dtype)
+    for r in range(boxes.shape[0]):
+        taps, gh, gw = _roi_samples(attrs, boxes[r], h, w)
+        per_sample = np.broadcast_to((d[r] / max(gh * gw, 1))[:, :, None, :, None],
+                                     (c, ph, gh, pw, gw)).reshape(c, ph * gh, pw * gw)
+        for rows, cols, weight in taps:
+            np.add.at(dx[batch[r]], (slice(None), rows, cols), per_sample * weight)
+    return LoDTensor.unchecked(dx)

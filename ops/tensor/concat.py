@@ -4,8 +4,15 @@ All inputs have one rank and one dtype and agree on every dim but `axis`
 (negative counts from the end). An `AxisTensor` input (an int tensor of one
 element) overrides `axis`; its value is known at run time only, so with it
 every dim of Out is -1 at build time. Out's `axis` dim is their sum (-1 when one is
-unknown). Out has X[0]'s LoD when axis is not 0; joining along axis 0 adds
-rows no single input's LoD describes, so Out then has none.
+unknown).
+
+LoD, as Paddle's concat keeps it: Out has X[0]'s lod_level at build time and
+X[0]'s LoD at run time; joined along axis 0, when X[0] has a LoD, each later
+input's sequences are appended level by level (three inputs with LoD
+[[20, 80]] give [[20, 80, 20, 80, 20, 80]]). Every input then needs a LoD of
+X[0]'s depth: Paddle refuses other depths, and an input without one would
+leave rows that X[0]'s LoD does not cover (Paddle keeps X[0]'s LoD as it is),
+so both are refused here.
 
 concat_grad splits dOut at the inputs' sizes along `axis`: dX[i] is dOut's
 slice for X[i].
@@ -15,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.errors import KernelError
+from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.tensor.split_stack import axis_of
@@ -52,6 +61,7 @@ def _(ctx):
                     f"{shape_str(shape)} (rank {len(shape)})")
     if ctx.has_input("AxisTensor"):
         ctx.set_output("Out", [-1] * rank, ctx.input_dtype("X"))
+        ctx.set_output_lod_level("Out", ctx.input_lod_level("X"))
         return
     axis = _axis(ctx, shapes)
     out = list(shapes[0])
@@ -70,13 +80,42 @@ def _(ctx):
         ctx.enforce(dt == dtypes[0], f"all inputs must have one dtype, but {names[0]} is "
                                      f"{dtypes[0]} and {name} is {dt}", hint="insert a cast op")
     ctx.set_output("Out", out, dtypes[0])
-    if axis != 0:
-        ctx.share_lod("X", "Out")
+    # X[0]'s depth; the kernel builds the LoD itself (a share would overwrite it).
+    ctx.set_output_lod_level("Out", ctx.input_lod_level("X"))
 
 
-@concat.kernel(dtypes=ALL_DTYPES)
+@concat.kernel(dtypes=ALL_DTYPES, lod=True)
 def concat_dense(attrs, xs, axis_tensor):
-    return np.concatenate(xs, axis=_run_axis(attrs, axis_tensor, xs[0].ndim))
+    arrays = [x.numpy() for x in xs]
+    axis = _run_axis(attrs, None if axis_tensor is None else axis_tensor.numpy(),
+                     arrays[0].ndim)
+    out = np.concatenate(arrays, axis=axis)
+    if not xs[0].offsets:
+        return out
+    if axis % out.ndim != 0:
+        return LoDTensor.unchecked(out, xs[0].offsets)
+    return LoDTensor.unchecked(out, _appended_lod(xs))
+
+
+def _appended_lod(xs) -> tuple:
+    """X[0]'s LoD with every later input's sequences appended, level by level."""
+    depth = len(xs[0].offsets)
+    for i, x in enumerate(xs[1:], 1):
+        if len(x.offsets) != depth:
+            raise KernelError(
+                f"concat along axis 0: X[0] has {depth} LoD level(s) but X[{i}] has "
+                f"{len(x.offsets)}; joining sequence batches needs the same LoD depth in "
+                f"every input (Paddle's rule)",
+                hint="give every input the same lod_level, or concat along another axis")
+    levels = []
+    for level in range(depth):
+        parts, start = [], 0
+        for x in xs:
+            offsets = np.asarray(x.offsets[level], dtype=np.int64)
+            parts.append(offsets[1:] - offsets[0] + start if parts else offsets)
+            start = int(parts[-1][-1])
+        levels.append(np.concatenate(parts))
+    return tuple(levels)
 
 
 def _run_axis(attrs, axis_tensor, rank: int) -> int:

@@ -1,7 +1,8 @@
 """gather, gather_nd, scatter, scatter_nd_add (+ _grad) and where_index.
 
     gather          Out = X[Index]                 (rows of X; Index int32/int64, [N] or [N, 1])
-    gather_nd       Out[i...] = X[Index[i..., :]]  (Index [..., k] picks X's first k dims)
+    gather_nd       Out[i...] = X[Index[i..., :]]  (Index [..., k] picks X's first k dims;
+                                                    k = 0: every Out[i...] is all of X)
     scatter         Out = X; Out[Ids] = Updates    (overwrite: the last duplicate wins)
                     Out = X; Out[Ids] = 0; Out[Ids] += Updates   (overwrite=False: summed)
     scatter_nd_add  Out = X; Out[Index[i...]] += Updates[i...]   (duplicates accumulate)
@@ -124,8 +125,19 @@ def _nd_coords(op: str, x_shape, index: np.ndarray) -> tuple:
     return tuple(np.moveaxis(index, -1, 0))
 
 
+def _add_at(op: str, target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """target[Index[i...]] += values[i...], duplicates summed. An Index of shape [..., 0]
+    names the whole of target for each of its rows (Paddle's slice is all of X)."""
+    if np.shape(index)[-1] == 0:
+        target += values.reshape((-1,) + target.shape).sum(axis=0, dtype=target.dtype)
+        return
+    np.add.at(target, _nd_coords(op, target.shape, index), values)
+
+
 @gather_nd.kernel(dtypes=ALL_DTYPES)
 def gather_nd_kernel(attrs, x, index):
+    if index.shape[-1] == 0:  # every row of Index picks all of X (x[()] would not repeat it)
+        return np.array(np.broadcast_to(x, index.shape[:-1] + x.shape))
     return x[_nd_coords("gather_nd", x.shape, index)]
 
 
@@ -149,7 +161,7 @@ gather_nd_grad.infer_shape(gather_grad.infer_shape_fn)
 @gather_nd_grad.kernel(dtypes=FLOATS)
 def gather_nd_grad_kernel(attrs, x, index, dout):
     dx = np.zeros(x.shape, dtype=dout.dtype)
-    np.add.at(dx, _nd_coords("gather_nd_grad", x.shape, index), dout)
+    _add_at("gather_nd_grad", dx, index, dout)
     return dx
 
 
@@ -259,7 +271,7 @@ def _(ctx):
 @scatter_nd_add.kernel(dtypes=NUMERIC)
 def scatter_nd_add_kernel(attrs, x, index, updates):
     out = x.copy()
-    np.add.at(out, _nd_coords("scatter_nd_add", x.shape, index), updates)
+    _add_at("scatter_nd_add", out, index, updates)
     return out
 
 

@@ -1,13 +1,13 @@
 """Indexing ops: each output element is read from a place an index tensor names.
 
     take_along_axis  Result = np.take_along_axis(Input, Index, Axis)
-    index_sample     Out[n, k] = X[n, Index[n, k]]
+    index_sample     Out[n, k] = X[n, Index[n, k]]; dX scatter-adds dOut back
     repeat_interleave  Out = X with each entry along dim repeated Repeats times (or
                      RepeatsTensor[i] times for entry i); dim -1 with a 1-D X, as usual
     multiplex        Out[i] = X[Ids[i]][i]; gradient routed to the chosen input
     shard_index      x - shard_id * shard_size if x falls in shard shard_id, else ignore_value
 
-Only multiplex has a gradient.
+index_sample and multiplex have gradients.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from paddle_ir.core.errors import KernelError
 from paddle_ir.ops.context import shape_str
-from paddle_ir.ops.registry import ALL_DTYPES, INTS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, INTS, NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.simple_op import register_simple
 
 # --- take_along_axis, index_sample ------------------------------------------------------
@@ -54,12 +54,56 @@ def _(ctx):
     x, idx = ctx.input_shape("X"), ctx.input_shape("Index")
     ctx.enforce(len(x) == 2 and len(idx) == 2,
                 f"X and Index must be 2-D, got {shape_str(x)} and {shape_str(idx)}")
+    ctx.enforce(x[0] < 0 or idx[0] < 0 or x[0] == idx[0],
+                f"X and Index must have the same rows, got {shape_str(x)} and {shape_str(idx)}")
+    ctx.enforce(np.dtype(ctx.input_dtype("Index")) in INTS, "Index must be int32 or int64")
     ctx.set_output("Out", idx, ctx.input_dtype("X"))
+
+
+def _sample_index(op: str, index: np.ndarray, x_shape) -> np.ndarray:
+    index = np.asarray(index).astype(np.int64)
+    rows, width = x_shape
+    if index.shape[0] != rows:
+        raise KernelError(f"{op}: Index has {index.shape[0]} rows but X has {rows}")
+    if index.size and (index.min() < 0 or index.max() >= width):
+        bad = index.reshape(-1)[np.flatnonzero((index < 0) | (index >= width))[0]]
+        raise KernelError(f"{op}: Index holds {int(bad)}, outside X's columns [0, {width})")
+    return index
 
 
 @index_sample.kernel(dtypes=NUMERIC)
 def index_sample_kernel(attrs, x, index):
-    return np.take_along_axis(x, index.astype(np.int64), axis=1)
+    return np.take_along_axis(x, _sample_index("index_sample", index, x.shape), axis=1)
+
+
+@index_sample.grad_maker
+def _(g):
+    return [g.grad_op("index_sample_grad",
+                      inputs={"X": g.input("X"), "Index": g.input("Index"),
+                              "Out@GRAD": g.output_grad("Out")},
+                      outputs={"X@GRAD": g.input_grad("X")})]
+
+
+index_sample_grad = register_op(
+    "index_sample_grad",
+    inputs=[In("X", no_need_buffer=True), In("Index"), In("Out@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    key_inputs=["Out@GRAD"],
+    doc="dX[n, Index[n, k]] += dOut[n, k] (a column sampled twice sums both).",
+)
+
+
+@index_sample_grad.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("Out@GRAD"))
+
+
+@index_sample_grad.kernel(dtypes=FLOATS)
+def index_sample_grad_kernel(attrs, x, index, dout):
+    index = _sample_index("index_sample_grad", index, x.shape)
+    dx = np.zeros(x.shape, dtype=dout.dtype)
+    np.add.at(dx, (np.arange(x.shape[0])[:, None], index), dout)
+    return dx
 
 
 # --- repeat_interleave ------------------------------------------------------------------

@@ -7,8 +7,10 @@ from X's. At build time a dim that depends on an unknown (-1) dim of X stays
 unknown, except that a 0 copying an unknown dim cancels it out of the -1's
 inference ([-1, 4, 5] reshaped to [0, -1] is [-1, 20]).
 
-Out keeps X's LoD when shape[0] is 0 (the rows are X's rows); otherwise it has
-none. dX = dOut reshaped to X's shape.
+Out keeps X's LoD when its first dim equals X's, as Paddle's InferShape decides
+it (at build time an unknown -1 equals an unknown -1, so [-1, D] reshaped to
+[-1, 1, D] keeps lod_level; at run time the actual row counts are compared);
+otherwise it has none. dX = dOut reshaped to X's shape.
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ import math
 
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
+
+
+def share_lod_if_rows_kept(ctx, x_shape, out_shape) -> None:
+    """Paddle's rule for the shape ops (reshape, squeeze, unsqueeze and their *2): Out
+    shares X's LoD when its first dim is X's, compared as declared (-1 == -1 at build
+    time: both are the batch's rows)."""
+    if len(x_shape) and len(out_shape) and x_shape[0] == out_shape[0]:
+        ctx.share_lod("X", "Out")
 
 
 def reshaped(x_shape, shape) -> tuple[int, ...] | str:
@@ -72,9 +82,7 @@ def _(ctx):
     if isinstance(out, str):
         ctx.fail(out)
     ctx.set_output("Out", out, ctx.input_dtype("X"))
-    shape = ctx.attr("shape")
-    if shape and shape[0] == 0:
-        ctx.share_lod("X", "Out")
+    share_lod_if_rows_kept(ctx, ctx.input_shape("X"), out)
 
 
 @reshape.kernel(dtypes=ALL_DTYPES)

@@ -15,6 +15,12 @@ Each moves X's elements into a new shape (transpose2 also permutes them):
     unsqueeze2                unit dims inserted one axis at a time, each axis counted in
                               the shape grown so far (negative: from its end, +1)
 
+reshape2, squeeze2 and unsqueeze2 pass X's LoD to Out when Out's first dim is
+X's, as Paddle's InferShape does (ops/tensor/reshape.py, share_lod_if_rows_kept):
+the Fluid idiom embedding -> reshape2 [-1, 1, D] -> squeeze2 [1] -> a sequence op
+keeps its sequences. reshape2 with a `Shape` tensor shares it whenever the new
+shape is only known at run time (Paddle's rule); with `ShapeTensor` never.
+
 XShape is Paddle's way to hand the grad op X's shape without X's data: a
 tensor of shape [0] + X.shape and X's dtype, holding nothing. The grad ops
 read only XShape and dOut: dX = dOut reshaped to XShape.shape[1:]
@@ -30,7 +36,7 @@ import numpy as np
 from paddle_ir.core.errors import KernelError
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
-from paddle_ir.ops.tensor.reshape import reshaped
+from paddle_ir.ops.tensor.reshape import reshaped, share_lod_if_rows_kept
 
 _XSHAPE_DOC = "[0] + X.shape, X's dtype, no data: X's shape for the grad op"
 
@@ -141,13 +147,26 @@ def _reshape2_infer(ctx):
     elif ctx.has_input("Shape"):
         n = ctx.input_shape("Shape")[0] if ctx.input_shape("Shape") else 1
         out = [-1] * (n if n >= 0 else len(ctx.attr("shape")))
+        read = getattr(ctx, "value", None) if ctx.is_runtime else None  # the running frame's
+        shape_value = read(ctx.input_names("Shape")[0]) if read is not None else None
+        if shape_value is not None:
+            # At run time Paddle shares whatever the shape; a LoD on other rows than X's
+            # would be invalid, so the rows decide here as for the attribute (the
+            # executor's step does the same on later runs).
+            actual = reshaped(x, _int_list(shape_value))
+            if not isinstance(actual, str):
+                share_lod_if_rows_kept(ctx, x, actual)
+        elif not ctx.attr("shape"):
+            ctx.share_lod("X", "Out")
+        else:  # Paddle decides at build time from the attribute's shape
+            declared = reshaped(x, ctx.attr("shape"))
+            if not isinstance(declared, str):
+                share_lod_if_rows_kept(ctx, x, declared)
     else:
         out = reshaped(x, ctx.attr("shape"))
         if isinstance(out, str):
             ctx.fail(out)
-        shape = ctx.attr("shape")
-        if shape and shape[0] == 0:
-            ctx.share_lod("X", "Out")
+        share_lod_if_rows_kept(ctx, x, out)
     ctx.set_output("Out", out, ctx.input_dtype("X"))
 
 
@@ -255,8 +274,9 @@ def _squeeze2_infer(ctx):
     x = ctx.input_shape("X")
     for a in ctx.attr("axes"):
         _axis_in(ctx, a, len(x), "axes holds")
-    ctx.set_output("Out", squeezed_shape(x, ctx.attr("axes"), ctx.is_runtime),
-                   ctx.input_dtype("X"))
+    out = squeezed_shape(x, ctx.attr("axes"), ctx.is_runtime)
+    ctx.set_output("Out", out, ctx.input_dtype("X"))
+    share_lod_if_rows_kept(ctx, x, out)
 
 
 def _squeeze2(attrs, x):
@@ -280,6 +300,7 @@ def infer_unsqueeze(ctx):
     if isinstance(out, str):
         ctx.fail(out)
     ctx.set_output("Out", out, ctx.input_dtype("X"))
+    share_lod_if_rows_kept(ctx, x, out)
 
 
 def _unsqueeze2(attrs, x, axes_t, axes_list):

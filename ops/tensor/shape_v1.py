@@ -13,6 +13,7 @@ import numpy as np
 
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.tensor.reshape import share_lod_if_rows_kept
 from paddle_ir.ops.tensor.shape_ops import infer_unsqueeze, squeezed_shape, unsqueezed_shape
 
 
@@ -59,8 +60,9 @@ def _(ctx):
     for a in ctx.attr("axes"):
         ctx.enforce(-len(x) <= a < len(x),
                     f"axes holds {a}, outside [-{len(x)}, {len(x)}) for X {shape_str(x)}")
-    ctx.set_output("Out", squeezed_shape(x, ctx.attr("axes"), ctx.is_runtime),
-                   ctx.input_dtype("X"))
+    out = squeezed_shape(x, ctx.attr("axes"), ctx.is_runtime)
+    ctx.set_output("Out", out, ctx.input_dtype("X"))
+    share_lod_if_rows_kept(ctx, x, out)
 
 
 @squeeze.kernel(dtypes=ALL_DTYPES)

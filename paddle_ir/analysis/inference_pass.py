@@ -17,7 +17,7 @@ from __future__ import annotations
 from paddle_ir.core.attrs import from_attr_proto, to_attr_proto
 from paddle_ir.framework.operator import BuildContext, Operator, set_var_desc
 from paddle_ir.ops import registry as op_registry
-from paddle_ir.ops.context import VarInfo
+from paddle_ir.ops.context import LOD_TENSOR, VarInfo
 from paddle_ir.proto import framework_pb2 as pb
 
 _BLOCK_ATTRS = (pb.BLOCK, pb.BLOCKS)
@@ -29,13 +29,26 @@ class CheckContext(BuildContext):
     def __init__(self, op: Operator, attrs: dict, op_idx: int, inference: InferencePass):
         super().__init__(op, attrs, op_idx)
         self.inference = inference
+        self._described: dict[str, bool] = {}  # output -> whether the rule gave a lod_level
 
     def var_info(self, name):
         return VarInfo(*self.inference.facts(self.op.block._var_recursive(name)))
 
     def _set_var(self, name, shape, dtype, lod_level, var_type):
+        self._described[name] = self._described.get(name, False) or lod_level is not None
         self.inference.write(self.op.block._var_recursive(name),
                              (shape, dtype, lod_level, var_type))
+
+    def settle_lod_levels(self) -> None:
+        """An output the rule described without a lod_level (no share, no level) has no
+        LoD at run time: the executor gives an output a LoD only from a share or from its
+        kernel, whose level the rule must declare. A file may declare such an output with a
+        LoD (Paddle's op shares one paddle-ir's does not); without this, check would read
+        that declaration, pass the sequence op reading it, and run would refuse it."""
+        outputs = {n for names in self._outputs.values() for n in names}
+        for name, has_level in list(self._described.items()):
+            if not has_level and name in outputs and self.var_info(name).var_type == LOD_TENSOR:
+                self._set_var(name, None, None, 0, None)
 
 
 class _Recording(CheckContext):
@@ -102,7 +115,10 @@ class InferencePass:
         names += [n for v in op.outputs for n in v.arguments]
         if "" in names or any(a.type in _BLOCK_ATTRS for a in op.attrs):
             self.rule_runs += 1
-            opdef.infer(CheckContext(Operator(block, op), dict(attrs), i, self))
+            context = CheckContext(Operator(block, op), dict(attrs), i, self)
+            opdef.infer(context)
+            if not _writes_through_scope(opdef):
+                context.settle_lod_levels()
             return
         positions: dict[str, int] = {}
         for name in names:
@@ -121,8 +137,16 @@ class InferencePass:
         context = _Recording(Operator(block, op), dict(attrs), i, self, positions)
         self.rule_runs += 1
         opdef.infer(context)
+        if not _writes_through_scope(opdef):
+            context.settle_lod_levels()
         if context.replayable:
             self._effects[key] = context.writes
+
+
+def _writes_through_scope(opdef) -> bool:
+    """Control-flow ops write their outputs through the scope, LoD included, unchecked
+    against their rules: what a file declares for those outputs stands."""
+    return any(kernel.control for kernel in opdef.kernels.values())
 
 
 _DEFAULTS: dict[tuple[str, str], object] = {}

@@ -127,22 +127,26 @@ def _pair(value, what: str) -> list[int]:
     return value
 
 
-def _padding(padding, data_format: str) -> tuple[list[int], str]:
-    """Fluid's padding argument -> (paddings attribute, padding_algorithm)."""
+def _padding(padding, data_format: str, dims: int = 2) -> tuple[list[int], str]:
+    """Fluid's padding argument -> (paddings attribute, padding_algorithm), for `dims`
+    spatial dims: 'SAME'/'VALID', an int, `dims` values, 2 * `dims` (before, after) values,
+    or one pair per dim of the input."""
     if isinstance(padding, str):
         algorithm = padding.upper()
         if algorithm not in ("SAME", "VALID"):
             raise InvalidProgramError(f"padding must be 'SAME', 'VALID', an int or a list, "
                                       f"got {padding!r}")
-        return [0, 0], algorithm
+        return [0] * dims, algorithm
     if isinstance(padding, int):
-        return [padding, padding], "EXPLICIT"
+        return [padding] * dims, "EXPLICIT"
     padding = list(padding)
     if padding and isinstance(padding[0], (list, tuple)):  # one pair per dim of the input
-        spatial = padding[2:] if data_format == "NCHW" else padding[1:3]
+        channels_first = data_format in ("NCHW", "NCDHW")
+        spatial = padding[2:] if channels_first else padding[1:1 + dims]
         return [int(p) for pair in spatial for p in pair], "EXPLICIT"
-    if len(padding) not in (2, 4):
-        raise InvalidProgramError(f"padding must hold 2 or 4 values, got {padding}")
+    if len(padding) not in (dims, 2 * dims):
+        raise InvalidProgramError(f"padding must hold {dims} or {2 * dims} values, got "
+                                  f"{padding}")
     return [int(p) for p in padding], "EXPLICIT"
 
 
@@ -164,11 +168,11 @@ def _three(v) -> list[int]:
     return [int(v)] * 3 if isinstance(v, int) else [int(d) for d in v]
 
 
-def _check_format(layer: str, data_format: str, ceil_mode: bool = False) -> None:
-    if data_format != "NCDHW":
-        raise ValueError(f"{layer}: only data_format='NCDHW' is supported, got {data_format!r}")
-    if ceil_mode:
-        raise ValueError(f"{layer}: ceil_mode=True is not supported")
+def _check_format(layer: str, data_format: str) -> None:
+    """A 3-D layer's data_format: NCDHW, or NDHWC (channels last)."""
+    if data_format not in ("NCDHW", "NDHWC"):
+        raise ValueError(f"{layer}: data_format must be 'NCDHW' or 'NDHWC', got "
+                         f"{data_format!r}")
 
 
 def _op(op_type: str, inputs: dict, outputs, attrs=None, name=None, act=None, dtype=None):

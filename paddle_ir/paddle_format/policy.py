@@ -64,6 +64,8 @@ NOOP_VALUES: dict[tuple[str | None, str], object] = {
     (None, "table_names"): [],
     ("lookup_table", "entry"): "none",
     ("lookup_table_v2", "entry"): "none",
+    # hierarchical_sigmoid's W gradient as SelectedRows (paddle-ir's is dense).
+    ("hierarchical_sigmoid", "is_sparse"): False,
     # fluid 1.x: matmul's multi-head split, softmax's layout tag.
     ("matmul", "head_number"): 1,
     ("softmax", "data_format"): "AnyLayout",

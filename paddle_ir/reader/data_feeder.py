@@ -10,9 +10,11 @@ batch) when the ranks differ. A field of a lod_level-k variable is a sequence
 nested k deep (a list of sentences, each a list of words, for k = 2); the
 leaves are stacked into rows and the nesting becomes the LoD's lengths.
 
-Unlike Fluid, values that the variable's dtype cannot hold exactly (2.5 for an
-int64 variable, text) are refused with an error naming the variable, instead
-of being truncated silently.
+As Fluid's, numeric text is read as numbers of the variable's dtype ('224' ->
+224 for an int64 variable; PaddleRec's ssr feeds its ids so). Unlike Fluid,
+values that the variable's dtype cannot hold exactly (2.5 for an int64
+variable, text that is not a number, any text for a bool variable) are refused
+with an error naming the variable, instead of being truncated silently.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class _SlotBatch:
                 f"variable with lod_level={self.lod_level} takes one fixed-shape instance per "
                 f"sample", hint="declare it with lod_level=1 to feed variable-length "
                                 "sequences") from None
+        if raw.dtype.kind in "US":
+            return self._parsed(raw)
         if raw.dtype.kind not in "biuf":
             raise FeedError(
                 f"DataFeeder: {self.name!r} is {dtype_name(self.dtype)}, but its fields hold "
@@ -90,6 +94,28 @@ class _SlotBatch:
                 hint=f"declare the variable with a float dtype, or give "
                      f"{dtype_name(self.dtype)} values")
         return array
+
+    def _parsed(self, raw: np.ndarray) -> np.ndarray:
+        """Numeric text read as Fluid's feeder reads it (np.array(fields, dtype): '224' ->
+        224 for an int slot, '2.5' -> 2.5 for a float one); text that is not a number of
+        the slot's dtype is refused, naming it. A bool slot takes no text: numpy reads
+        every non-empty string, '0' included, as True."""
+        if self.dtype.kind != "b":
+            try:
+                return raw.astype(self.dtype)
+            except (ValueError, OverflowError):
+                pass
+        for item in raw.reshape(-1):
+            try:
+                np.asarray(item).astype(self.dtype)
+            except (ValueError, OverflowError):
+                break
+        else:
+            item = raw.reshape(-1)[0]
+        raise FeedError(
+            f"DataFeeder: {self.name!r} is {dtype_name(self.dtype)}, but a field holds the "
+            f"text {item.item()!r}, which does not read as {dtype_name(self.dtype)}",
+            hint="give numbers, or text that reads as one (as '224' for an int slot)")
 
 
 class DataFeeder:

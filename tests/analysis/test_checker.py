@@ -1,8 +1,12 @@
 """paddle_ir.analysis.checker: every problem of a program, found without running it."""
 
+import numpy as np
+import pytest
+
 import paddle_ir as pir
 from paddle_ir.analysis.checker import check_bytes, check_program
 from paddle_ir.analysis.graphviz import program_to_dot
+from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.proto import framework_pb2 as pb
 from tests.example_programs import build_affine, build_counter
@@ -212,3 +216,25 @@ def test_a_lod_level_pushed_beyond_its_range_is_an_inference_error():
     assert problem.category == "ShapeInferenceError"
     assert ("output Out (lod_append_0.tmp_0) would have lod_level 2147483648; a LoD has 0 to "
             "32 levels") in str(problem)
+
+
+def test_a_lod_declared_where_the_op_gives_none_fails_the_sequence_op_as_run_does():
+    # A file may declare an op's output with a LoD the op does not give it (Paddle's op
+    # shared one, paddle-ir's rule does not): run refuses the sequence op reading it, so
+    # check must too. Failed before the fix: check read the declaration and passed.
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [5, 4], append_batch_size=False, lod_level=1)
+        flat = pir.layers.reshape(x, [10, 2])  # Out's first dim is not X's: no LoD
+        flat.lod_level = 1  # as a file declares it
+        pir.layers.sequence_pool(flat, pool_type="sum")
+    desc = _copy(main.desc)
+    texts = _texts(check_program(desc))
+    assert any("sequence_pool" in t and "should be larger than 0" in t
+               and f"{flat.name!r} has lod_level 0" in t for t in texts), texts
+    assert any(f"variable {flat.name!r} is declared differently" in t
+               and "lod_level 1 vs 0" in t for t in texts), texts
+    x_value = pir.create_lod_tensor(np.ones((5, 4), np.float32), [[2, 3]])
+    with pytest.raises(PaddleIRError, match="should be larger than 0"):
+        pir.Executor().run(pir.Program.parse(desc.SerializeToString()), feed={"x": x_value},
+                           fetch_list=[], scope=pir.Scope())

@@ -10,6 +10,7 @@ import pytest
 import paddle_ir as fluid
 import paddle_ir.fluid as fluid_module
 from paddle_ir.core import places
+from paddle_ir.core.errors import FeedError
 from tests.op_test import check_op
 
 
@@ -136,7 +137,9 @@ def test_data_feeder_errors(fresh_programs):
     with pytest.raises(fluid.PaddleIRError, match=r"'ids' is int64, but a field holds 2.5, "
                                                   r"which it cannot hold exactly"):
         feeder.feed([([2.5], [1, 2, 3])])
-    with pytest.raises(fluid.PaddleIRError, match=r"'ids' is int64, but its fields hold <U1"):
+    with pytest.raises(fluid.PaddleIRError, match=r"'ids' is int64, but a field holds the "
+                                                  r"text 'a', which does not read as "
+                                                  r"int64"):
         feeder.feed([(["a"], [1, 2, 3])])
     with pytest.raises(fluid.PaddleIRError, match=r"sample #0 has 1 fields, but feed_list "
                                                   r"names 2 variables"):
@@ -152,6 +155,36 @@ def test_data_feeder_errors(fresh_programs):
     with pytest.raises(fluid.PaddleIRError, match=r"must be a sequence nested 1 deep, but at "
                                                   r"depth 0 it is 7"):
         fluid.DataFeeder([seq], None).feed([(7,)])
+
+
+def test_data_feeder_reads_numeric_text_as_fluid_does(fresh_programs):
+    # Fluid's feeder builds np.array(fields, dtype), so '224' feeds an int64 slot as 224;
+    # PaddleRec's ssr relies on it. Failed before the fix ("its fields hold <U3 values").
+    L = fluid.layers
+    ids = L.data("ids", [1], dtype="int64")
+    seq = L.data("seq", [1], dtype="int64", lod_level=1)
+    vec = L.data("vec", [2])
+    feed = fluid.DataFeeder([ids, seq, vec], None).feed(
+        [(["224"], [["3"], ["14"]], ["2.5", "-1e2"]), ([b"7"], [["0"]], ["0", "1"])])
+    np.testing.assert_array_equal(np.array(feed["ids"]), [[224], [7]])
+    assert np.array(feed["ids"]).dtype == np.int64
+    np.testing.assert_array_equal(np.array(feed["seq"]), [[3], [14], [0]])
+    assert feed["seq"].recursive_sequence_lengths() == [[2, 1]]
+    np.testing.assert_array_equal(np.array(feed["vec"]), np.array([[2.5, -100], [0, 1]],
+                                                                  np.float32))
+
+
+@pytest.mark.parametrize("dtype, text, match", [
+    ("int64", "2.5", r"'x' is int64, but a field holds the text '2.5', which does not read"),
+    ("int32", "99999999999", r"'x' is int32, but a field holds the text '99999999999'"),
+    ("float32", "ten", r"'x' is float32, but a field holds the text 'ten'"),
+    ("bool", "0", r"'x' is bool, but a field holds the text '0'"),  # numpy would say True
+])
+def test_data_feeder_refuses_text_that_is_not_a_number_of_the_slot(fresh_programs, dtype,
+                                                                   text, match):
+    x = fluid.layers.data("x", [1], dtype=dtype)
+    with pytest.raises(FeedError, match=match):
+        fluid.DataFeeder([x], None).feed([(["1"],), ([text],)] if dtype != "bool" else [([text],)])
 
 
 # --- 4. scopes and tensors --------------------------------------------------------------------

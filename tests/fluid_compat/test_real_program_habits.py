@@ -157,3 +157,35 @@ def test_out_of_scope_modules_say_what_to_do(statement, words):
 def test_out_of_scope_attributes_say_what_to_do():
     with pytest.raises(AttributeError, match=r"fluid.dygraph: .*fluid.Executor"):
         fluid.dygraph.guard()
+
+
+def test_embedding_reshaped_and_squeezed_keeps_its_sequences():
+    # The Fluid 1.6+ idiom of PaddleRec's gru4rec and tagspace: fluid.embedding gives
+    # [-1, D], reshape to [-1, 1, D] and squeeze(axes=[1]) keep the ids' LoD (Paddle shares
+    # it through both), and the sequence ops read it. Failed before the fix with
+    # "sequence_pool input has lod_level 0", and `paddle-ir check` passed the saved program.
+    from paddle_ir.analysis.checker import check_program
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        ids = fluid.data(name="ids", shape=[None, 1], dtype="int64", lod_level=1)
+        emb = fluid.embedding(input=ids, size=[10, 4])
+        unit = fluid.layers.reshape(emb, shape=[-1, 1, 4])
+        rows = fluid.layers.squeeze(unit, axes=[1])
+        pooled = fluid.layers.sequence_pool(rows, pool_type="sum")
+        conv = fluid.layers.sequence_conv(rows, num_filters=3, filter_size=3)
+    assert (unit.lod_level, rows.lod_level, conv.lod_level) == (1, 1, 1)
+    assert check_program(main.desc) == []
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.core.Scope()):
+        exe.run(startup)
+        table = np.array(fluid.global_scope().find_var(
+            main.global_block().all_parameters()[0].name).get_tensor())
+        words = np.array([[1], [4], [4], [9], [0]], "int64")
+        feed = fluid.create_lod_tensor(words, [[2, 3]], fluid.CPUPlace())
+        got, conv_out = exe.run(main, feed={"ids": feed}, fetch_list=[pooled, conv],
+                                return_numpy=False)
+    vectors = table[words[:, 0]]
+    np.testing.assert_allclose(np.array(got), [vectors[:2].sum(0), vectors[2:].sum(0)],
+                               rtol=1e-6)
+    assert conv_out.recursive_sequence_lengths() == [[2, 3]]

@@ -417,6 +417,50 @@ def test_conv2d_padding_forms(padding, want):
     assert (op.attr("paddings"), op.attr("padding_algorithm")) == want
 
 
+def test_3d_layers_take_ndhwc_paddings_ceil_mode_and_adaptive_as_fluid():
+    # Before: the 3-D layers refused NDHWC and ceil_mode, and took only 3 paddings;
+    # adaptive_pool3d wrote an op type Paddle does not have.
+    from tests.ops.nn.test_conv3d import conv3d_ref, pool_ref
+
+    vol = rng.uniform(-1, 1, (2, 4, 5, 6, 2)).astype(np.float32)  # NDHWC
+    pads = [1, 0, 0, 2, 2, 1]
+
+    def net():
+        x = _data("vol", vol)
+        conv = layers.conv3d(x, 3, 2, padding=pads, data_format="NDHWC", bias_attr=False)
+        pool = layers.pool3d(x, [2, 3, 2], "avg", pool_stride=[2, 2, 3],
+                             pool_padding=[1, 0, 0, 1, 1, 1], ceil_mode=True, exclusive=False,
+                             data_format="NDHWC")
+        same = layers.pool3d(x, 2, "max", pool_stride=2, pool_padding="SAME",
+                             data_format="NDHWC")
+        adaptive = layers.adaptive_pool3d(layers.transpose(x, [0, 4, 1, 2, 3]), [2, 2, 3], "avg")
+        up = layers.conv3d_transpose(x, 2, filter_size=2, stride=2, padding=pads,
+                                     data_format="NDHWC", bias_attr=False)
+        return conv, pool, same, adaptive, up
+
+    main, startup, outs = _build(net)
+    types = [op.type for op in main.global_block().ops]
+    assert "adaptive_pool3d" not in types and types.count("pool3d") == 3
+    transpose_op = next(op for op in main.global_block().ops if op.type == "conv3d_transpose")
+    assert transpose_op.attr("data_format") == "NHWC"  # as Fluid writes it for Paddle
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    conv, pool, same, adaptive, up = exe.run(main, feed={"vol": vol}, fetch_list=outs,
+                                             scope=scope)
+    filters = [np.array(scope.find_var(op.input("Filter")[0]).get_tensor())
+               for op in main.global_block().ops if op.type.startswith("conv3d")]
+    ncdhw = np.moveaxis(vol, -1, 1)
+    want = conv3d_ref(ncdhw, filters[0], [1, 1, 1], pads, [1, 1, 1], 1)
+    np.testing.assert_allclose(conv, np.moveaxis(want, 1, -1), rtol=1e-4, atol=1e-5)
+    want = pool_ref(ncdhw, "avg", [2, 3, 2], [2, 2, 3], [1, 0, 0, 1, 1, 1], False, True)
+    np.testing.assert_allclose(pool, np.moveaxis(want, 1, -1), rtol=1e-5, atol=1e-6)
+    assert same.shape == (2, 2, 3, 3, 2)  # ceil(in / 2) per dim
+    assert adaptive.shape == (2, 2, 2, 2, 3)
+    np.testing.assert_allclose(adaptive[:, :, 0, 0, 0], ncdhw[:, :, :2, :3, :2].mean(
+        axis=(2, 3, 4)), rtol=1e-5)
+    assert up.shape == (2, 7, 8, 9, 2)  # (in - 1) 2 - before - after + 2
+
+
 def test_shape_layers_append_the_v2_ops_with_xshape():
     def net():
         x = pir.layers.data("x", [-1, 1, 4, 6])

@@ -111,23 +111,31 @@ def conv2d_transpose(input, num_filters: int, output_size=None, filter_size=None
 
 
 def _conv_layer(op_type, input, filter_shape, num_filters, stride, padding, dilation,  # noqa: A002
-                groups, param_attr, bias_attr, act, name):
+                groups, param_attr, bias_attr, act, name, data_format="NCDHW"):
     helper = LayerHelper(op_type, name)
+    last = data_format == "NDHWC"
+    channels = input.shape[4] if last else input.shape[1]
     fan_in = math.prod(filter_shape[1:]) if op_type == "conv3d" else \
-        input.shape[1] * math.prod(filter_shape[2:])
+        channels * math.prod(filter_shape[2:])
     attr = ParamAttr.to_attr(param_attr) or ParamAttr()
     w = helper.create_parameter(attr, filter_shape, input.dtype,
                                 default_initializer=Normal(0.0, (2.0 / fan_in) ** 0.5))
     out = helper.create_variable_for_type_inference(input.dtype)
+    paddings, algorithm = _padding(padding, data_format, 3)
+    attrs = {"strides": _three(stride), "paddings": paddings,
+             "dilations": _three(dilation), "groups": int(groups)}
+    if algorithm != "EXPLICIT":
+        attrs["padding_algorithm"] = algorithm
+    if last:  # Fluid's conv3d_transpose layer writes NHWC for NDHWC (Paddle's kernel reads it)
+        attrs["data_format"] = "NHWC" if op_type == "conv3d_transpose" else "NDHWC"
     helper.append_op(op_type, inputs={"Input": input, "Filter": w}, outputs={"Output": out},
-                     attrs={"strides": _three(stride), "paddings": _three(padding),
-                            "dilations": _three(dilation), "groups": int(groups)})
+                     attrs=attrs)
     bias = ParamAttr.to_attr(bias_attr)
     if bias is not None:
         b = helper.create_parameter(bias, [num_filters], input.dtype, is_bias=True)
         biased = helper.create_variable_for_type_inference(input.dtype)
         helper.append_op("elementwise_add", inputs={"X": out, "Y": b}, outputs={"Out": biased},
-                         attrs={"axis": 1})
+                         attrs={"axis": 4 if last else 1})
         out = biased
     return helper.append_activation(out, act)
 
@@ -135,12 +143,14 @@ def _conv_layer(op_type, input, filter_shape, num_filters, stride, padding, dila
 def conv3d(input: Variable, num_filters: int, filter_size, stride=1, padding=0,  # noqa: A002
            dilation=1, groups=None, param_attr=None, bias_attr=None, use_cudnn: bool = True,
            act=None, name=None, data_format: str = "NCDHW") -> Variable:
-    """A 3-D convolution with a [num_filters, C / groups, kd, kh, kw] filter and a bias."""
+    """A 3-D convolution with a [num_filters, C / groups, kd, kh, kw] filter and a bias;
+    padding as Fluid takes it (an int, 3 or 6 values, pairs per dim, 'SAME' or 'VALID')."""
     _check_format("conv3d", data_format)
     groups = groups or 1
-    shape = [num_filters, input.shape[1] // groups] + _three(filter_size)
+    channels = input.shape[4] if data_format == "NDHWC" else input.shape[1]
+    shape = [num_filters, channels // groups] + _three(filter_size)
     return _conv_layer("conv3d", input, shape, num_filters, stride, padding, dilation, groups,
-                       param_attr, bias_attr, act, name)
+                       param_attr, bias_attr, act, name, data_format)
 
 
 def conv3d_transpose(input: Variable, num_filters: int, output_size=None,  # noqa: A002
@@ -150,16 +160,25 @@ def conv3d_transpose(input: Variable, num_filters: int, output_size=None,  # noq
     """The transposed 3-D convolution; filter_size may be derived from output_size."""
     _check_format("conv3d_transpose", data_format)
     groups = groups or 1
-    stride, padding, dilation = _three(stride), _three(padding), _three(dilation)
+    stride, dilation = _three(stride), _three(dilation)
+    last = data_format == "NDHWC"
+    channels, spatial = ((input.shape[4], input.shape[1:4]) if last
+                         else (input.shape[1], input.shape[2:]))
     if filter_size is None:
         if output_size is None:
             raise ValueError("conv3d_transpose needs filter_size or output_size")
+        paddings, algorithm = _padding(padding, data_format, 3)
+        if algorithm != "EXPLICIT":
+            raise ValueError("conv3d_transpose: give filter_size with padding 'SAME' or "
+                             "'VALID' (it cannot be derived from output_size)")
+        pairs = ([(p, p) for p in paddings] if len(paddings) == 3
+                 else list(zip(paddings[::2], paddings[1::2], strict=True)))
         out = _three(output_size)
-        filter_size = [(o - (s - 1) * st + 2 * p - 1) // d + 1 for o, s, st, p, d in zip(
-            out, input.shape[2:], stride, padding, dilation, strict=True)]
-    shape = [input.shape[1], num_filters // groups] + _three(filter_size)
+        filter_size = [(o - (s - 1) * st + b + a - 1) // d + 1 for o, s, st, (b, a), d in zip(
+            out, spatial, stride, pairs, dilation, strict=True)]
+    shape = [channels, num_filters // groups] + _three(filter_size)
     return _conv_layer("conv3d_transpose", input, shape, num_filters, stride, padding,
-                       dilation, groups, param_attr, bias_attr, act, name)
+                       dilation, groups, param_attr, bias_attr, act, name, data_format)
 
 
 def temporal_shift(x: Variable, seg_num: int, shift_ratio: float = 0.25,

@@ -54,26 +54,35 @@ def pool3d(input: Variable, pool_size=-1, pool_type: str = "max", pool_stride=1,
            pool_padding=0, global_pooling: bool = False, use_cudnn: bool = True,
            ceil_mode: bool = False, name=None, exclusive: bool = True,
            data_format: str = "NCDHW") -> Variable:
-    """Max or average pooling over pool_size windows (or the whole volume)."""
-    _check_format("pool3d", data_format, ceil_mode)
+    """Max or average pooling over pool_size windows (or the whole volume); pool_padding
+    as Fluid takes it (an int, 3 or 6 values, pairs per dim, 'SAME' or 'VALID')."""
+    _check_format("pool3d", data_format)
+    paddings, algorithm = _padding(pool_padding, data_format, 3)
     helper = LayerHelper("pool3d", name)
     out = helper.create_variable_for_type_inference(input.dtype)
     size = [1, 1, 1] if global_pooling and pool_size == -1 else _three(pool_size)
-    helper.append_op("pool3d", inputs={"X": input}, outputs={"Out": out},
-                     attrs={"pooling_type": pool_type, "ksize": size,
-                            "strides": _three(pool_stride), "paddings": _three(pool_padding),
-                            "global_pooling": bool(global_pooling),
-                            "exclusive": bool(exclusive)})
+    attrs = {"pooling_type": pool_type, "ksize": size, "strides": _three(pool_stride),
+             "paddings": paddings, "global_pooling": bool(global_pooling),
+             "exclusive": bool(exclusive)}
+    # Written only where they differ from the defaults, so programs keep their bytes.
+    for key, value, default in (("padding_algorithm", algorithm, "EXPLICIT"),
+                                ("ceil_mode", bool(ceil_mode), False),
+                                ("data_format", data_format, "NCDHW")):
+        if value != default:
+            attrs[key] = value
+    helper.append_op("pool3d", inputs={"X": input}, outputs={"Out": out}, attrs=attrs)
     return out
 
 
 def adaptive_pool3d(input: Variable, pool_size, pool_type: str = "max",  # noqa: A002
                     require_index: bool = False, name=None) -> Variable:
-    """Max or average pooling to an output of pool_size [od, oh, ow] cells."""
+    """Max or average pooling to an output of pool_size [od, oh, ow] cells: Fluid's pool3d
+    with adaptive=True (the adaptive_pool3d op type older paddle-ir programs hold still runs)."""
     if require_index:
         raise ValueError("adaptive_pool3d: require_index (the max positions) is not supported")
     helper = LayerHelper("adaptive_pool3d", name)
     out = helper.create_variable_for_type_inference(input.dtype)
-    helper.append_op("adaptive_pool3d", inputs={"X": input}, outputs={"Out": out},
-                     attrs={"pooling_type": pool_type, "ksize": _three(pool_size)})
+    helper.append_op("pool3d", inputs={"X": input}, outputs={"Out": out},
+                     attrs={"pooling_type": pool_type, "ksize": _three(pool_size),
+                            "adaptive": True})
     return out

@@ -26,16 +26,23 @@ def test_hierarchical_sigmoid():
     x = rng.uniform(-1, 1, (4, d))
     w = rng.uniform(-1, 1, (c - 1, d))
     b = rng.uniform(-1, 1, (c - 1, 1))
-    label = np.array([[0], [5], [3], [2]], np.int64)
-    want = []
+    label = np.array([[0], [5], [3], [1]], np.int64)
+    # Paddle's Out sums softplus over all code_length = 3 columns of PreOut, those past a
+    # row's path holding pre = 0: a row whose path is k bits short gets k ln 2 more. Failed
+    # before the fix for labels 0 and 1 (paths of 2 bits), which were short by ln 2.
+    code_length = (c - 1).bit_length()
+    want, want_pre = [], np.full((4, code_length), math.log(2))
     for i in range(4):
-        total = 0.0
-        for node, bit in _tree_path(int(label[i, 0]), c):
+        path = _tree_path(int(label[i, 0]), c)
+        total = (code_length - len(path)) * math.log(2)
+        for j, (node, bit) in enumerate(path):
             pre = x[i] @ w[node] + b[node, 0]
             total += math.log(1 + math.exp(pre)) - bit * pre
+            want_pre[i, j] = math.log(1 + math.exp(pre))
         want.append([total])
     inputs = {"X": x, "W": w, "Label": label, "Bias": b}
-    check_op("hierarchical_sigmoid", inputs, {"num_classes": c}, {"Out": np.array(want)})
+    check_op("hierarchical_sigmoid", inputs, {"num_classes": c},
+             {"Out": np.array(want), "PreOut": want_pre})
     check_grad("hierarchical_sigmoid", inputs, {"num_classes": c}, wrt=("X", "W", "Bias"))
 
 

@@ -175,6 +175,27 @@ def test_lrn():
     check_grad("lrn", {"X": rng.uniform(-1, 1, (1, 6, 1, 2))}, {**attrs, "n": 4})
 
 
+@pytest.mark.parametrize("n", [5, 4, 1])
+def test_lrn_nhwc_windows_the_last_axis(n):
+    # Failed before the fix: NHWC summed its window over axis 1 (H), not the channels.
+    # Paddle transposes NHWC to NCHW, normalizes and transposes Out and MidOut back, so the
+    # window runs along the last axis (checked against paddlepaddle 3.3.1's lrn: 6e-8).
+    x = rng.uniform(-1, 1, (2, 3, 4, 7))
+    k, alpha, beta = 1.0, 1.0, 0.75
+    lo = (n - 1) // 2
+    mid = np.full_like(x, k)
+    for c in range(7):
+        for c2 in range(c - lo, c - lo + n):
+            if 0 <= c2 < 7:
+                mid[..., c] += alpha * x[..., c2] ** 2
+    attrs = {"n": n, "k": k, "alpha": alpha, "beta": beta, "data_format": "NHWC"}
+    check_op("lrn", {"X": x}, attrs, {"Out": x / mid ** beta, "MidOut": mid})
+    check_grad("lrn", {"X": x}, attrs)
+    # the same data as NCHW gives the same numbers, transposed
+    nchw = check_op("lrn", {"X": np.moveaxis(x, -1, 1)}, {**attrs, "data_format": "NCHW"})
+    np.testing.assert_allclose(np.moveaxis(nchw["Out"][0], 1, -1), x / mid ** beta, rtol=1e-6)
+
+
 def test_spectral_norm():
     w = rng.uniform(-1, 1, (3, 2, 2))
     u = rng.normal(size=3)

@@ -10,19 +10,31 @@ from tests.op_test import check_grad, check_op
 rng = np.random.RandomState(19)
 
 
-def test_space_to_depth_pixel_shuffle_shuffle_channel():
-    x = rng.uniform(-1, 1, (2, 3, 4, 6))
-    b = 2
-    want = np.zeros((2, 3 * b * b, 2, 3))
-    for n in range(2):
-        for c in range(3):
-            for i in range(4):
-                for j in range(6):
-                    oc = ((i % b) * b + (j % b)) * 3 + c
-                    want[n, oc, i // b, j // b] = x[n, c, i, j]
-    check_op("space_to_depth", {"X": x}, {"blocksize": b}, {"Out": want})
+def _darknet_reorg(x, b):
+    """Paddle's space_to_depth, element by element as its kernel indexes: input element
+    (n, k, j, i) goes to flat position w2 + W b (h2 + H b (c2 + C/b^2 n)) of Out."""
+    n_, c_, h_, w_ = x.shape
+    out_c = c_ // (b * b)
+    flat = np.empty(x.size)
+    for n in range(n_):
+        for k in range(c_):
+            for j in range(h_):
+                for i in range(w_):
+                    c2, offset = k % out_c, k // out_c
+                    w2, h2 = i * b + offset % b, j * b + offset // b
+                    flat[w2 + w_ * b * (h2 + h_ * b * (c2 + out_c * n))] = x[n, k, j, i]
+    return flat.reshape(n_, c_ * b * b, h_ // b, w_ // b)
+
+
+@pytest.mark.parametrize("shape, b", [((2, 8, 4, 6), 2), ((1, 9, 3, 6), 3), ((1, 4, 2, 2), 1)])
+def test_space_to_depth_in_darknet_reorg_order(shape, b):
+    # Failed before the fix: paddle-ir used TensorFlow's block order, Paddle darknet's reorg.
+    x = rng.uniform(-1, 1, shape)
+    check_op("space_to_depth", {"X": x}, {"blocksize": b}, {"Out": _darknet_reorg(x, b)})
     check_grad("space_to_depth", {"X": x}, {"blocksize": b})
 
+
+def test_pixel_shuffle_shuffle_channel():
     y = rng.uniform(-1, 1, (1, 8, 2, 3))
     r = 2
     want = np.zeros((1, 2, 4, 6))
@@ -62,8 +74,10 @@ def test_channel_shuffle_and_pixel_unshuffle(fmt):
 
 
 ERROR_CASES = [
-    ("space_to_depth", {"X": np.ones((1, 1, 3, 4))}, {"blocksize": 2},
+    ("space_to_depth", {"X": np.ones((1, 4, 3, 4))}, {"blocksize": 2},
      "H and W must be multiples of blocksize 2"),
+    ("space_to_depth", {"X": np.ones((1, 2, 4, 4))}, {"blocksize": 2},
+     r"C must be a multiple of blocksize\^2 = 4"),
     ("pixel_shuffle", {"X": np.ones((1, 3, 2, 2))}, {"upscale_factor": 2},
      "C must be a multiple of upscale_factor"),
     ("shuffle_channel", {"X": np.ones((1, 3, 2, 2))}, {"group": 2},

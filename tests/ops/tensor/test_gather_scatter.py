@@ -65,6 +65,29 @@ def test_scatter_shape_error():
                              "Updates": np.ones((1, 3))})
 
 
+def test_gather_nd_with_an_empty_index_takes_all_of_x_per_row():
+    # Failed before the fix: Index [2, 0] was inferred [2, 5, 20], but the kernel wrote
+    # X itself ([5, 20]) and the run failed. Paddle 3.3.1 gives [2, 5, 20], X per row.
+    x = rng.uniform(-1, 1, (5, 20))
+    for index_shape in [(2, 0), (3, 2, 0), (0,)]:
+        index = np.zeros(index_shape, dtype=np.int64)
+        want = np.empty(index_shape[:-1] + x.shape)
+        for i in np.ndindex(*index_shape[:-1]):
+            want[i] = x
+        check_op("gather_nd", {"X": x, "Index": index}, {}, {"Out": want})
+        check_grad("gather_nd", {"X": x, "Index": index})
+
+
+def test_scatter_nd_add_with_an_empty_index_adds_every_update_to_all_of_x():
+    x = rng.uniform(-1, 1, (3, 4))
+    upd = rng.uniform(-1, 1, (2, 3, 4))
+    index = np.zeros((2, 0), dtype=np.int64)
+    check_op("scatter_nd_add", {"X": x, "Index": index, "Updates": upd}, {},
+             {"Out": x + upd[0] + upd[1]})
+    check_grad("scatter_nd_add", {"X": x, "Index": index, "Updates": upd},
+               wrt=("X", "Updates"))
+
+
 def test_scatter_nd_add():
     x = rng.uniform(-1, 1, (3, 4))
     index = np.array([[1, 2], [0, 0], [1, 2]], dtype=np.int64)

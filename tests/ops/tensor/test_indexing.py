@@ -20,6 +20,32 @@ def test_take_along_axis_and_index_sample():
         check_op("take_along_axis", {"Input": x, "Index": idx[0]}, {"Axis": 1})
 
 
+def test_index_sample_gradient_sums_repeated_columns():
+    # index_sample had no gradient. Row 0 samples column 3 twice: dX sums both.
+    x = rng.uniform(-1, 1, (3, 5))
+    idx = np.array([[3, 3, 0], [4, 1, 2], [0, 0, 0]], np.int32)
+    check_grad("index_sample", {"X": x, "Index": idx})
+    check_grad("index_sample", {"X": x, "Index": idx.astype(np.int64)})
+
+
+@pytest.mark.parametrize("index, match", [
+    (np.array([[0, 5], [1, 1]], np.int64), r"index_sample: Index holds 5, outside X's "
+                                           r"columns \[0, 5\)"),
+    (np.array([[0, -1], [1, 1]], np.int64), r"Index holds -1, outside X's columns"),
+])
+def test_index_sample_out_of_range(index, match):
+    with pytest.raises(KernelError, match=match):
+        check_op("index_sample", {"X": np.ones((2, 5)), "Index": index})
+
+
+def test_index_sample_rows_must_match_at_run_time():
+    # The build sees two unknown row counts; the run's shape rule sees 2 and 3.
+    with pytest.raises(ProgramError, match=r"X and Index must have the same rows, got "
+                                           r"\[2, 5\] and \[3, 1\]"):
+        check_op("index_sample", {"X": np.ones((2, 5)), "Index": np.zeros((3, 1), np.int64)},
+                 batch_unknown=True)
+
+
 def test_repeat_interleave():
     x = rng.uniform(-1, 1, (2, 3))
     want = np.array([[x[i, j // 2] for j in range(6)] for i in range(2)])

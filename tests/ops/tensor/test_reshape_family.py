@@ -6,8 +6,8 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.dtypes import DataType, from_numpy_dtype
-from paddle_ir.core.errors import ProgramError
-from tests.op_test import check_grad, check_op
+from paddle_ir.core.errors import KernelError, ProgramError
+from tests.op_test import build_one_op, check_grad, check_op
 
 rng = np.random.RandomState(5)
 X = rng.randn(2, 3, 4).astype(np.float32)
@@ -44,6 +44,34 @@ def test_reshape_keeps_lod_only_when_rows_are_copied():
     check_op("reshape", {"X": x}, {"shape": [0, 2, 2]}, {"Out": kept})
     out = check_op("reshape", {"X": x}, {"shape": [10, 2]}, {})
     assert out["Out"][0].lod() == []
+
+
+LOD_ROWS = pir.create_lod_tensor(rng.randn(5, 4).astype(np.float32), [[2, 3]])
+LOD_UNIT = pir.create_lod_tensor(rng.randn(5, 1, 4).astype(np.float32), [[2, 3]])
+
+
+@pytest.mark.parametrize("op, x, attrs, keeps", [
+    ("reshape2", LOD_ROWS, {"shape": [-1, 1, 4]}, True),
+    ("reshape2", LOD_ROWS, {"shape": [0, 2, 2]}, True),
+    ("reshape2", LOD_ROWS, {"shape": [10, 2]}, False),
+    ("reshape2", LOD_ROWS, {"shape": [20]}, False),
+    ("reshape", LOD_ROWS, {"shape": [-1, 2, 2]}, True),
+    ("unsqueeze2", LOD_ROWS, {"axes": [1]}, True),
+    ("unsqueeze2", LOD_ROWS, {"axes": [0]}, False),
+    ("unsqueeze", LOD_ROWS, {"axes": [2]}, True),
+    ("squeeze2", LOD_UNIT, {"axes": [1]}, True),
+    ("squeeze2", LOD_UNIT, {"axes": []}, True),
+    ("squeeze", LOD_UNIT, {"axes": [1]}, True),
+])
+@pytest.mark.parametrize("batch_unknown", [False, True])
+def test_shape_ops_keep_the_lod_when_the_rows_stay(op, x, attrs, keeps, batch_unknown):
+    # Failed before the fix for every `keeps` case but reshape [0, ...]: Paddle (1.8's
+    # InferShape, and 3.3.1 at build time) shares X's LoD into Out when Out's first dim is
+    # X's, so embedding -> reshape2 [-1, 1, D] -> squeeze2 [1] -> a sequence op works.
+    # check_op also holds the build-time lod_level to the run's LoD depth.
+    out = check_op(op, {"X": x}, attrs, batch_unknown=batch_unknown)["Out"][0]
+    assert out.lod() == ([[0, 2, 5]] if keeps else [])
+    np.testing.assert_array_equal(out.numpy().reshape(-1), x.numpy().reshape(-1))
 
 
 def test_reshape_of_integers():
@@ -106,8 +134,33 @@ def test_concat_lod():
     b = pir.create_lod_tensor(rng.randn(5, 3).astype(np.float32), [[2, 3]])
     want = pir.create_lod_tensor(np.concatenate([a.numpy(), b.numpy()], 1), [[2, 3]])
     check_op("concat", {"X": [("a", a), ("b", b)]}, {"axis": 1}, {"Out": want})
-    out = check_op("concat", {"X": [("a", a), ("b", a)]}, {"axis": 0}, {})
-    assert out["Out"][0].lod() == []
+
+
+def test_concat_along_axis_0_appends_the_sequences():
+    # Failed before the fix (Out had no LoD). Paddle 3.3.1: three inputs with LoD
+    # [[20, 80]] give [[20, 80, 20, 80, 20, 80]]; two levels append level by level.
+    a = pir.create_lod_tensor(rng.randn(100, 2).astype(np.float32), [[20, 80]])
+    want = pir.create_lod_tensor(np.concatenate([a.numpy()] * 3), [[20, 80] * 3])
+    check_op("concat", {"X": [("a", a), ("b", a), ("c", a)]}, {"axis": 0}, {"Out": want})
+    two = pir.create_lod_tensor(rng.randn(5, 2).astype(np.float32), [[1, 2], [2, 1, 2]])
+    one = pir.create_lod_tensor(rng.randn(3, 2).astype(np.float32), [[2], [1, 2]])
+    want = pir.create_lod_tensor(np.concatenate([two.numpy(), one.numpy()]),
+                                 [[1, 2, 2], [2, 1, 2, 1, 2]])
+    check_op("concat", {"X": [("a", two), ("b", one)]}, {"axis": 0}, {"Out": want})
+    plain = rng.randn(3, 2).astype(np.float32)  # X[0] without a LoD: Out has none
+    check_op("concat", {"X": [("p", plain), ("a", one)]}, {"axis": 0},
+             {"Out": np.concatenate([plain, one.numpy()])})
+
+
+@pytest.mark.parametrize("second, message", [
+    (np.ones((3, 2), np.float32), r"X\[0\] has 1 LoD level\(s\) but X\[1\] has 0"),
+    (pir.create_lod_tensor(np.ones((3, 2), np.float32), [[1], [3]]),
+     r"X\[0\] has 1 LoD level\(s\) but X\[1\] has 2"),
+])
+def test_concat_along_axis_0_needs_one_lod_depth(second, message):
+    first = pir.create_lod_tensor(np.ones((5, 2), np.float32), [[2, 3]])
+    with pytest.raises(KernelError, match=r"concat along axis 0: " + message):
+        check_op("concat", {"X": [("a", first), ("b", second)]}, {"axis": 0})
 
 
 @pytest.mark.parametrize("shapes, dtypes, axis, message", [
@@ -289,3 +342,36 @@ def test_squeeze_unsqueeze_transpose_v1():
         check_op("squeeze", {"X": x}, {"axes": [4]})
     with pytest.raises(ProgramError, match="cannot be inserted"):
         check_op("unsqueeze", {"X": y}, {"axes": [5]})
+
+
+def test_a_cached_plan_shares_the_lod_only_while_the_rows_stay():
+    # squeeze2 with no axes drops the row dim of a one-row batch: Paddle then gives Out no
+    # LoD. Failed before the fix: the plan compiled on 3 rows kept sharing X's LoD, and the
+    # 1-row run returned a [4] tensor with the LoD [[0, 1]].
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 1, 4], append_batch_size=False, lod_level=1)
+        out = pir.layers.squeeze(x, axes=[])
+    exe = pir.Executor()
+    for rows, lengths, want in [(3, [1, 2], [[0, 1, 3]]), (1, [1], []), (3, [2, 1], [[0, 2, 3]])]:
+        value = pir.create_lod_tensor(np.ones((rows, 1, 4), np.float32), [lengths])
+        got, = exe.run(main, feed={"x": value}, fetch_list=[out], return_numpy=False,
+                       scope=pir.Scope())
+        assert got.lod() == want, (rows, got.lod())
+        assert got.shape() == ([rows, 4] if rows > 1 else [4])
+
+
+@pytest.mark.parametrize("shape, lod", [([5, 2, 2], [[0, 2, 5]]), ([10, 2], [])])
+def test_reshape2_with_a_shape_tensor_keeps_the_lod_while_the_rows_stay(shape, lod):
+    # Paddle shares X's LoD whenever Shape decides the shape at run time; on other rows
+    # than X's that LoD would be invalid, so paddle-ir keeps it only while the rows stay.
+    # (Built with lod_level 1 as Paddle builds it: the build cannot see the rows.)
+    program, feed, outs = build_one_op("reshape2", {"X": LOD_ROWS,
+                                                    "Shape": np.array(shape, np.int32)},
+                                       {"shape": []}, {"Out": 1, "XShape": 1})
+    assert program.global_block().var(outs["Out"][0]).lod_level == 1
+    exe = pir.Executor()
+    for _ in range(2):  # compiling the plan, then its cached steps
+        out, = exe.run(program, feed=feed, fetch_list=outs["Out"], scope=pir.Scope(),
+                       return_numpy=False)
+        assert out.lod() == lod and out.shape() == shape
