@@ -112,6 +112,8 @@ class _Reader:
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
             self.fail(where, f"{key!r} must be a JSON {names}, got {_kind(value)}")
+        if kind is int and not _is_int(value):
+            self.fail(where, f"{key!r} = {_short(value)} is beyond the int64 range")
         return value
 
     # --- types and attributes -----------------------------------------------------------
@@ -180,12 +182,13 @@ class _Reader:
                 self.fail(where, f"an a_intarray attribute holds {_short(data)}")
             return list(data)
         if short == "a_dtype":
-            if data not in DTYPE_NAMES:
+            if not isinstance(data, str) or data not in DTYPE_NAMES:
                 self.fail(where, f"data type {_short(data)} is not one paddle-ir has "
                                  f"({', '.join(n for n in DTYPE_NAMES if n[0].islower())})")
             return DTYPE_NAMES[data]
         if short == "a_scalar":
-            if (not isinstance(data, list) or len(data) < 2 or data[0] not in DTYPE_NAMES
+            if (not isinstance(data, list) or len(data) < 2 or not isinstance(data[0], str)
+                    or data[0] not in DTYPE_NAMES
                     or not all(_is_number(v) for v in data[1:])):
                 self.fail(where, f"an a_scalar attribute holds {_short(data)}; expected "
                                  f"[dtype, value]")
@@ -295,11 +298,12 @@ def parse_document(data: bytes, source: str) -> Document:
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    """An integer Paddle could have written: an int64 (JSON itself has no bound)."""
+    return isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return _is_int(v) or isinstance(v, float)
 
 
 def _kind(value) -> str:

@@ -13,6 +13,7 @@ mapping (by name and count), then every operand or attribute that cannot be hono
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -342,13 +343,14 @@ def _fetch(t: _Translator, op: Operation) -> None:
 
 def _full(t: _Translator, op: Operation) -> None:
     shape, value, dtype = op.attrs.get("shape"), op.attrs.get("value"), op.attrs.get("dtype")
-    if (not isinstance(shape, list) or not isinstance(value, (int, float))
-            or not isinstance(dtype, int) or dtype < 0 or len(op.results) != 1):
-        t.problems.append(f"{op.where()}: a full op needs shape, value and dtype attributes "
-                          f"and one result")
+    if (not isinstance(shape, list) or not all(isinstance(d, int) for d in shape)
+            or not isinstance(value, (int, float)) or not isinstance(dtype, int)
+            or dtype < 0 or len(op.results) != 1 or not _fits(value, dtype)):
+        t.problems.append(f"{op.where()}: a full op needs shape (integers), value (a number "
+                          f"its dtype holds) and dtype attributes and one result")
         return
     rid, vtype = op.results[0]
-    numel = int(np.prod(shape)) if shape else 1
+    numel = math.prod(shape)
     if any(d < 0 for d in shape) or numel > _MAX_FOLDED:
         name = t.bind_result(op, 0)
         t.add_op("fill_constant", {}, {"Out": [name]},
@@ -358,16 +360,24 @@ def _full(t: _Translator, op: Operation) -> None:
     t.env[rid], t.types[rid] = _Const(values, dtype), vtype
 
 
+def _fits(value, dtype: int) -> bool:
+    kind = to_numpy_dtype(dtype)
+    if kind.kind in "iu":
+        info = np.iinfo(kind)
+        return bool(np.isfinite(value)) and info.min <= value <= info.max
+    return True
+
+
 def _full_int_array(t: _Translator, op: Operation) -> None:
     value, dtype = op.attrs.get("value"), op.attrs.get("dtype", pb.INT64)
-    if (not isinstance(value, list) or not all(isinstance(v, (int, float)) for v in value)
-            or dtype not in (pb.INT32, pb.INT64) or len(op.results) != 1):
+    if (not isinstance(value, list) or dtype not in (pb.INT32, pb.INT64)
+            or not all(isinstance(v, int) and _fits(v, dtype) for v in value)
+            or len(op.results) != 1):
         t.problems.append(f"{op.where()}: a full_int_array op needs an integer list value, "
                           f"an int32/int64 dtype and one result")
         return
     rid, vtype = op.results[0]
-    t.env[rid] = _Const(np.asarray([int(v) for v in value], dtype=to_numpy_dtype(dtype)),
-                        dtype)
+    t.env[rid] = _Const(np.asarray(value, dtype=to_numpy_dtype(dtype)), dtype)
     t.types[rid] = vtype
 
 
@@ -392,7 +402,12 @@ def _split(t: _Translator, op: Operation) -> None:
 
 def _shape64(t: _Translator, op: Operation) -> None:
     """shape64 is shape with int64 elements: paddle-ir's shape (int32) then a cast."""
-    value = t.value(op, 0) if op.operands else None
+    if len(op.operands) != 1 or len(op.results) != 1:
+        t.problems.append(f"{op.where()}: a shape64 op needs one operand and one result")
+        for k in range(len(op.results)):
+            t.bind_result(op, k)
+        return
+    value = t.value(op, 0)
     name = t.bind_result(op, 0)
     if value is None:
         return
