@@ -30,7 +30,7 @@ import numpy as np
 from paddle_ir.core import tensor_io
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.core.errors import MissingVariableError, TensorFormatError
+from paddle_ir.core.errors import MissingVariableError, PaddleIRError, TensorFormatError
 from paddle_ir.core.file_kinds import is_pir_json
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.framework import Program
@@ -78,10 +78,10 @@ def _is_pir_program(path: str) -> bool:
     """A .json beside a .pdiparams of its prefix, or one that opens like a PIR program."""
     if os.path.exists(path[: -len(PIR_JSON)] + PDIPARAMS):
         return True
-    try:
-        with open(path, "rb") as f:
+    try:  # open_regular: a FIFO named *.json must not block the search
+        with open_regular(path) as f:
             return is_pir_json(f.read(256))
-    except OSError:
+    except (OSError, PaddleIRError):
         return False
 
 

@@ -58,7 +58,7 @@ def _reduce(attrs: dict, operands: list) -> dict:
 
 def _cast(attrs: dict, operands: list) -> dict:
     """Fluid's cast names the input's type too (in_dtype); PIR reads it off the input."""
-    return {"in_dtype": operands[0].dtype}
+    return {"in_dtype": operands[0].dtype} if operands else {}
 
 
 def _unary(old: str) -> PirOp:

@@ -215,6 +215,10 @@ class _Translator:
                 inputs[arg] = self.tensors(value, where)
             else:
                 self.argument(op, i, arg, value, entry, inputs, attrs)
+        missing = [s.name for s in opdef.inputs if not s.dispensable and s.name not in inputs]
+        if missing:
+            self.problems.append(f"{where}: paddle-ir's {entry.type} needs input(s) "
+                                 f"{', '.join(missing)}, which the op does not give")
         for name, value in op.attrs.items():
             if name not in IGNORED:
                 attrs[entry.attrs.get(name, name)] = value

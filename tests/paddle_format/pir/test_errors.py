@@ -111,7 +111,7 @@ def test_undefined_and_cyclic_values():
         _read(doc)
 
 
-def test_constants_beyond_their_dtype_and_ops_without_results():
+def test_constants_beyond_their_dtype_and_ops_without_operands_or_results():
     doc = Doc()
     x = doc.data("x", "float32", (2, 3))
     big = doc.op("1.full_int_array", [], [("int32", (1,))], [
@@ -119,10 +119,12 @@ def test_constants_beyond_their_dtype_and_ops_without_results():
         attr("dtype", "a_dtype", "int32")])[0]
     (out,) = doc.op("1.reshape", [x, big], [("float32", (6,))])
     doc.op("1.shape64", [x], [])
+    doc.op("1.cast", [], [("int32", (2, 3))], [attr("dtype", "a_dtype", "int32")])
     doc.fetch(out, "float32", (6,))
     with pytest.raises(PaddleFormatError, match=r"(?s)full_int_array op needs an integer "
                                                 r"list value.*a shape64 op needs one operand "
-                                                r"and one result"):
+                                                r"and one result.*paddle-ir's cast needs "
+                                                r"input\(s\) X, which the op does not give"):
         _read(doc.bytes())
 
 
@@ -235,3 +237,18 @@ def test_run_without_the_parameters_says_which_file(tmp_path):
                                             r".*model.pdiparams\)"):
         io.load_inference_model(str(tmp_path), scope=Scope())
     assert np  # (numpy stays imported for the fixtures' arrays in other tests)
+
+
+def test_a_fifo_named_json_does_not_block_the_search(tmp_path):
+    import os
+    import threading
+
+    os.mkfifo(tmp_path / "model.json")
+    done = threading.Event()
+
+    def search():
+        paddle_format.locate(tmp_path)
+        done.set()
+
+    threading.Thread(target=search, daemon=True).start()
+    assert done.wait(10), "locate blocked opening a FIFO"
