@@ -3,8 +3,10 @@
     desc = read_pir_program(data, "DIR/model.json")   # -> paddle-ir's ProgramDesc
 
 document.py checks and decodes the JSON, op_table.py is the one table from `pd_op.*`
-ops to paddle-ir's, translate.py turns SSA values into named variables through it. The
-parameters are Paddle's combined .pdiparams, read as for a .pdmodel.
+ops to paddle-ir's, translate.py turns SSA values into named variables through it, and
+program_ops.py handles the ops that shape the program (parameters, data, fetch,
+constants, vectors). The parameters are Paddle's combined .pdiparams, read as for a
+.pdmodel.
 """
 
 from __future__ import annotations

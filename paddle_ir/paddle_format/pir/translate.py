@@ -13,40 +13,27 @@ mapping (by name and count), then every operand or attribute that cannot be hono
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
-import numpy as np
-
 from paddle_ir.core.attrs import check_attr_value, to_attr_proto
-from paddle_ir.core.dtypes import to_numpy_dtype
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PROGRAM_FORMAT_VERSION, PaddleFormatError
-from paddle_ir.paddle_format.pir.document import PARAMETER_OP, Document, Operation, ValueType
+from paddle_ir.paddle_format.pir.document import Document, Operation, ValueType
 from paddle_ir.paddle_format.pir.op_table import IGNORED, NOOP_ATTRS, OPS, Arg, PirOp
+from paddle_ir.paddle_format.pir.program_ops import MAX_FOLDED, PROGRAM_OPS, Constant
 from paddle_ir.proto import framework_pb2 as pb
 
 _MAX_LISTED = 20
-_MAX_FOLDED = 4096  # a constant larger than this is never an attribute
 _CONTROL_FLOW = {"pd_op.if": "conditional_block", "pd_op.while": "while"}
 
 
-@dataclass
-class _Const:
-    """A value whose elements are known when the program is read."""
+class Translator:
+    """One document's translation: its variables, constants and problems so far."""
 
-    values: np.ndarray
-    dtype: int
-    var: str | None = None  # the variable it was written to, once an op read it as a tensor
-
-
-class _Translator:
     def __init__(self, doc: Document):
         self.doc = doc
         self.desc = pb.ProgramDesc()
         self.desc.version.version = PROGRAM_FORMAT_VERSION
         self.block = self.desc.blocks.add(idx=0, parent_idx=-1)
-        self.env: dict[int, object] = {}  # value id -> name, list of values, or _Const
+        self.env: dict[int, object] = {}  # value id -> name, list of values, or Constant
         self.types: dict[int, ValueType] = {}
         self.names: set[str] = set()
         self.unmapped: dict[str, int] = {}
@@ -109,7 +96,7 @@ class _Translator:
         """The variable holding `value`, writing a constant out on its first tensor use."""
         if isinstance(value, str):
             return value
-        if isinstance(value, _Const):
+        if isinstance(value, Constant):
             if value.var is None:
                 value.var = self.write_constant(value)
             return value.var
@@ -121,7 +108,7 @@ class _Translator:
         items = value if isinstance(value, list) else [value]
         return [n for n in (self.tensor(v, where) for v in items) if n is not None]
 
-    def write_constant(self, const: _Const) -> str:
+    def write_constant(self, const: Constant) -> str:
         vtype = ValueType("tensor", const.dtype, tuple(const.values.shape))
         name = self.fresh("constant", vtype)
         flat = const.values.reshape(-1)
@@ -139,9 +126,9 @@ class _Translator:
 
     def constant(self, value) -> list | None:
         """The flat elements of a value known when reading, or None."""
-        if isinstance(value, _Const):
+        if isinstance(value, Constant):
             return value.values.reshape(-1).tolist()
-        if isinstance(value, list) and value and all(isinstance(v, _Const) for v in value):
+        if isinstance(value, list) and value and all(isinstance(v, Constant) for v in value):
             return [x for v in value for x in v.values.reshape(-1).tolist()]
         return None
 
@@ -167,7 +154,7 @@ class _Translator:
 
     def translate(self) -> pb.ProgramDesc:
         for op in self.doc.block.ops:
-            handler = _SPECIAL.get(op.name)
+            handler = PROGRAM_OPS.get(op.name)
             if handler is not None:
                 handler(self, op)
                 continue
@@ -188,7 +175,7 @@ class _Translator:
         for blocks in op.regions:
             for block in blocks:
                 for inner in block.ops:
-                    known = (inner.name in OPS or inner.name in _SPECIAL
+                    known = (inner.name in OPS or inner.name in PROGRAM_OPS
                              or inner.name.startswith("cf.") or inner.name[:-1] in OPS)
                     if not known or inner.regions:
                         self.unmapped[inner.name] = self.unmapped.get(inner.name, 0) + 1
@@ -258,7 +245,7 @@ class _Translator:
 
     def argument(self, op, i, arg: Arg, value, entry, inputs, attrs) -> None:
         const = self.constant(value)
-        if const is not None and len(const) <= _MAX_FOLDED:
+        if const is not None and len(const) <= MAX_FOLDED:
             if arg.kind == "scalar":
                 if len(const) != 1:
                     self.problems.append(f"{op.where()}: operand #{i} ({arg.attr}) must be "
@@ -311,131 +298,6 @@ class _Translator:
         return self.desc
 
 
-# --- ops that shape the program rather than compute ------------------------------------
-
-
-def _parameter(t: _Translator, op: Operation) -> None:
-    rid, vtype = op.results[0]
-    name = op.attrs["parameter_name"]
-    t.declare(name, vtype, persistable=True)
-    t.env[rid], t.types[rid] = name, vtype
-
-
-def _data(t: _Translator, op: Operation) -> None:
-    name = op.attrs.get("name")
-    if not isinstance(name, str) or not name or len(op.results) != 1:
-        t.problems.append(f"{op.where()}: a data op needs a name and one result")
-        return
-    rid, vtype = op.results[0]
-    t.declare(name, vtype)
-    t.env[rid], t.types[rid] = name, vtype
-    t.feeds.append(name)
-
-
-def _fetch(t: _Translator, op: Operation) -> None:
-    col = op.attrs.get("col")
-    if len(op.operands) != 1 or not isinstance(col, int):
-        t.problems.append(f"{op.where()}: a fetch op needs one operand and a col")
-        return
-    value = t.value(op, 0)
-    name = t.tensor(value, op.where()) if value is not None else None
-    if name is not None:
-        t.fetches.append((col, name))
-    for k in range(len(op.results)):
-        t.env[op.results[k][0]] = name
-
-
-def _full(t: _Translator, op: Operation) -> None:
-    shape, value, dtype = op.attrs.get("shape"), op.attrs.get("value"), op.attrs.get("dtype")
-    if (not isinstance(shape, list) or not all(isinstance(d, int) for d in shape)
-            or not isinstance(value, (int, float)) or not isinstance(dtype, int)
-            or dtype < 0 or len(op.results) != 1 or not _fits(value, dtype)):
-        t.problems.append(f"{op.where()}: a full op needs shape (integers), value (a number "
-                          f"its dtype holds) and dtype attributes and one result")
-        return
-    rid, vtype = op.results[0]
-    numel = math.prod(shape)
-    if any(d < 0 for d in shape) or numel > _MAX_FOLDED:
-        name = t.bind_result(op, 0)
-        t.add_op("fill_constant", {}, {"Out": [name]},
-                 {"shape": shape, "dtype": dtype, "value": float(value)}, op.where())
-        return
-    values = np.full(shape, value, dtype=to_numpy_dtype(dtype))
-    t.env[rid], t.types[rid] = _Const(values, dtype), vtype
-
-
-def _fits(value, dtype: int) -> bool:
-    kind = to_numpy_dtype(dtype)
-    if kind.kind in "iu":
-        info = np.iinfo(kind)
-        return bool(np.isfinite(value)) and info.min <= value <= info.max
-    return True
-
-
-def _full_int_array(t: _Translator, op: Operation) -> None:
-    value, dtype = op.attrs.get("value"), op.attrs.get("dtype", pb.INT64)
-    if (not isinstance(value, list) or dtype not in (pb.INT32, pb.INT64)
-            or not all(isinstance(v, int) and _fits(v, dtype) for v in value)
-            or len(op.results) != 1):
-        t.problems.append(f"{op.where()}: a full_int_array op needs an integer list value, "
-                          f"an int32/int64 dtype and one result")
-        return
-    rid, vtype = op.results[0]
-    t.env[rid] = _Const(np.asarray(value, dtype=to_numpy_dtype(dtype)), dtype)
-    t.types[rid] = vtype
-
-
-def _combine(t: _Translator, op: Operation) -> None:
-    values = [t.value(op, i) for i in range(len(op.operands))]
-    for rid, vtype in op.results:
-        t.env[rid], t.types[rid] = values, vtype
-
-
-def _split(t: _Translator, op: Operation) -> None:
-    value = t.value(op, 0) if op.operands else None
-    if not isinstance(value, list) or len(value) != len(op.results):
-        if value is not None:
-            t.problems.append(f"{op.where()}: splits a value that is not a vector of "
-                              f"{len(op.results)}")
-        for k in range(len(op.results)):
-            t.bind_result(op, k)
-        return
-    for (rid, vtype), item in zip(op.results, value, strict=True):
-        t.env[rid], t.types[rid] = item, vtype
-
-
-def _shape64(t: _Translator, op: Operation) -> None:
-    """shape64 is shape with int64 elements: paddle-ir's shape (int32) then a cast."""
-    if len(op.operands) != 1 or len(op.results) != 1:
-        t.problems.append(f"{op.where()}: a shape64 op needs one operand and one result")
-        for k in range(len(op.results)):
-            t.bind_result(op, k)
-        return
-    value = t.value(op, 0)
-    name = t.bind_result(op, 0)
-    if value is None:
-        return
-    rank = len(op.results[0][1].dims) and op.results[0][1].dims[0]
-    narrow = t.fresh(f"{name}.int32", ValueType("tensor", pb.INT32, (rank,)))
-    t.add_op("shape", {"Input": [t.tensor(value, op.where())]}, {"Out": [narrow]}, {},
-             op.where())
-    t.add_op("cast", {"X": [narrow]}, {"Out": [name]},
-             {"in_dtype": pb.INT32, "out_dtype": pb.INT64}, op.where())
-
-
-_SPECIAL = {
-    PARAMETER_OP: _parameter,
-    "pd_op.data": _data,
-    "pd_op.feed": _data,
-    "pd_op.fetch": _fetch,
-    "pd_op.full": _full,
-    "pd_op.full_int_array": _full_int_array,
-    "builtin.combine": _combine,
-    "builtin.split": _split,
-    "pd_op.shape64": _shape64,
-}
-
-
 def _coerce(kind: str, value):
     """A PIR number in the width paddle-ir's attribute wants (PIR folds axes as doubles)."""
     if kind in ("int", "long") and isinstance(value, float) and value.is_integer():
@@ -455,4 +317,4 @@ def _short(value) -> str:
 
 def translate(doc: Document) -> pb.ProgramDesc:
     """paddle-ir's ProgramDesc for a PIR document; PaddleFormatError lists what cannot be."""
-    return _Translator(doc).translate()
+    return Translator(doc).translate()
