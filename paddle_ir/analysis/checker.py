@@ -23,6 +23,7 @@ from paddle_ir.analysis.inference_pass import InferencePass, default_value
 from paddle_ir.core.attrs import check_attr_value
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import OpLocation, PaddleIRError
+from paddle_ir.core.file_kinds import foreign_program_note
 from paddle_ir.framework import MAX_BLOCK_DEPTH, Program, op_location, undecodable_strings
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.proto import framework_pb2 as pb
@@ -322,7 +323,8 @@ def check_bytes(data: bytes) -> list[Problem]:
         desc.ParseFromString(data)
     except (DecodeError, RuntimeWarning, ValueError) as exc:
         return [Problem("ProgramFormatError",
-                        f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}")]
+                        f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}"
+                        f"{foreign_program_note(data)}")]
     return check_program(desc)
 
 

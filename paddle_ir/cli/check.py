@@ -140,14 +140,14 @@ def check_paddle(model) -> int:
     that differs from paddle-ir's inference only for a variable nothing reads is a note.
     """
     from paddle_ir.analysis.checker import MISMATCH, Problem, check_program
-    from paddle_ir.paddle_format import from_paddle, load_paddle_params, parse_paddle_program
+    from paddle_ir.paddle_format import load_paddle_params, read_program_desc
 
     with open_regular(model.program_file) as f:
         data = f.read()
     notes: list[Problem] = []
     desc = None
     try:
-        desc = from_paddle(parse_paddle_program(data, model.program_file), model.program_file)
+        desc = read_program_desc(model.program_file, data)
         problems = check_program(desc)
         read = _read_names(desc)
         notes = [p for p in problems if p.category == MISMATCH and p.message.split("'")[1]
@@ -166,7 +166,8 @@ def check_paddle(model) -> int:
         return 1
     checked = (" and its parameters" if model.params_file or model.params_dir
                else " (no parameter file beside it: the program alone)")
-    print(f"{model.program_file} (Paddle){checked}: OK ({describe_program(desc)})")
+    kind = "Paddle 3 PIR" if model.is_pir else "Paddle"
+    print(f"{model.program_file} ({kind}){checked}: OK ({describe_program(desc)})")
     return 0
 
 

@@ -26,6 +26,7 @@ from paddle_ir.core.errors import (
     PaddleIRError,
     ProgramFormatError,
 )
+from paddle_ir.core.file_kinds import foreign_program_note
 from paddle_ir.core.names import check_var_dims, check_var_name
 from paddle_ir.core.user_frame import creation_site
 from paddle_ir.core.utf8check import all_text_utf8
@@ -324,7 +325,8 @@ class Program:
             desc.ParseFromString(data)
         except (DecodeError, RuntimeWarning, ValueError) as exc:
             raise ProgramFormatError(
-                f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}") from None
+                f"the bytes are not a paddle-ir ProgramDesc ({len(data)} bytes): {exc}"
+                f"{foreign_program_note(data)}") from None
         return Program.from_desc(desc)
 
     parse_from_string = parse

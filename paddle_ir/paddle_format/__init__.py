@@ -1,5 +1,6 @@
 """PaddlePaddle's model files, read and written without Paddle: `.pdmodel` + `.pdiparams`
-(Paddle 2.x, and 3.x with its old IR) and fluid 1.x `__model__` directories.
+(Paddle 2.x, and 3.x with its old IR), fluid 1.x `__model__` directories, and Paddle 3's
+PIR `model.json` + `.pdiparams` (read; pir/).
 
     program, feeds, fetches = load_inference_model("DIR/model.pdmodel", scope=scope)
     save_inference_model("OUT/model", program, scope)   # OUT/model.pdmodel + .pdiparams
@@ -24,6 +25,7 @@ from paddle_ir.paddle_format.files import (
     load_paddle_params,
     load_paddle_program,
     locate,
+    read_program_desc,
     require_model,
 )
 from paddle_ir.paddle_format.saving import save_inference_model, write_paddle_model
@@ -31,6 +33,6 @@ from paddle_ir.paddle_format.saving import save_inference_model, write_paddle_mo
 __all__ = [
     "PaddleFormatError", "PaddleModel", "from_paddle", "is_paddle_model",
     "load_inference_model", "load_paddle_params", "load_paddle_program", "locate",
-    "missing_op_types", "parse_paddle_program", "require_model", "save_inference_model",
-    "to_paddle", "write_paddle_model",
+    "missing_op_types", "parse_paddle_program", "read_program_desc", "require_model",
+    "save_inference_model", "to_paddle", "write_paddle_model",
 ]

@@ -4,6 +4,10 @@ Layouts (PATH is what a user types):
 
     PREFIX.pdmodel + PREFIX.pdiparams   Paddle 2.x / 3.x old IR; PATH is the .pdmodel, the
                                         prefix, or a directory holding one .pdmodel
+    PREFIX.json + PREFIX.pdiparams      Paddle 3.x PIR (its default); PATH is the .json,
+                                        the prefix, or a directory holding one (a .json
+                                        is taken as a program when a .pdiparams shares its
+                                        prefix or it opens like one: see pir/)
     DIR/__model__ + one file per var    fluid 1.x, each file one LoDTensor record named
                                         after its variable
     DIR/__model__ + DIR/__params__      fluid 1.x with a combined parameter file
@@ -23,8 +27,10 @@ import os
 from dataclasses import dataclass
 
 from paddle_ir.core import savedir, tensor_io
+from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.core.errors import MissingVariableError, TensorFormatError
+from paddle_ir.core.errors import MissingVariableError, PaddleIRError, TensorFormatError
+from paddle_ir.core.file_kinds import is_pir_json
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.framework import Program
 from paddle_ir.model_files.layouts import FLUID_MODEL, FLUID_PARAMS, PDIPARAMS, PDMODEL
@@ -36,6 +42,7 @@ from paddle_ir.paddle_format.convert import (
 )
 from paddle_ir.proto import framework_pb2 as pb
 
+PIR_JSON = ".json"  # Paddle 3's PIR program (paddle_format/pir/)
 LAYOUTS = ("paddle", "fluid")
 
 
@@ -51,10 +58,41 @@ class PaddleModel:
     def layout(self) -> str:
         return "fluid" if os.path.basename(self.program_file) == FLUID_MODEL else "paddle"
 
+    @property
+    def is_pir(self) -> bool:
+        """A Paddle 3 PIR program (model.json) rather than a ProgramDesc."""
+        return self.program_file.endswith(PIR_JSON)
 
-def _with_prefix(prefix: str) -> PaddleModel:
+
+def _with_prefix(prefix: str, suffix: str = PDMODEL) -> PaddleModel:
     params = prefix + PDIPARAMS
-    return PaddleModel(prefix + PDMODEL, params if os.path.exists(params) else None)
+    return PaddleModel(prefix + suffix, params if os.path.exists(params) else None)
+
+
+def _is_pir_program(path: str) -> bool:
+    """A .json beside a .pdiparams of its prefix, or one that opens like a PIR program."""
+    if os.path.exists(path[: -len(PIR_JSON)] + PDIPARAMS):
+        return True
+    try:  # open_regular: a FIFO named *.json must not block the search
+        with open_regular(path) as f:
+            return is_pir_json(f.read(256))
+    except (OSError, PaddleIRError):
+        return False
+
+
+def _programs_in(path: str) -> list[str]:
+    pattern = os.path.join(glob.escape(path), "*")
+    found = sorted(glob.glob(pattern + PDMODEL))
+    found += [f for f in sorted(glob.glob(pattern + PIR_JSON)) if _is_pir_program(f)]
+    return found
+
+
+def _orphan_params(path: str) -> PaddleFormatError:
+    return PaddleFormatError(
+        f"{path} is a Paddle parameter file (.pdiparams: tensor records with no names), "
+        f"and its program is missing: expected {path[: -len(PDIPARAMS)]}{PIR_JSON} (Paddle "
+        f"3 PIR) or {path[: -len(PDIPARAMS)]}{PDMODEL} beside it",
+        hint="copy the program that was saved with it; the parameters alone cannot run")
 
 
 def _fluid(directory: str, program_file: str) -> PaddleModel:
@@ -87,18 +125,33 @@ def locate(path) -> PaddleModel | None:
         fluid = os.path.join(path, FLUID_MODEL)
         if os.path.isfile(fluid):
             return _fluid(path, fluid)
-        found = sorted(glob.glob(os.path.join(glob.escape(path), "*" + PDMODEL)))
+        found = _programs_in(path)
         if len(found) > 1:
             names = ", ".join(os.path.basename(f) for f in found)
             raise PaddleFormatError(f"{path} holds several Paddle programs ({names}); name "
                                     f"the one to use")
-        return _with_prefix(found[0][: -len(PDMODEL)]) if found else None
-    if path.endswith(PDMODEL):
-        return _with_prefix(path[: -len(PDMODEL)])
+        if found:
+            suffix = PDMODEL if found[0].endswith(PDMODEL) else PIR_JSON
+            return _with_prefix(found[0][: -len(suffix)], suffix)
+        params = sorted(glob.glob(os.path.join(glob.escape(path), "*" + PDIPARAMS)))
+        if params:
+            raise _orphan_params(params[0])
+        return None
+    for suffix in (PDMODEL, PIR_JSON):
+        if path.endswith(suffix) and (suffix == PDMODEL or _is_pir_program(path)):
+            return _with_prefix(path[: -len(suffix)], suffix)
     if os.path.basename(path) == FLUID_MODEL:
         return _fluid(os.path.dirname(path) or ".", path)
-    if not os.path.exists(path) and os.path.exists(path + PDMODEL):
-        return _with_prefix(path)  # a path prefix, as Paddle's own loader takes
+    if path.endswith(PDIPARAMS):
+        prefix = path[: -len(PDIPARAMS)]
+        for suffix in (PDMODEL, PIR_JSON):
+            if os.path.isfile(prefix + suffix):
+                return _with_prefix(prefix, suffix)
+        raise _orphan_params(path)
+    if not os.path.exists(path):
+        for suffix in (PDMODEL, PIR_JSON):
+            if os.path.exists(path + suffix):
+                return _with_prefix(path, suffix)  # a path prefix, as Paddle's loader takes
     return None
 
 
@@ -113,19 +166,30 @@ def require_model(path) -> PaddleModel:
         return PaddleModel(os.fspath(path))
     if model is None:
         raise PaddleFormatError(
-            f"{os.fspath(path)} is not a Paddle model: expected a .pdmodel file, its path "
-            f"prefix, a directory holding one, or a fluid 1.x directory with {FLUID_MODEL}")
+            f"{os.fspath(path)} is not a Paddle model: expected a .pdmodel or PIR .json "
+            f"file, its path prefix, a directory holding one, or a fluid 1.x directory "
+            f"with {FLUID_MODEL}")
     return model
+
+
+def read_program_desc(program_file: str, data: bytes | None = None) -> pb.ProgramDesc:
+    """paddle-ir's ProgramDesc of a Paddle program file (its bytes, when read already), told
+    apart by its bytes: Paddle 3's PIR JSON, or a ProgramDesc (.pdmodel, __model__)."""
+    if data is None:
+        with open_regular(program_file) as f:
+            data = f.read()
+    if is_pir_json(data) or program_file.endswith(PIR_JSON):
+        from paddle_ir.paddle_format.pir import read_pir_program
+
+        return read_pir_program(data, program_file)
+    return from_paddle(parse_paddle_program(data, program_file), program_file)
 
 
 def load_paddle_program(path) -> Program:
     """The paddle-ir Program of a Paddle program file (or of the model PATH names)."""
     model = locate(path)
     program_file = model.program_file if model is not None else os.fspath(path)
-    with open(program_file, "rb") as f:
-        data = f.read()
-    desc = from_paddle(parse_paddle_program(data, program_file), program_file)
-    return Program.from_desc(desc)
+    return Program.from_desc(read_program_desc(program_file))
 
 
 def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]:
@@ -138,8 +202,9 @@ def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]
     if names:
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
         program_file = model.program_file
-        expected = (f"expected {program_file[: -len(PDMODEL)] + PDIPARAMS}"
-                    if program_file.endswith(PDMODEL) else "name it with --params")
+        suffix = next((x for x in (PDMODEL, PIR_JSON) if program_file.endswith(x)), None)
+        expected = (f"expected {program_file[: -len(suffix)] + PDIPARAMS}"
+                    if suffix else "name it with --params")
         raise MissingVariableError(
             f"{program_file} declares {len(names)} persistable variable(s) ({shown}) "
             f"but there is no parameter file beside it ({expected})")

@@ -44,7 +44,7 @@ def test_run_with_format_paddle_on_an_odd_name(capsys, tmp_path):
                         "--feeds", MLP / "feeds.npz")
     assert code == 1 and "nothing gives them values: pass --params FILE" in err
     code, _, err = _run(capsys, "run", tmp_path / "nothing", "--format", "paddle")
-    assert code == 1 and "is not a Paddle model: expected a .pdmodel file" in err
+    assert code == 1 and "is not a Paddle model: expected a .pdmodel or PIR .json file" in err
 
 
 def test_dump_shows_the_ops_and_the_params(capsys):

@@ -1,0 +1,180 @@
+"""The one table from Paddle 3's PIR ops (`pd_op.*`) to paddle-ir's ops (Fluid's old IR).
+
+Learnt from Paddle's own translator tables (paddle/phi/ops/yaml/op_compat.yaml, which
+names each PIR op's old op and slots, and ir_adaptor/translator); written here once, as
+data. An entry says, for one PIR op:
+
+- `type`: the old op it becomes;
+- `inputs`: per PIR operand, in order, the old input slot (a str), or an `Arg` for an
+  operand that Paddle 3 passes as a value although Fluid took it as an attribute (an
+  IntArray or a Scalar, usually from pd_op.full_int_array / pd_op.full): folded into
+  the attribute when its producer is a constant, else bound to the old op's tensor
+  slot for it, if there is one. None drops an operand that must be null (absent).
+- `outputs`: per PIR result, the old output slot; a result of vector type binds a list.
+- `attrs`: PIR attribute -> old attribute, where the names differ (the others keep
+  their name); `fixed`: old attributes with a value PIR leaves implicit (elementwise
+  axis -1); `derive`: attributes computed from the others (reduce_all from an empty
+  axis list).
+
+Attributes every op may carry and that never change a result are ignored (IGNORED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# Bookkeeping PIR attaches to ops: where they were built, device placement, training flags.
+IGNORED = frozenset({"struct_name", "op_callstack", "op_role", "op_dist_attr", "op_namescope",
+                     "stop_gradient", "persistable", "place", "is_persistable"})
+
+
+@dataclass(frozen=True)
+class Arg:
+    """An operand that is an attribute in the old op: `attr` when constant, else `slot`
+    (a single tensor) or `list_slot` (a vector of tensors, from builtin.combine)."""
+
+    attr: str
+    kind: str = "ints"  # "ints": an IntArray; "scalar": one number
+    slot: str | None = None
+    list_slot: str | None = None
+
+
+@dataclass(frozen=True)
+class PirOp:
+    type: str
+    inputs: tuple[str | Arg | None, ...]
+    outputs: tuple[str | None, ...] = ("Out",)
+    attrs: dict[str, str] = field(default_factory=dict)
+    fixed: dict[str, object] = field(default_factory=dict)
+    # (attributes so far, the operands' types) -> attributes to add
+    derive: Callable[[dict, list], dict] | None = None
+
+
+def _reduce(attrs: dict, operands: list) -> dict:
+    """PIR reduces over every axis when the axis list is empty; Fluid says reduce_all."""
+    return {"reduce_all": not attrs.get("dim")}
+
+
+def _cast(attrs: dict, operands: list) -> dict:
+    """Fluid's cast names the input's type too (in_dtype); PIR reads it off the input."""
+    return {"in_dtype": operands[0].dtype} if operands else {}
+
+
+def _unary(old: str) -> PirOp:
+    return PirOp(old, ("X",))
+
+
+def _binary(old: str) -> PirOp:
+    return PirOp(old, ("X", "Y"), fixed={"axis": -1})
+
+
+OPS: dict[str, PirOp] = {
+    # --- elementwise -------------------------------------------------------------------
+    "pd_op.add": _binary("elementwise_add"),
+    "pd_op.subtract": _binary("elementwise_sub"),
+    "pd_op.multiply": _binary("elementwise_mul"),
+    "pd_op.divide": _binary("elementwise_div"),
+    "pd_op.maximum": _binary("elementwise_max"),
+    "pd_op.minimum": _binary("elementwise_min"),
+    "pd_op.elementwise_pow": _binary("elementwise_pow"),
+    "pd_op.floor_divide": _binary("elementwise_floordiv"),
+    "pd_op.remainder": _binary("elementwise_mod"),
+    "pd_op.equal": _binary("equal"),
+    "pd_op.not_equal": _binary("not_equal"),
+    "pd_op.less_than": _binary("less_than"),
+    "pd_op.less_equal": _binary("less_equal"),
+    "pd_op.greater_than": _binary("greater_than"),
+    "pd_op.greater_equal": _binary("greater_equal"),
+    "pd_op.logical_and": _binary("logical_and"),
+    "pd_op.logical_or": _binary("logical_or"),
+    "pd_op.logical_not": _unary("logical_not"),
+    "pd_op.where": PirOp("where", ("Condition", "X", "Y")),
+    # --- activations and unary math ------------------------------------------------------
+    **{f"pd_op.{name}": _unary(name) for name in (
+        "relu", "sigmoid", "tanh", "exp", "sqrt", "rsqrt", "abs", "log", "sin", "cos",
+        "erf", "silu", "floor", "ceil", "square", "reciprocal")},
+    "pd_op.gelu": _unary("gelu"),  # approximate keeps its name
+    "pd_op.leaky_relu": PirOp("leaky_relu", ("X",), attrs={"negative_slope": "alpha"}),
+    "pd_op.relu6": PirOp("relu6", ("X",), fixed={"threshold": 6.0}),
+    "pd_op.hardswish": PirOp("hard_swish", ("X",),
+                             fixed={"threshold": 6.0, "scale": 6.0, "offset": 3.0}),
+    "pd_op.hardsigmoid": PirOp("hard_sigmoid", ("X",)),  # slope, offset
+    "pd_op.swish": PirOp("swish", ("X",), fixed={"beta": 1.0}),
+    "pd_op.softplus": PirOp("softplus", ("X",)),  # beta, threshold
+    "pd_op.mish": PirOp("mish", ("X",)),  # threshold
+    "pd_op.softmax": PirOp("softmax", ("X",)),  # axis
+    "pd_op.log_softmax": PirOp("log_softmax", ("X",)),  # axis
+    "pd_op.scale": PirOp("scale", ("X", Arg("scale", "scalar"))),  # bias, bias_after_scale
+    "pd_op.pow": PirOp("pow", ("X",), attrs={"y": "factor"}),
+    "pd_op.clip": PirOp("clip", ("X", Arg("min", "scalar"), Arg("max", "scalar"))),
+    "pd_op.cast": PirOp("cast", ("X",), attrs={"dtype": "out_dtype"}, derive=_cast),
+    "pd_op.assign": PirOp("assign", ("X",)),
+    # --- linear algebra, convolution, normalization --------------------------------------
+    "pd_op.matmul": PirOp("matmul_v2", ("X", "Y"),
+                          attrs={"transpose_x": "trans_x", "transpose_y": "trans_y"}),
+    "pd_op.conv2d": PirOp("conv2d", ("Input", "Filter"), ("Output",)),
+    "pd_op.depthwise_conv2d": PirOp("depthwise_conv2d", ("Input", "Filter"), ("Output",)),
+    "pd_op.conv2d_transpose": PirOp(
+        "conv2d_transpose", ("Input", "Filter", Arg("output_size")), ("Output",)),
+    "pd_op.pool2d": PirOp("pool2d", ("X", Arg("ksize"))),
+    "pd_op.batch_norm": PirOp(
+        "batch_norm", ("X", "Mean", "Variance", "Scale", "Bias"),
+        ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"),
+        attrs={"data_format": "data_layout"}),
+    "pd_op.layer_norm": PirOp("layer_norm", ("X", "Scale", "Bias"), ("Y", "Mean", "Variance")),
+    "pd_op.instance_norm": PirOp("instance_norm", ("X", "Scale", "Bias"),
+                                 ("Y", "SavedMean", "SavedVariance")),
+    "pd_op.group_norm": PirOp("group_norm", ("X", "Scale", "Bias"), ("Y", "Mean", "Variance"),
+                              attrs={"data_format": "data_layout"}),
+    "pd_op.dropout": PirOp("dropout", ("X", None, Arg("dropout_prob", "scalar")),
+                           ("Out", "Mask"), attrs={"mode": "dropout_implementation"}),
+    "pd_op.embedding": PirOp("lookup_table_v2", ("Ids", "W"), attrs={"sparse": "is_sparse"}),
+    # --- shapes ------------------------------------------------------------------------
+    "pd_op.reshape": PirOp("reshape2", ("X", Arg("shape", slot="Shape",
+                                                 list_slot="ShapeTensor"))),
+    "pd_op.transpose": PirOp("transpose2", ("X",), attrs={"perm": "axis"}),
+    "pd_op.flatten": PirOp("flatten_contiguous_range", ("X",)),  # start_axis, stop_axis
+    "pd_op.squeeze": PirOp("squeeze2", ("X", Arg("axes"))),
+    "pd_op.unsqueeze": PirOp("unsqueeze2", ("X", Arg("axes", slot="AxesTensor",
+                                                     list_slot="AxesTensorList"))),
+    "pd_op.concat": PirOp("concat", ("X", Arg("axis", "scalar", slot="AxisTensor"))),
+    "pd_op.split_with_num": PirOp("split", ("X", Arg("axis", "scalar", slot="AxisTensor"))),
+    "pd_op.split": PirOp("split", ("X", Arg("sections", list_slot="SectionsTensorList"),
+                                   Arg("axis", "scalar", slot="AxisTensor"))),
+    "pd_op.stack": PirOp("stack", ("X",), ("Y",)),
+    "pd_op.unbind": PirOp("unbind", ("X",)),
+    "pd_op.slice": PirOp("slice", ("Input", Arg("starts", slot="StartsTensor",
+                                                list_slot="StartsTensorList"),
+                                   Arg("ends", slot="EndsTensor",
+                                       list_slot="EndsTensorList"))),
+    "pd_op.gather": PirOp("gather", ("X", "Index", Arg("axis", "scalar"))),
+    "pd_op.gather_nd": PirOp("gather_nd", ("X", "Index")),
+    "pd_op.index_select": PirOp("index_select", ("X", "Index"), attrs={"axis": "dim"}),
+    "pd_op.expand": PirOp("expand_v2", ("X", Arg("shape", slot="Shape",
+                                                 list_slot="expand_shapes_tensor"))),
+    "pd_op.tile": PirOp("tile", ("X", Arg("repeat_times", slot="RepeatTimes",
+                                          list_slot="repeat_times_tensor"))),
+    "pd_op.shape": PirOp("shape", ("Input",)),
+    "pd_op.full_like": PirOp("fill_any_like", ("X", Arg("value", "scalar"))),  # dtype
+    "pd_op.one_hot": PirOp("one_hot_v2", ("X", Arg("depth", "scalar")),
+                           fixed={"allow_out_of_range": False}),
+    # --- reductions and search ---------------------------------------------------------
+    **{f"pd_op.{name}": PirOp(f"reduce_{name}", ("X", Arg("dim")),
+                              attrs={"keepdim": "keep_dim"}, derive=_reduce)
+       for name in ("mean", "max", "min", "prod")},
+    "pd_op.sum": PirOp("reduce_sum", ("X", Arg("dim")), attrs={"keepdim": "keep_dim"},
+                       derive=_reduce),
+    "pd_op.argmax": PirOp("arg_max", ("X", Arg("axis", "scalar"))),  # keepdims, flatten, dtype
+    "pd_op.argmin": PirOp("arg_min", ("X", Arg("axis", "scalar"))),
+    "pd_op.topk": PirOp("top_k_v2", ("X", Arg("k", "scalar", slot="K")), ("Out", "Indices")),
+    "pd_op.cumsum": PirOp("cumsum", ("X", Arg("axis", "scalar"))),
+    "pd_op.p_norm": PirOp("p_norm", ("X",)),
+}
+
+# PIR attributes an entry leaves out on purpose, with the value that makes them a no-op
+# (a different value would change the result, so it is refused).
+NOOP_ATTRS: dict[tuple[str, str], object] = {
+    ("pd_op.sum", "dtype"): -1,  # -1: keep the input's type
+    ("pd_op.gather", "axis"): 0,  # Fluid's gather takes rows (axis 0) only
+}

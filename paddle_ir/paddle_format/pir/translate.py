@@ -1,0 +1,320 @@
+"""A checked PIR document (document.py) -> paddle-ir's ProgramDesc, through op_table.OPS.
+
+SSA values become named variables: a parameter keeps its parameter_name, a pd_op.data
+its name, any other result is named after its op and value id (`matmul_6`). What the
+old IR held as attributes and PIR passes as values (shapes, axes, scales from
+pd_op.full_int_array / pd_op.full) is folded back into attributes; such a constant that
+an op reads as a tensor becomes a fill_constant / assign_value op before that op.
+builtin.combine and builtin.split only regroup values, so they become lists of names.
+
+Problems are gathered over the whole program and reported together: every op with no
+mapping (by name and count), then every operand or attribute that cannot be honoured.
+"""
+
+from __future__ import annotations
+
+from paddle_ir.core.attrs import check_attr_value, to_attr_proto
+from paddle_ir.ops import registry as op_registry
+from paddle_ir.paddle_format.convert import PROGRAM_FORMAT_VERSION, PaddleFormatError
+from paddle_ir.paddle_format.pir.document import Document, Operation, ValueType
+from paddle_ir.paddle_format.pir.op_table import IGNORED, NOOP_ATTRS, OPS, Arg, PirOp
+from paddle_ir.paddle_format.pir.program_ops import MAX_FOLDED, PROGRAM_OPS, Constant
+from paddle_ir.proto import framework_pb2 as pb
+
+_MAX_LISTED = 20
+_CONTROL_FLOW = {"pd_op.if": "conditional_block", "pd_op.while": "while"}
+
+
+class Translator:
+    """One document's translation: its variables, constants and problems so far."""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.desc = pb.ProgramDesc()
+        self.desc.version.version = PROGRAM_FORMAT_VERSION
+        self.block = self.desc.blocks.add(idx=0, parent_idx=-1)
+        self.env: dict[int, object] = {}  # value id -> name, list of values, or Constant
+        self.types: dict[int, ValueType] = {}
+        self.names: set[str] = set()
+        self.unmapped: dict[str, int] = {}
+        self.problems: list[str] = []
+        self.feeds: list[str] = []
+        self.fetches: list[tuple[int, str]] = []
+        self.uses: dict[int, int] = {}
+        for op in doc.block.ops:
+            for rid in op.operands:
+                self.uses[rid] = self.uses.get(rid, 0) + 1
+
+    # --- variables --------------------------------------------------------------------
+
+    def declare(self, name: str, vtype: ValueType, persistable: bool = False) -> str:
+        if name in self.names:
+            self.problems.append(f"two values are named {name!r}")
+            return name
+        self.names.add(name)
+        var = self.block.vars.add(name=name)
+        var.type = (pb.VarDesc.LOD_TENSOR_ARRAY if vtype.kind == "array"
+                    else pb.VarDesc.LOD_TENSOR)
+        var.lod_desc.tensor.data_type = vtype.dtype if vtype.dtype >= 0 else pb.FP32
+        var.lod_desc.tensor.dims.extend(vtype.dims)
+        if vtype.lod_level:
+            var.lod_desc.lod_level = vtype.lod_level
+        if persistable:
+            var.persistable = True
+        return name
+
+    def fresh(self, base: str, vtype: ValueType) -> str:
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}.{k}"
+        return self.declare(name, vtype)
+
+    def bind_result(self, op: Operation, k: int) -> object:
+        """A new variable (or list of them, for a vector) for result k of `op`."""
+        rid, vtype = op.results[k]
+        if rid in self.env:
+            self.problems.append(f"{op.where()}: value %{rid} is defined twice")
+        base = f"{op.name.split('.', 1)[1]}_{rid}"
+        if vtype.kind == "vector":
+            bound = [self.fresh(f"{base}.{i}", t) for i, t in enumerate(vtype.elements)]
+        else:
+            bound = self.fresh(base, vtype)
+        self.env[rid], self.types[rid] = bound, vtype
+        return bound
+
+    def value(self, op: Operation, i: int):
+        rid = op.operands[i]
+        if rid not in self.env:
+            self.problems.append(
+                f"{op.where()}: operand #{i} is value %{rid}, which no earlier op defines "
+                f"(the program is out of order, cyclic or truncated)")
+            return None
+        return self.env[rid]
+
+    def tensor(self, value, where: str) -> str | None:
+        """The variable holding `value`, writing a constant out on its first tensor use."""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Constant):
+            if value.var is None:
+                value.var = self.write_constant(value)
+            return value.var
+        self.problems.append(f"{where}: a vector of values is read where a tensor is "
+                             f"expected")
+        return None
+
+    def tensors(self, value, where: str) -> list[str]:
+        items = value if isinstance(value, list) else [value]
+        return [n for n in (self.tensor(v, where) for v in items) if n is not None]
+
+    def write_constant(self, const: Constant) -> str:
+        vtype = ValueType("tensor", const.dtype, tuple(const.values.shape))
+        name = self.fresh("constant", vtype)
+        flat = const.values.reshape(-1)
+        if flat.size and (flat == flat[0]).all():
+            attrs = {"shape": list(const.values.shape), "dtype": const.dtype,
+                     "value": float(flat[0])}
+            self.add_op("fill_constant", {}, {"Out": [name]}, attrs, "a constant")
+        else:
+            field = {pb.INT32: "int32_values", pb.INT64: "int64_values",
+                     pb.BOOL: "bool_values"}.get(const.dtype, "fp32_values")
+            attrs = {"shape": list(const.values.shape), "dtype": const.dtype,
+                     field: flat.tolist()}
+            self.add_op("assign_value", {}, {"Out": [name]}, attrs, "a constant")
+        return name
+
+    def constant(self, value) -> list | None:
+        """The flat elements of a value known when reading, or None."""
+        if isinstance(value, Constant):
+            return value.values.reshape(-1).tolist()
+        if isinstance(value, list) and value and all(isinstance(v, Constant) for v in value):
+            return [x for v in value for x in v.values.reshape(-1).tolist()]
+        return None
+
+    # --- ops ----------------------------------------------------------------------------
+
+    def add_op(self, op_type: str, inputs: dict, outputs: dict, attrs: dict,
+               where: str) -> None:
+        opdef = op_registry.get_op_def(op_type)
+        ours = self.block.ops.add(type=op_type)
+        for slot, names in inputs.items():
+            ours.inputs.add(parameter=slot, arguments=names)
+        for slot, names in outputs.items():
+            ours.outputs.add(parameter=slot, arguments=names)
+        for name, value in attrs.items():
+            spec = opdef.attr_spec(name)
+            value = _coerce(spec.kind, value)
+            problem = check_attr_value(spec.kind, value)
+            if problem:
+                self.problems.append(f"{where}: attribute {name} = {_short(value)} must be "
+                                     f"{problem}")
+                continue
+            ours.attrs.append(to_attr_proto(name, spec.kind, value))
+
+    def translate(self) -> pb.ProgramDesc:
+        for op in self.doc.block.ops:
+            handler = PROGRAM_OPS.get(op.name)
+            if handler is not None:
+                handler(self, op)
+                continue
+            entry = OPS.get(op.name)
+            if entry is None and op.name.endswith("_") and op.name[:-1] in OPS:
+                entry = OPS[op.name[:-1]]  # an in-place variant (batch_norm_, relu_)
+            if entry is None or op.regions:
+                self.unmapped[op.name] = self.unmapped.get(op.name, 0) + 1
+                self.count_nested(op)
+                for k in range(len(op.results)):
+                    self.bind_result(op, k)
+                continue
+            self.mapped(op, entry)
+        return self.finish()
+
+    def count_nested(self, op: Operation) -> None:
+        """Unmapped ops inside an unmapped op's regions, so that one report lists all."""
+        for blocks in op.regions:
+            for block in blocks:
+                for inner in block.ops:
+                    known = (inner.name in OPS or inner.name in PROGRAM_OPS
+                             or inner.name.startswith("cf.") or inner.name[:-1] in OPS)
+                    if not known or inner.regions:
+                        self.unmapped[inner.name] = self.unmapped.get(inner.name, 0) + 1
+                    self.count_nested(inner)
+
+    def mapped(self, op: Operation, entry: PirOp) -> None:
+        where = op.where()
+        opdef = op_registry.get_op_def(entry.type)
+        inputs: dict[str, list[str]] = {}
+        attrs: dict[str, object] = {}
+        if len(op.operands) > len(entry.inputs):
+            self.problems.append(f"{where}: has {len(op.operands)} operands; paddle-ir maps "
+                                 f"{len(entry.inputs)}")
+        for i, arg in enumerate(entry.inputs[:len(op.operands)]):
+            if op.operands[i] == 0:
+                continue  # the null value: an optional operand left out
+            value = self.value(op, i)
+            if value is None:
+                continue
+            if arg is None:
+                self.problems.append(f"{where}: operand #{i} is given, but paddle-ir's "
+                                     f"{entry.type} has no input for it")
+            elif isinstance(arg, str):
+                inputs[arg] = self.tensors(value, where)
+            else:
+                self.argument(op, i, arg, value, entry, inputs, attrs)
+        missing = [s.name for s in opdef.inputs if not s.dispensable and s.name not in inputs]
+        if missing:
+            self.problems.append(f"{where}: paddle-ir's {entry.type} needs input(s) "
+                                 f"{', '.join(missing)}, which the op does not give")
+        for name, value in op.attrs.items():
+            if name not in IGNORED:
+                attrs[entry.attrs.get(name, name)] = value
+        attrs.update(entry.fixed)
+        if entry.derive is not None:
+            attrs.update(entry.derive(attrs, [self.types.get(r, ValueType("null"))
+                                              for r in op.operands]))
+        kept = {}
+        for name, value in attrs.items():
+            if opdef.attr_spec(name) is not None:
+                kept[name] = value
+            elif (op.name, name) in NOOP_ATTRS and NOOP_ATTRS[op.name, name] in (None, value):
+                continue
+            else:
+                self.problems.append(
+                    f"{where}: attribute {name} = {_short(value)} is not implemented by "
+                    f"paddle-ir's {entry.type} (its attributes are "
+                    f"{[a.name for a in opdef.attrs]})")
+        outputs: dict[str, list[str]] = {}
+        slots = {s.name: s for s in opdef.outputs}
+        if len(op.results) > len(entry.outputs):
+            self.problems.append(f"{where}: has {len(op.results)} results; paddle-ir maps "
+                                 f"{len(entry.outputs)}")
+        for k, slot in enumerate(entry.outputs[:len(op.results)]):
+            rid = op.results[k][0]
+            if slot is None or (slots[slot].dispensable and not self.uses.get(rid)):
+                self.env[rid] = None  # an auxiliary result nothing reads
+                continue
+            bound = self.bind_result(op, k)
+            outputs.setdefault(slot, []).extend(bound if isinstance(bound, list) else [bound])
+        for slot in opdef.outputs:
+            if not slot.dispensable and slot.name not in outputs:
+                # An output Fluid required and PIR dropped (reshape2's XShape): a scratch.
+                outputs[slot.name] = [self.fresh(f"{entry.type}_{slot.name}",
+                                                 ValueType("tensor"))]
+        self.add_op(entry.type, inputs, outputs, kept, where)
+
+    def argument(self, op, i, arg: Arg, value, entry, inputs, attrs) -> None:
+        const = self.constant(value)
+        if const is not None and len(const) <= MAX_FOLDED:
+            if arg.kind == "scalar":
+                if len(const) != 1:
+                    self.problems.append(f"{op.where()}: operand #{i} ({arg.attr}) must be "
+                                         f"one number, got {len(const)}")
+                    return
+                attrs[arg.attr] = const[0]
+            else:
+                attrs[arg.attr] = [int(v) for v in const]
+            return
+        if isinstance(value, list) and arg.list_slot:
+            inputs[arg.list_slot] = self.tensors(value, op.where())
+        elif not isinstance(value, list) and arg.slot:
+            name = self.tensor(value, op.where())
+            if name is not None:
+                inputs[arg.slot] = [name]
+        else:
+            self.problems.append(
+                f"{op.where()}: operand #{i} ({arg.attr}) is computed when the program "
+                f"runs; paddle-ir's {entry.type} takes {arg.attr} only as a constant")
+
+    def finish(self) -> pb.ProgramDesc:
+        source = self.doc.source
+        if self.unmapped:
+            listed = ", ".join(f"{n} (x{c})" if c > 1 else n
+                               for n, c in sorted(self.unmapped.items()))
+            flow = sorted(n for n in self.unmapped if n in _CONTROL_FLOW)
+            hint = ("`paddle-ir ops` lists the op types paddle-ir has; docs/paddle_format.md "
+                    "lists the PIR ops it maps")
+            if flow:
+                hint += (f"; control flow ({', '.join(flow)}) is not mapped yet: save the "
+                         f"model in old-IR mode (FLAGS_enable_pir_api=0) as .pdmodel")
+            raise PaddleFormatError(
+                f"{source} is a Paddle 3 PIR program with {len(self.unmapped)} op type(s) "
+                f"paddle-ir cannot map: {listed}", hint=hint)
+        if not self.fetches:
+            self.problems.append("the program has no pd_op.fetch: nothing to compute")
+        if self.problems:
+            shown = self.problems[:_MAX_LISTED]
+            more = (f"\n  ... and {len(self.problems) - len(shown)} more"
+                    if len(self.problems) > len(shown) else "")
+            raise PaddleFormatError(
+                f"{source}: {len(self.problems)} thing(s) paddle-ir cannot run as Paddle "
+                f"would:" + "".join(f"\n  {p}" for p in shown) + more)
+        self.desc.feed_target_names.extend(self.feeds)
+        cols = [c for c, _ in self.fetches]
+        if sorted(cols) != list(range(len(cols))):
+            raise PaddleFormatError(f"{source}: the fetch ops' col attributes are "
+                                    f"{sorted(cols)}; expected 0..{len(cols) - 1}, one each")
+        self.desc.fetch_target_names.extend(n for _, n in sorted(self.fetches))
+        return self.desc
+
+
+def _coerce(kind: str, value):
+    """A PIR number in the width paddle-ir's attribute wants (PIR folds axes as doubles)."""
+    if kind in ("int", "long") and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if kind in ("float", "float64") and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind in ("floats", "float64s") and isinstance(value, list):
+        return [float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+                for v in value]
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def translate(doc: Document) -> pb.ProgramDesc:
+    """paddle-ir's ProgramDesc for a PIR document; PaddleFormatError lists what cannot be."""
+    return Translator(doc).translate()

@@ -1,0 +1,127 @@
+"""Models paddlepaddle 3.3.1 saved in its default PIR mode (tests/fixtures/paddle_pir/, by
+tools/make_pir_fixtures.py) run in paddle-ir with Paddle's outputs, through every entry
+point that takes a Paddle model."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paddle_ir import io, paddle_format
+from paddle_ir.cli.main import main
+from paddle_ir.executor import Executor, Scope
+from paddle_ir.paddle_format import PaddleFormatError
+
+PIR = Path(__file__).resolve().parents[2] / "fixtures" / "paddle_pir"
+MODELS = ("mlp", "conv", "attention", "embedding")
+
+
+def _feeds(name):
+    with np.load(PIR / name / "feeds.npz", allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _expected(name):
+    with np.load(PIR / name / "outputs.npz", allow_pickle=False) as data:
+        return [data[f"out.{i}"] for i in range(len(data.files))]
+
+
+def _run(path, feed):
+    scope = Scope()
+    program, feed_names, fetches = io.load_inference_model(str(path), scope=scope)
+    assert sorted(feed_names) == sorted(feed)
+    return [np.asarray(v) for v in Executor().run(program, feed=feed, fetch_list=fetches,
+                                                  scope=scope)]
+
+
+def _assert_matches(name, outputs):
+    expected = _expected(name)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected, strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert np.abs(got.astype("float64") - want).max() <= 1e-5, name
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_pir_model_gives_paddles_outputs(name):
+    _assert_matches(name, _run(PIR / name, _feeds(name)))
+
+
+@pytest.mark.parametrize("target", ["model.json", "model", "model.pdiparams"])
+def test_every_path_to_the_model_finds_it(target):
+    model = paddle_format.locate(PIR / "mlp" / target)
+    assert model.is_pir and model.program_file == str(PIR / "mlp" / "model.json")
+    assert model.params_file == str(PIR / "mlp" / "model.pdiparams")
+    _assert_matches("mlp", _run(PIR / "mlp" / target, _feeds("mlp")))
+
+
+def test_feeds_follow_the_data_ops_and_fetches_the_col_order():
+    program = paddle_format.load_paddle_program(PIR / "embedding")
+    assert program.feed_target_names == ["ids", "extra", "mask"]
+    # Fetch targets are the fetched values' variables, named after op and value id.
+    assert program.fetch_target_names == ["sigmoid_18", "argmax_20"]
+    block = program.desc.blocks[0]
+    params = sorted(v.name for v in block.vars if v.persistable)
+    assert params == ["embedding_1.w_0", "linear_6.b_0", "linear_6.w_0"]
+
+
+def test_constants_fold_into_attributes():
+    """pool2d's kernel size and reshape's shape come from pd_op.full_int_array in PIR; the
+    old ops hold them as attributes, and no constant op is left behind for them."""
+    program = paddle_format.load_paddle_program(PIR / "conv")
+    ops = program.desc.blocks[0].ops
+    types = [op.type for op in ops]
+    assert "fill_constant" not in types and "assign_value" not in types
+    pools = [op for op in ops if op.type == "pool2d"]
+    ksize = [[list(a.ints) for a in op.attrs if a.name == "ksize"][0] for op in pools]
+    assert ksize == [[2, 2], [1, 1]]
+
+
+def _cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_run_check_dump_on_a_pir_directory(capsys, tmp_path):
+    out_file = tmp_path / "out.npz"
+    code, out, err = _cli(capsys, "run", PIR / "attention", "--feeds",
+                          PIR / "attention" / "feeds.npz", "--out", out_file)
+    assert code == 0, err
+    with np.load(out_file) as data:
+        _assert_matches("attention", [data[k] for k in data.files])
+    code, out, _ = _cli(capsys, "check", PIR / "conv" / "model.json")
+    assert code == 0 and "(Paddle 3 PIR) and its parameters: OK" in out
+    code, out, _ = _cli(capsys, "dump", PIR / "mlp")
+    assert code == 0 and "matmul_v2(inputs={X=[x], Y=[linear_0.w_0]}" in out
+
+
+def test_convert_a_pir_model_to_paddle_ir_files_and_back_to_pdmodel(capsys, tmp_path):
+    code, _, err = _cli(capsys, "convert", PIR / "conv", tmp_path / "ours")
+    assert code == 0, err
+    _assert_matches("conv", _run(tmp_path / "ours", _feeds("conv")))
+    code, _, err = _cli(capsys, "convert", tmp_path / "ours", tmp_path / "old" / "model")
+    assert code == 0, err
+    _assert_matches("conv", _run(tmp_path / "old" / "model.pdmodel", _feeds("conv")))
+
+
+def test_check_names_control_flow_it_cannot_map(capsys):
+    code, out, _ = _cli(capsys, "check", PIR / "branch")
+    assert code == 1
+    assert "paddle-ir cannot map: pd_op.if" in out
+    with pytest.raises(PaddleFormatError, match=r"control flow \(pd_op.if\) is not mapped"):
+        io.load_inference_model(str(PIR / "branch"), scope=Scope())
+
+
+def test_format_pir_reads_a_pir_program_under_any_name(capsys, tmp_path):
+    shutil.copy(PIR / "mlp" / "model.json", tmp_path / "program.bin")
+    code, out, err = _cli(capsys, "run", tmp_path / "program.bin", "--format", "pir",
+                          "--params", PIR / "mlp" / "model.pdiparams",
+                          "--feeds", PIR / "mlp" / "feeds.npz", "--out", tmp_path / "o.npz")
+    assert code == 0, err
+    with np.load(tmp_path / "o.npz") as data:
+        _assert_matches("mlp", [data[k] for k in data.files])
+    old = PIR.parent / "paddle" / "mlp" / "model.pdmodel"
+    code, out, err = _cli(capsys, "check", "--format", "pir", old)
+    assert code != 0 and "--format pir, but" in out + err and "is not a Paddle 3 PIR" in out + err

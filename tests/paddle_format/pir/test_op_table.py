@@ -1,0 +1,335 @@
+"""The PIR op table (paddle_format/pir/op_table.py), op by op: each entry names slots and
+attributes paddle-ir's op really has, and a one-op PIR program of it computes what numpy,
+written here independently, computes."""
+
+import math
+
+import numpy as np
+import pytest
+
+from paddle_ir.executor import Executor, Scope
+from paddle_ir.framework import Program
+from paddle_ir.ops import registry
+from paddle_ir.paddle_format.pir import OPS, read_pir_program
+from paddle_ir.paddle_format.pir.op_table import Arg
+from tests.paddle_format.pir.documents import Doc, attr
+
+RNG = np.random.default_rng(25)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_entry_names_what_paddle_ir_has(name):
+    entry = OPS[name]
+    opdef = registry.get_op_def(entry.type)
+    assert opdef is not None, entry.type
+    inputs = {s.name for s in opdef.inputs}
+    attrs = {a.name for a in opdef.attrs}
+    for arg in entry.inputs:
+        if isinstance(arg, str):
+            assert arg in inputs
+        elif isinstance(arg, Arg):
+            assert arg.attr in attrs or (name, arg.attr) in {("pd_op.gather", "axis")}
+            for slot in (arg.slot, arg.list_slot):
+                assert slot is None or slot in inputs
+    assert all(s is None or s in {o.name for o in opdef.outputs} for s in entry.outputs)
+    assert all(old in attrs for old in entry.attrs.values())
+    assert all(old in attrs for old in entry.fixed)
+
+
+def _run(doc: Doc, feed: dict) -> list[np.ndarray]:
+    program = Program.from_desc(read_pir_program(doc.bytes(), "test.json"))
+    scope = Scope()
+    return [np.asarray(v) for v in Executor().run(
+        program, feed=feed, fetch_list=program.fetch_target_names, scope=scope)]
+
+
+def _unary_case(name, x, attrs=()):
+    doc = Doc()
+    xid = doc.data("x", x.dtype, x.shape)
+    (out,) = doc.op(f"1.{name}", [xid], [(x.dtype, x.shape)], attrs)
+    doc.fetch(out, x.dtype, x.shape)
+    return _run(doc, {"x": x})[0]
+
+
+X = RNG.uniform(0.2, 2.0, (3, 4)).astype("float32")
+S = RNG.standard_normal((3, 4)).astype("float32")
+_erf = np.vectorize(math.erf)
+UNARY = {
+    "relu": (S, lambda x: np.maximum(x, 0)),
+    "sigmoid": (S, lambda x: 1 / (1 + np.exp(-x))),
+    "tanh": (S, np.tanh),
+    "exp": (S, np.exp),
+    "sqrt": (X, np.sqrt),
+    "rsqrt": (X, lambda x: 1 / np.sqrt(x)),
+    "abs": (S, np.abs),
+    "log": (X, np.log),
+    "sin": (S, np.sin),
+    "cos": (S, np.cos),
+    "erf": (S, _erf),
+    "silu": (S, lambda x: x / (1 + np.exp(-x))),
+    "floor": (S * 3, np.floor),
+    "ceil": (S * 3, np.ceil),
+    "square": (S, np.square),
+    "reciprocal": (X, lambda x: 1 / x),
+    "relu6": (S * 5, lambda x: np.clip(x, 0, 6)),
+    "hardswish": (S * 4, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "swish": (S, lambda x: x / (1 + np.exp(-x))),
+    "logical_not": (S > 0, np.logical_not),
+    "assign": (S, lambda x: x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name):
+    x, expect = UNARY[name]
+    np.testing.assert_allclose(_unary_case(name, x), expect(x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,attrs,expect", [
+    ("gelu", [attr("approximate", "a_bool", False)], lambda x: 0.5 * x * (1 + _erf(x / 2**.5))),
+    ("leaky_relu", [attr("negative_slope", "a_f32", 0.1)], lambda x: np.where(x > 0, x, .1 * x)),
+    ("hardsigmoid", [attr("slope", "a_f32", 0.2), attr("offset", "a_f32", 0.5)],
+     lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
+    ("softplus", [attr("beta", "a_f32", 2.0), attr("threshold", "a_f32", 20.0)],
+     lambda x: np.log1p(np.exp(2 * x)) / 2),
+    ("softmax", [attr("axis", "a_i32", 0)], lambda x: np.exp(x) / np.exp(x).sum(0)),
+    ("log_softmax", [attr("axis", "a_i32", -1)],
+     lambda x: x - np.log(np.exp(x).sum(-1, keepdims=True))),
+    ("pow", [attr("y", "a_f32", 3.0)], lambda x: x ** 3),
+    ("transpose", [attr("perm", "ints", [1, 0])], lambda x: x.T),
+    ("flatten", [attr("start_axis", "a_i32", 0), attr("stop_axis", "a_i32", 1)],
+     lambda x: x.reshape(-1)),
+    ("cast", [attr("dtype", "a_dtype", "int32")], lambda x: x.astype("int32")),
+    ("cumsum", [], None),
+])
+def test_unary_with_attributes(name, attrs, expect):
+    x = S * 2
+    if name == "cumsum":  # axis is a value (pd_op.full) in PIR
+        doc = Doc()
+        xid = doc.data("x", x.dtype, x.shape)
+        axis = doc.full(1, "int32")
+        (out,) = doc.op("1.cumsum", [xid, axis], [(x.dtype, x.shape)], [
+            attr("flatten", "a_bool", False), attr("exclusive", "a_bool", False),
+            attr("reverse", "a_bool", False)])
+        doc.fetch(out, x.dtype, x.shape)
+        np.testing.assert_allclose(_run(doc, {"x": x})[0], np.cumsum(x, 1), rtol=1e-5)
+        return
+    want = np.asarray(expect(x))
+    want = want if name == "cast" else want.astype(x.dtype)  # (math.erf computes in float64)
+    doc = Doc()
+    xid = doc.data("x", x.dtype, x.shape)
+    (out,) = doc.op(f"1.{name}", [xid], [(want.dtype, want.shape)], attrs)
+    doc.fetch(out, want.dtype, want.shape)
+    got = _run(doc, {"x": x})[0]
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+A = RNG.uniform(0.5, 2.0, (2, 3)).astype("float32")
+B = RNG.uniform(0.5, 2.0, (3,)).astype("float32")
+BINARY = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "maximum": np.maximum, "minimum": np.minimum, "elementwise_pow": np.power,
+    "floor_divide": lambda a, b: np.floor(a / b), "remainder": np.mod,
+    "equal": np.equal, "not_equal": np.not_equal, "less_than": np.less,
+    "less_equal": np.less_equal, "greater_than": np.greater,
+    "greater_equal": np.greater_equal,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_broadcasts_trailing(name):
+    a, b = (A * 3).round(), (B * 2).round()  # equal elements exist, so == and != differ
+    want = BINARY[name](a, b)
+    doc = Doc()
+    ids = doc.data("a", a.dtype, a.shape), doc.data("b", b.dtype, b.shape)
+    (out,) = doc.op(f"1.{name}", list(ids), [(want.dtype, want.shape)])
+    doc.fetch(out, want.dtype, want.shape)
+    np.testing.assert_allclose(_run(doc, {"a": a, "b": b})[0], want, rtol=1e-6)
+
+
+def _doc_with_x(x):
+    doc = Doc()
+    return doc, doc.data("x", x.dtype, x.shape)
+
+
+def _one(doc, name, operands, want, attrs=()):
+    (out,) = doc.op(name, operands, [(want.dtype, want.shape)], attrs)
+    doc.fetch(out, want.dtype, want.shape)
+
+
+def test_scale_and_clip_take_their_numbers_from_full():
+    doc, x = _doc_with_x(S)
+    scale = doc.full(2.5)
+    want = S * 2.5 + 1.0
+    _one(doc, "1.scale", [x, scale], want, [attr("bias", "a_f32", 1.0),
+                                            attr("bias_after_scale", "a_bool", True)])
+    np.testing.assert_allclose(_run(doc, {"x": S})[0], want, rtol=1e-6)
+    doc, x = _doc_with_x(S)
+    _one(doc, "1.clip", [x, doc.full(-0.5), doc.full(0.25)], np.clip(S, -0.5, 0.25))
+    np.testing.assert_allclose(_run(doc, {"x": S})[0], np.clip(S, -0.5, 0.25))
+
+
+def test_matmul_transposes():
+    a, b = S, RNG.standard_normal((5, 4)).astype("float32")
+    doc = Doc()
+    ids = [doc.data("a", a.dtype, a.shape), doc.data("b", b.dtype, b.shape)]
+    _one(doc, "1.matmul", ids, a @ b.T, [attr("transpose_x", "a_bool", False),
+                                         attr("transpose_y", "a_bool", True)])
+    np.testing.assert_allclose(_run(doc, {"a": a, "b": b})[0], a @ b.T, rtol=1e-5)
+
+
+def test_shape_ops_fold_their_int_arrays():
+    x = RNG.standard_normal((2, 3, 4)).astype("float32")
+    cases = [
+        ("1.reshape", [4, -1], x.reshape(4, -1)),
+        ("1.squeeze", [0], x[:1].squeeze(0)),
+        ("1.unsqueeze", [1], x[:, None]),
+        ("1.expand", [3, 2, 3, 4], np.broadcast_to(x, (3, 2, 3, 4))),
+        ("1.tile", [1, 2, 1], np.tile(x, (1, 2, 1))),
+    ]
+    for name, ints, want in cases:
+        feed = x[:1] if name == "1.squeeze" else x
+        doc, xid = _doc_with_x(feed)
+        _one(doc, name, [xid, doc.int_array(ints)], want)
+        np.testing.assert_allclose(_run(doc, {"x": feed})[0], want, err_msg=name)
+
+
+def test_reshape_to_a_shape_computed_at_run_time():
+    """attention's reshape: the shape is stack(combine(slice(shape64(x)), full, full))."""
+    x = RNG.standard_normal((2, 3, 4)).astype("float32")
+    doc, xid = _doc_with_x(x)
+    (shape,) = doc.op("1.shape64", [xid], [("int64", (3,))])
+    (batch,) = doc.op("1.slice", [shape, doc.int_array([0]), doc.int_array([1])],
+                      [("int64", ())], [attr("axes", "ints", [0]),
+                                        attr("infer_flags", "ints", [1]),
+                                        attr("decrease_axis", "ints", [0])])
+    twelve = doc.full(12, "int64", ())
+    vec = doc.combine([batch, twelve], [("int64", ()), ("int64", ())])
+    (stacked,) = doc.op("1.stack", [vec], [("int64", (2,))], [attr("axis", "a_i32", 0)])
+    _one(doc, "1.reshape", [xid, stacked], x.reshape(2, 12))
+    np.testing.assert_allclose(_run(doc, {"x": x})[0], x.reshape(2, 12))
+
+
+def test_concat_split_and_stack_use_vectors():
+    a, b = S, S[:, :2] * 2
+    doc = Doc()
+    ia, ib = doc.data("a", a.dtype, a.shape), doc.data("b", b.dtype, b.shape)
+    vec = doc.combine([ia, ib], [("float32", a.shape), ("float32", b.shape)])
+    want = np.concatenate([a, b], 1)
+    (cat,) = doc.op("1.concat", [vec, doc.full(1, "int32")], [("float32", want.shape)])
+    (parts,) = doc.op("1.split_with_num", [cat, doc.full(1, "int32")],
+                      [("vec", [("float32", (3, 3)), ("float32", (3, 3))])],
+                      [attr("num", "a_i32", 2)])
+    first, second = doc.op("0.split", [parts], [("float32", (3, 3)), ("float32", (3, 3))])
+    pair = doc.combine([second, first], [("float32", (3, 3))] * 2)
+    (stacked,) = doc.op("1.stack", [pair], [("float32", (2, 3, 3))],
+                        [attr("axis", "a_i32", 0)])
+    doc.fetch(cat, "float32", want.shape)
+    doc.fetch(stacked, "float32", (2, 3, 3))
+    got_cat, got_stack = _run(doc, {"a": a, "b": b})
+    np.testing.assert_allclose(got_cat, want)
+    np.testing.assert_allclose(got_stack, np.stack([want[:, 3:], want[:, :3]]))
+
+
+@pytest.mark.parametrize("name,axis,keepdim,fn", [
+    ("mean", [1], False, np.mean), ("sum", [], False, np.sum), ("max", [0], True, np.max),
+    ("min", [-1], False, np.min), ("prod", [1], True, np.prod)])
+def test_reductions(name, axis, keepdim, fn):
+    want = np.asarray(fn(S, axis=tuple(axis) if axis else None, keepdims=keepdim),
+                      dtype="float32")
+    doc, x = _doc_with_x(S)
+    attrs = [attr("keepdim", "a_bool", keepdim)]
+    if name == "sum":  # "Undefined": keep the input's type
+        attrs.append({"N": "dtype", "AT": {"#": "1.a_dtype", "D": "Undefined"}})
+    _one(doc, f"1.{name}", [x, doc.int_array(axis)], want, attrs)
+    got = _run(doc, {"x": S})[0]
+    # A full reduction is a scalar in PIR; paddle-ir's Fluid convention gives shape [1].
+    np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-5)
+
+
+def test_arg_and_topk():
+    doc, x = _doc_with_x(S)
+    want = S.argmax(-1)
+    _one(doc, "1.argmax", [x, doc.full(-1, "int64")], want, [
+        attr("keepdims", "a_bool", False), attr("flatten", "a_bool", False),
+        attr("dtype", "a_dtype", "int64")])
+    np.testing.assert_array_equal(_run(doc, {"x": S})[0], want)
+    doc, x = _doc_with_x(S)
+    values, indices = doc.op("1.topk", [x, doc.full(2, "int32")],
+                             [("float32", (3, 2)), ("int64", (3, 2))],
+                             [attr("axis", "a_i32", -1), attr("largest", "a_bool", True),
+                              attr("sorted", "a_bool", True)])
+    doc.fetch(values, "float32", (3, 2))
+    doc.fetch(indices, "int64", (3, 2))
+    got_v, got_i = _run(doc, {"x": S})
+    order = np.argsort(-S, axis=-1)[:, :2]
+    np.testing.assert_array_equal(got_i, order)
+    np.testing.assert_allclose(got_v, np.take_along_axis(S, order, -1))
+
+
+def test_gather_embedding_where_and_one_hot():
+    ids = np.array([[2, 0], [1, 1]], dtype="int64")
+    table = RNG.standard_normal((3, 4)).astype("float32")
+    doc = Doc()
+    w = doc.param("table", table)
+    i = doc.data("ids", "int64", ids.shape)
+    _one(doc, "1.embedding", [i, w], table[ids], [attr("padding_idx", "a_i64", -1),
+                                                 attr("sparse", "a_bool", False)])
+    program = Program.from_desc(read_pir_program(doc.bytes(), "t.json"))
+    scope = Scope()
+    scope.var("table").value = table
+    (got,) = Executor().run(program, feed={"ids": ids},
+                            fetch_list=program.fetch_target_names, scope=scope)
+    np.testing.assert_allclose(np.asarray(got), table[ids])
+
+    doc = Doc()
+    c = doc.data("c", "bool", S.shape)
+    x = doc.data("x", "float32", S.shape)
+    y = doc.data("y", "float32", S.shape)
+    _one(doc, "1.where", [c, x, y], np.where(S > 0, S, -S))
+    np.testing.assert_allclose(_run(doc, {"c": S > 0, "x": S, "y": -S})[0], np.abs(S))
+
+    labels = np.array([2, 0, 1], dtype="int64")
+    doc = Doc()
+    lab = doc.data("l", "int64", labels.shape)
+    want = np.eye(4, dtype="float32")[labels]
+    _one(doc, "1.one_hot", [lab, doc.full(4, "int64")], want)
+    np.testing.assert_allclose(_run(doc, {"l": labels})[0], want)
+
+    index = np.array([2, 0], dtype="int64")
+    doc, x = _doc_with_x(S)
+    ix = doc.data("i", "int64", index.shape)
+    _one(doc, "1.gather", [x, ix, doc.full(0, "int32")], S[index])
+    np.testing.assert_allclose(_run(doc, {"x": S, "i": index})[0], S[index])
+
+
+def test_layer_norm_against_numpy():
+    x = RNG.standard_normal((2, 3, 4)).astype("float32")
+    scale = RNG.standard_normal(4).astype("float32")
+    bias = RNG.standard_normal(4).astype("float32")
+    doc = Doc()
+    s, b = doc.param("s", scale), doc.param("b", bias)
+    xid = doc.data("x", "float32", x.shape)
+    y, _, _ = doc.op("1.layer_norm", [xid, s, b], [("float32", x.shape), ("float32", (2, 3)),
+                                                   ("float32", (2, 3))],
+                     [attr("epsilon", "a_f32", 1e-5), attr("begin_norm_axis", "a_i32", 2)])
+    doc.fetch(y, "float32", x.shape)
+    program = Program.from_desc(read_pir_program(doc.bytes(), "t.json"))
+    scope = Scope()
+    scope.var("s").value, scope.var("b").value = scale, bias
+    (got,) = Executor().run(program, feed={"x": x}, fetch_list=program.fetch_target_names,
+                            scope=scope)
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(np.asarray(got), (x - mean) / np.sqrt(var + 1e-5) * scale + bias,
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_docs_table_lists_every_entry():
+    """docs/paddle_format.md's PIR coverage table is the table's own rows."""
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "paddle_format.md").read_text()
+    rows = {line.split("`")[1]: line.split("`")[3] for line in docs.splitlines()
+            if line.startswith("| `pd_op.")}
+    assert rows == {name: entry.type for name, entry in OPS.items()}
