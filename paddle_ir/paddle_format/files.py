@@ -25,10 +25,12 @@ import numpy as np
 
 from paddle_ir.core import tensor_io
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.core.errors import MissingVariableError, TensorFormatError
+from paddle_ir.core.errors import InputFileError, MissingVariableError, TensorFormatError
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.names import file_name_problem
 from paddle_ir.framework import Program
 from paddle_ir.model_files.params_file import load_vars_file, persistable_names
+from paddle_ir.model_files.program_file import read_program_bytes
 from paddle_ir.paddle_format.convert import (
     PaddleFormatError,
     from_paddle,
@@ -55,6 +57,15 @@ class PaddleModel:
     @property
     def layout(self) -> str:
         return "fluid" if os.path.basename(self.program_file) == FLUID_MODEL else "paddle"
+
+    @property
+    def directory(self) -> str:
+        """The model directory: every file of the model is read from inside it (no link
+        out, no name with a path in it)."""
+        return os.path.dirname(self.program_file) or "."
+
+    def read_program(self) -> bytes:
+        return read_program_bytes(self.program_file, self.directory)
 
 
 def _with_prefix(prefix: str) -> PaddleModel:
@@ -110,10 +121,9 @@ def require_model(path) -> PaddleModel:
 def load_paddle_program(path) -> Program:
     """The paddle-ir Program of a Paddle program file (or of the model PATH names)."""
     model = locate(path)
-    program_file = model.program_file if model is not None else os.fspath(path)
-    with open(program_file, "rb") as f:
-        data = f.read()
-    desc = from_paddle(parse_paddle_program(data, program_file), program_file)
+    model = model if model is not None else PaddleModel(os.fspath(path))
+    program_file = model.program_file
+    desc = from_paddle(parse_paddle_program(model.read_program(), program_file), program_file)
     return Program.from_desc(desc)
 
 
@@ -121,7 +131,7 @@ def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]
     """Load the model's parameters into `scope`; every record checked against its var."""
     names = persistable_names(program)
     if model.params_file is not None:
-        return load_vars_file(model.params_file, program, scope)
+        return load_vars_file(model.params_file, program, scope, model.directory)
     if model.params_dir is not None:
         return _load_separate(model.params_dir, program, names, scope)
     if names:
@@ -139,12 +149,19 @@ def _load_separate(directory: str, program: Program, names: list[str], scope) ->
     values = {}
     declared = {v.name: v for b in program.desc.blocks for v in b.vars}
     for name in names:
+        problem = file_name_problem(name)
+        if problem is not None:
+            raise InputFileError(
+                f"the program declares a persistable variable named {name[:80]!r}, but a "
+                f"fluid 1.x model keeps each in a file of {directory} named after it, and "
+                f"{problem}; paddle-ir reads nothing outside the model directory")
         path = os.path.join(directory, name)
-        if not os.path.isfile(path):
+        try:
+            value = tensor_io.load_lod_tensor(path, directory)
+        except FileNotFoundError:
             raise TensorFormatError(
                 f"{directory} has no file {name!r}: a fluid 1.x model keeps each persistable "
-                f"variable in a file named after it")
-        value = tensor_io.load_lod_tensor(path)
+                f"variable in a file named after it") from None
         _check(path, name, value, declared[name])
         values[name] = value
     for name, value in values.items():

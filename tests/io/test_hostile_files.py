@@ -25,6 +25,7 @@ from paddle_ir.core.errors import (
     FetchError,
     InputFileError,
     InvalidProgramError,
+    OutputPathError,
     ProgramFormatError,
     ResourceLimitError,
 )
@@ -165,6 +166,79 @@ def test_a_fed_parameter_is_copied_not_aliased():
     writable = np.ones((3, 1), np.float32)
     exe.run(main_program, feed={"x": affine_feed(), weight: writable}, scope=scope)
     np.testing.assert_array_equal(writable, np.ones((3, 1), np.float32))
+
+
+def test_a_tensor_set_from_an_array_is_a_copy():
+    """`get_tensor().set(array)` copies, as Fluid's does: the next optimizer step updates
+    the parameter, never the caller's array (issue 27 item 5)."""
+    main_program, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main_program, startup):
+        x = pir.layers.data("x", [-1, 3])
+        loss = pir.layers.mean(pir.layers.fc(x, 1, bias_attr=False))
+        pir.optimizer.SGD(0.5).minimize(loss)
+    weight = main_program.global_block().all_parameters()[0].name
+    scope, exe = pir.Scope(), pir.Executor()
+    exe.run(startup, scope=scope)
+    mine = np.ones((3, 1), np.float32)
+    scope.find_var(weight).get_tensor().set(mine, pir.CPUPlace())
+    feed = affine_feed()
+    exe.run(main_program, feed={"x": feed}, fetch_list=[loss], scope=scope)
+    np.testing.assert_array_equal(mine, np.ones((3, 1), np.float32))
+    # SGD on mean(x @ w): w -= 0.5 * mean over the batch of x, written independently
+    expected = np.ones((3, 1), np.float32) - 0.5 * feed.mean(axis=0).reshape(3, 1)
+    np.testing.assert_allclose(scope.find_var(weight).get_tensor().numpy(), expected,
+                               rtol=1e-6)
+
+
+# --- names that would leave the directory ----------------------------------------------
+
+
+@pytest.mark.parametrize("filename", ["../x", "{abs}", "sub/../../x", "..", "a\\b", "x\0"])
+def test_a_save_or_load_name_that_leaves_the_directory_is_refused(tmp_path, filename):
+    filename = filename.format(abs=tmp_path / "x")
+    main_program, startup, _ = build_affine()
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    dirname = tmp_path / "save"
+    with pytest.raises(OutputPathError, match="as a file of .*save: it .*; a save writes only "
+                                              "inside its directory"):
+        io.save_vars(None, dirname, main_program, filename=filename, scope=scope)
+    assert not (tmp_path / "x").exists() and not dirname.exists()
+    io.save_vars(None, dirname, main_program, filename="all", scope=scope)
+    with pytest.raises(InputFileError, match="cannot load .* from a file of .*save: it"):
+        io.load_vars(None, dirname, main_program, filename=filename, scope=pir.Scope())
+    with pytest.raises(InputFileError, match="cannot load .* from a file of .*save: it"):
+        io.load_persistables(None, dirname, main_program, scope=pir.Scope(), filename=filename)
+
+
+def test_a_variable_saved_one_file_each_must_have_a_plain_name(tmp_path):
+    main_program, startup, names = build_affine()
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    block = main_program.global_block()
+    escaping = block.create_var(name="../escaped", shape=[3], dtype="float32")
+    scope.var(escaping.name).value = pir.LoDTensor(np.zeros(3, np.float32))
+    with pytest.raises(OutputPathError, match="cannot save '../escaped' as a file of"):
+        io.save_vars(None, tmp_path / "save", main_program, vars=[escaping], scope=scope)
+    assert not (tmp_path / "escaped").exists()
+    with pytest.raises(InputFileError, match="cannot load '../escaped' from a file of"):
+        io.load_vars(None, tmp_path, main_program, vars=[escaping], scope=scope)
+
+
+def test_a_variable_file_linked_out_of_its_directory_is_not_followed(tmp_path):
+    main_program, startup, names = build_affine()
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    dirname = tmp_path / "vars"
+    io.save_vars(None, dirname, main_program, scope=scope)
+    os.replace(dirname / names["w"], tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", dirname / names["w"])
+    with pytest.raises(InputFileError, match="is a symbolic link to .*elsewhere, outside"):
+        io.load_vars(None, dirname, main_program, scope=pir.Scope())
+    os.unlink(dirname / names["w"])
+    os.mkfifo(dirname / names["w"])
+    with pytest.raises(InputFileError, match="is a FIFO .named pipe.; paddle-ir reads only"):
+        io.load_vars(None, dirname, main_program, scope=pir.Scope())
 
 
 # --- bounded parsing -------------------------------------------------------------------
