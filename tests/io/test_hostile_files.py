@@ -327,6 +327,31 @@ def test_out_refuses_names_it_could_not_read_back(name, message):
         feed_files.npz_bytes({name: np.zeros(2)})
 
 
+def test_out_refuses_a_fetch_name_too_long_for_a_zip_member(tmp_path, capsys):
+    """A zip member's name holds at most 65535 bytes; numpy's savez failed with a
+    struct.error (issue 27 item 13)."""
+    main_program, startup, names = build_affine()
+    long = "y" * 70000
+    for block in main_program.desc.blocks:
+        for var in block.vars:
+            if var.name == names["y"]:
+                var.name = long
+        for op in block.ops:
+            for slot in list(op.inputs) + list(op.outputs):
+                slot.arguments[:] = [long if a == names["y"] else a for a in slot.arguments]
+    io.save_program(tmp_path / "p.pb", pir.Program.from_desc(main_program.desc))
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    io.save_persistables(None, tmp_path / "ck", main_program, scope)
+    np.save(tmp_path / "x.npy", affine_feed())
+    status, _, err = run_cli(capsys, "run", tmp_path / "p.pb", "--load", tmp_path / "ck",
+                             "--feed", f"x={tmp_path / 'x.npy'}", "--fetch", long,
+                             "--out", tmp_path / "o.npz")
+    assert status == 1 and "[FetchError] cannot write fetched value 'yyy" in err
+    assert "it is 70000 bytes long, and a zip member's name" in err and len(err) < 1000
+    assert not (tmp_path / "o.npz").exists()
+
+
 def test_out_never_pickles_a_container():
     from paddle_ir.core.rank_table import LoDRankTable
 
