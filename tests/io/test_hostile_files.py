@@ -440,6 +440,76 @@ def test_while_loops_can_be_capped():
         exe.run(program, scope=pir.Scope())
 
 
+def _nested_loops(depth: int, steps: int, is_test: bool = True, hold: int = 0):
+    """`depth` nested while loops of `steps` steps each (steps + steps**2 + ... body runs);
+    each body also makes a float32 [hold] tensor when `hold`."""
+    program = pir.Program()
+    with pir.program_guard(program, pir.Program()):
+        limit = pir.layers.fill_constant([1], "int64", steps)
+
+        def level(d):
+            i = pir.layers.fill_constant([1], "int64", 0)
+            cond = pir.layers.less_than(i, limit)
+            loop = pir.layers.While(cond, is_test=is_test)
+            with loop.block():
+                if hold:
+                    pir.layers.fill_constant([hold], "float32", 1.0)
+                if d > 1:
+                    level(d - 1)
+                pir.layers.increment(i, in_place=True)
+                pir.layers.less_than(i, limit, cond=cond)
+
+        level(depth)
+    return program
+
+
+def test_nested_loops_count_together_against_the_cap():
+    """A cap on each loop's steps would not stop 60 nested two-step loops (2**60 runs): the
+    steps of all the loops of one run count together (issue 27 item 12)."""
+    program = _nested_loops(3, 4)  # 4 + 16 + 64 = 84 body runs
+    pir.Executor(max_while_iterations=84).run(program, scope=pir.Scope())
+    pir.Executor(max_while_iterations=84).run(program, scope=pir.Scope())  # a new count
+    with pytest.raises(ResourceLimitError, match="would take step 51 of this run's loops "
+                                                 r"\(nested loops multiply\); the "
+                                                 "Executor's max_while_iterations is 50"):
+        pir.Executor(max_while_iterations=50).run(program, scope=pir.Scope())
+    pir.Executor().run(program, scope=pir.Scope())  # the Python API: no cap unless set
+
+
+def test_run_caps_loops_by_default_and_says_how_to_lift_it(tmp_path, capsys):
+    from paddle_ir.cli.run import DEFAULT_MAX_LOOP_ITERATIONS
+
+    io.save_program(tmp_path / "loop.pb", _endless_loop())
+    status, _, err = run_cli(capsys, "run", tmp_path / "loop.pb", "--max-loop-iterations",
+                             "100")
+    assert status == 1 and "ran 100 steps and its condition still holds" in err
+    assert "--max-loop-iterations N; 0 lifts it" in err
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "--max-loop-iterations N" in out and "(default 1,000,000; 0: no cap" in \
+        " ".join(out.split())
+    assert DEFAULT_MAX_LOOP_ITERATIONS == 1_000_000
+    io.save_program(tmp_path / "nested.pb", _nested_loops(3, 4))
+    status, _, err = run_cli(capsys, "run", tmp_path / "nested.pb",
+                             "--max-while-iterations", "50")  # the older spelling
+    assert status == 1 and "would take step 51" in err
+    assert run_cli(capsys, "run", tmp_path / "nested.pb", "--max-loop-iterations", "0")[0] == 0
+
+
+def test_a_training_loops_step_scopes_count_against_the_budget():
+    """In training mode a loop keeps each step's scope for the backward pass: an endless
+    one grew without bound (+20 MB/s); its scopes count against the budget together."""
+    program = _nested_loops(1, 10**9, is_test=False, hold=1024)  # 4 KiB kept per step
+    exe = pir.Executor(memory_budget=1 << 20)
+    with pytest.raises(ResourceLimitError, match=r"keeps each step's scope for the backward "
+                                                 r"pass: \d+ steps hold 1.0 MiB, more than "
+                                                 r"the memory budget of 1.0 MiB"):
+        exe.run(program, scope=pir.Scope())
+    short = _nested_loops(1, 10, is_test=False, hold=1024)
+    exe.run(short, scope=pir.Scope())  # 40 KiB kept: within the budget
+
+
 def test_check_warns_about_a_loop_whose_body_never_writes_its_condition(tmp_path, capsys):
     from paddle_ir.cli.check import loop_warnings
 
