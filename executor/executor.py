@@ -43,7 +43,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.places import resolve_place
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.allocator import keep_freed_memory
-from paddle_ir.executor.control import loop_step_count
+from paddle_ir.executor.control import end_loop_count, start_loop_count
 from paddle_ir.executor.fetched import fetched
 from paddle_ir.executor.plan import Plan
 from paddle_ir.executor.runner import ProgramRunner
@@ -300,8 +300,12 @@ class Executor:
         fetch_names = [self._fetch_name(f) for f in (fetch_list or [])]
 
         runner.profile = self.profile
-        with limits.budget(self.options.memory_budget), loop_step_count():
-            plan, env, lods = runner.run(0, scope, feeds, fetch_names)
+        loops = start_loop_count()
+        try:
+            with limits.budget(self.options.memory_budget):
+                plan, env, lods = runner.run(0, scope, feeds, fetch_names)
+        finally:
+            end_loop_count(loops)
         self.last_plan = plan
         return [self._fetch_value(plan, env, lods, n, program_vars, return_numpy)
                 for n in fetch_names]
