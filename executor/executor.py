@@ -44,6 +44,7 @@ from paddle_ir.core.places import resolve_place
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor import profile as op_profile
 from paddle_ir.executor.allocator import keep_freed_memory
+from paddle_ir.executor.control import end_loop_count, start_loop_count
 from paddle_ir.executor.fetched import fetched
 from paddle_ir.executor.plan import Plan
 from paddle_ir.executor.runner import ProgramRunner
@@ -301,8 +302,12 @@ class Executor:
 
         # its own profile (`--profile`), else the one fluid.profiler started, if any
         runner.profile = self.profile if self.profile is not None else op_profile.active()
-        with limits.budget(self.options.memory_budget):
-            plan, env, lods = runner.run(0, scope, feeds, fetch_names)
+        loops = start_loop_count()
+        try:
+            with limits.budget(self.options.memory_budget):
+                plan, env, lods = runner.run(0, scope, feeds, fetch_names)
+        finally:
+            end_loop_count(loops)
         self.last_plan = plan
         return [self._fetch_value(plan, env, lods, n, program_vars, return_numpy)
                 for n in fetch_names]

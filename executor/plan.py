@@ -100,6 +100,9 @@ class Plan:
     verified: set[tuple] = field(default_factory=set)
     # The memory budget the verified signatures were checked under (executor/budget.py).
     budget: int = 0
+    # External slots holding persistables the program declares as dense tensors:
+    # (slot, name, declared dims, declared dtype), checked by `check_declared_values`.
+    declared_values: list[tuple[int, str, tuple, np.dtype]] = field(default_factory=list)
 
     def new_frame(self, run_context) -> tuple[list, list]:
         """An empty frame for one run: values and LoD offsets by slot."""
@@ -113,6 +116,7 @@ class Plan:
         shapes = []
         for i, _ in self.external:
             shapes.append(shape_of(env[i]))
+            shapes.append(getattr(env[i], "dtype", None))
             if lods[i]:
                 shapes.append(tuple(map(len, lods[i])))
         return tuple(shapes)
@@ -126,6 +130,26 @@ class Plan:
 def shape_of(value):
     """A value's shape for the guards; None for values without one (step scopes)."""
     return getattr(value, "shape", None)
+
+
+def check_declared_values(plan: Plan, env) -> None:
+    """Each persistable the plan reads must have the dtype and known dims the program
+    declares: a scope shared with another program (or given other values) would
+    otherwise be computed with silently, wherever the ops' inference accepts the shapes.
+    Run when a plan compiles and whenever its guards re-check new shapes or dtypes."""
+    for i, name, dims, dtype in plan.declared_values:
+        value = env[i]
+        if value.__class__ is not np.ndarray:
+            continue  # not bound (the op that reads it says so), or not a dense tensor
+        if value.dtype != dtype or value.ndim != len(dims) or any(
+                d >= 0 and d != s for d, s in zip(dims, value.shape, strict=True)):
+            raise InvalidProgramError(
+                f"persistable variable {name!r} holds {dtype_name(value.dtype)} "
+                f"{list(value.shape)} in the scope, but the program declares "
+                f"{dtype_name(dtype)} {list(dims)}: the scope holds values another program "
+                f"(or another model) put there",
+                hint="run the program's startup program (or load its parameters) in a scope "
+                     "of its own")
 
 
 def _slot_map(vars_) -> dict[str, list[str]]:
@@ -212,6 +236,7 @@ class BlockCompiler:
     def compile_and_run(self, plan: Plan, env, lods) -> None:
         """Run every op once on the bound frame, with full inference, recording its step."""
         started = time.perf_counter()
+        check_declared_values(plan, env)
         plan.external_kinds = [(type(env[i]), len(lods[i])) for i, _ in plan.external]
         plan.budget = limits.memory_budget()
         signature = plan.shape_signature(env, lods)

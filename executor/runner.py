@@ -21,10 +21,17 @@ import numpy as np
 
 from paddle_ir.core import limits
 from paddle_ir.core.block_tree import check_block_tree
+from paddle_ir.core.dtypes import to_numpy_dtype
 from paddle_ir.core.kinds import SPARSE_CLASSES
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.executor.control import RunContext
-from paddle_ir.executor.plan import BlockCompiler, Plan, run_steps, shape_of
+from paddle_ir.executor.plan import (
+    BlockCompiler,
+    Plan,
+    check_declared_values,
+    run_steps,
+    shape_of,
+)
 from paddle_ir.executor.scope import Scope
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -45,6 +52,7 @@ class ProgramRunner:
         self.cache_plans = cache_plans
         self._plans: OrderedDict = OrderedDict()
         self.profile = None  # a dict or an OpTimes: see executor.plan.run_steps
+        self._persistables: dict[str, tuple[tuple, np.dtype]] | None = None
 
     # -- entry points -------------------------------------------------------------------------
     def run(self, block_idx: int, scope: Scope, feeds: dict | None = None,
@@ -66,6 +74,7 @@ class ProgramRunner:
                 if signature in plan.verified:
                     run_steps(plan, env, lods, self.profile)
                 else:  # shapes this plan has not run with: each op's inference guards it
+                    check_declared_values(plan, env)
                     run_steps(plan, env, lods, checked=True)
                     plan.verify(signature)
         if plan is None:  # first run, or a scope value changed kind since the plan was made
@@ -77,6 +86,9 @@ class ProgramRunner:
             compiler = BlockCompiler(self.desc.blocks[block_idx], self._escaping(block_idx),
                                      self.options, self._declared_types(block_idx))
             plan = compiler.new_plan(fetch_names, keep_locals)
+            declared = self._declared_persistables()
+            plan.declared_values = [(i, n) + declared[n] for i, n in plan.external
+                                    if n in declared]
             env, lods = plan.new_frame(run_context)
             self._bind(plan, env, lods, feeds, scope, strict=False)
             compiler.compile_and_run(plan, env, lods)
@@ -98,6 +110,19 @@ class ProgramRunner:
         local = {v.name for v in block.vars if not v.persistable}
         written = {n for op in block.ops for v in op.outputs for n in v.arguments}
         return written - local
+
+    def _declared_persistables(self) -> dict[str, tuple[tuple, np.dtype]]:
+        """(dims, dtype) of every persistable the program declares as a dense tensor."""
+        if self._persistables is None:
+            found = {}
+            for block in self.desc.blocks:
+                for v in block.vars:
+                    tensor = v.lod_desc.tensor
+                    if v.persistable and v.type == pb.VarDesc.LOD_TENSOR and \
+                            tensor.HasField("data_type") and v.name not in found:
+                        found[v.name] = (tuple(tensor.dims), to_numpy_dtype(tensor.data_type))
+            self._persistables = found
+        return self._persistables
 
     def _declared_types(self, block_idx: int) -> dict[str, int]:
         """VarType by name for a block: its own VarDescs over its ancestors'."""
@@ -132,6 +157,7 @@ class ProgramRunner:
                 return None
             env[i], lods[i] = value, offsets
             shapes.append(value.shape if value.__class__ is np.ndarray else shape_of(value))
+            shapes.append(getattr(value, "dtype", None))  # a scope's value may change dtype
             if offsets:
                 shapes.append(tuple(map(len, offsets)))
         return tuple(shapes)

@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core import limits
 from paddle_ir.core.errors import ProgramError, ResourceLimitError
+from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.core.step_scopes import StepScopes
 from paddle_ir.ops.context import STEP_SCOPES
 from paddle_ir.ops.controlflow.control_common import (
@@ -77,24 +80,52 @@ def _(ctx):
                 f"Condition must hold one element, got shape {list(shape)}")
 
 
+def scope_bytes(scope) -> int:
+    """The bytes of the arrays a step scope holds itself."""
+    total = 0
+    for name in scope.local_var_names():
+        value = scope.find_local_var(name).value
+        if isinstance(value, LoDTensor):
+            value = value.numpy()
+        elif isinstance(value, SelectedRows):
+            total += value.rows.nbytes
+            value = value.value
+        if isinstance(value, np.ndarray):
+            total += value.nbytes
+    return total
+
+
 @while_op.kernel(storage=[], dtypes=_CONTROL_DTYPES, control=True)
 def while_kernel(ctx, attrs, xs, cond):
     cond_name = ctx.input_names("Condition")[0]
     reads, outs = ctx.input_names("X"), ctx.output_names("Out")
     scopes = StepScopes()
-    cap, steps = ctx.max_while_iterations, 0
+    cap, steps, kept = ctx.max_while_iterations, 0, 0
     while holds(ctx.value(cond_name), "while"):
         steps += 1
-        if cap is not None and steps > cap:
+        total = ctx.count_loop_step()
+        if cap is not None and (steps > cap or total > cap):
+            said = (f"ran {cap} steps and its condition still holds" if steps > cap else
+                    f"would take step {total} of this run's loops (nested loops multiply)")
             raise ResourceLimitError(
-                f"while (Condition={cond_name}) ran {cap} steps and its condition still "
-                f"holds; the Executor's max_while_iterations is {cap}",
+                f"while (Condition={cond_name}) {said}; the Executor's max_while_iterations "
+                f"is {cap}",
                 hint="check that the loop body updates its condition, or raise the cap "
-                     "(paddle-ir run --max-while-iterations N)")
+                     "(paddle-ir run --max-loop-iterations N; 0 lifts it)")
         if attrs["is_test"]:
             ctx.run_block(attrs["sub_block"], ctx.new_scope())
-        else:
-            scopes.append(run_kept(ctx, attrs["sub_block"], reads, outs))
+            continue
+        scopes.append(run_kept(ctx, attrs["sub_block"], reads, outs))
+        # Training keeps every step's scope for the backward pass: they count together
+        # against the memory budget, or an endless loop grows until the OOM killer.
+        kept += scope_bytes(scopes[-1])
+        if kept > limits.memory_budget():
+            raise ResourceLimitError(
+                f"while (Condition={cond_name}) keeps each step's scope for the backward "
+                f"pass: {steps} steps hold {limits.format_bytes(kept)}, more than the memory "
+                f"budget of {limits.format_bytes(limits.memory_budget())}",
+                hint="check that the loop ends; build it with is_test=True when no gradient "
+                     "flows through it, or raise the budget (--memory-budget)")
     for name in ctx.output_names("StepScopes"):
         ctx.scope.var(name).value = scopes
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
@@ -111,8 +112,11 @@ def _(ctx):
 
 @expand_v2.kernel(dtypes=ALL_DTYPES)
 def expand_v2_kernel(attrs, x, shape, shape_parts):
-    target = _from_tensors(shape, shape_parts) or attrs["shape"]
-    return np.ascontiguousarray(np.broadcast_to(x, broadcast_target(x.shape, target)))
+    target = _from_tensors(shape, shape_parts)
+    source = "its Shape input's values" if target else "its shape attribute"
+    out = broadcast_target(x.shape, target or attrs["shape"])
+    check_allocation("expand_v2", out, x.dtype, source)  # a shape read from a tensor
+    return np.ascontiguousarray(np.broadcast_to(x, out))
 
 
 expand_v2.grad_maker(_maker("expand_v2"))
@@ -196,6 +200,11 @@ def tile_kernel(attrs, x, repeat, repeat_parts):
     reps = _from_tensors(repeat, repeat_parts) or attrs["repeat_times"]
     if min(reps, default=1) < 1:
         raise ValueError(f"tile: repeat_times must be >= 1, got {reps}")
+    n = max(len(reps), x.ndim)
+    xs = [1] * (n - x.ndim) + list(x.shape)
+    out = [d * r for d, r in zip(xs, [1] * (n - len(reps)) + list(reps), strict=True)]
+    check_allocation("tile", out, x.dtype, "its RepeatTimes values" if repeat is not None
+                     or repeat_parts else "its repeat_times attribute")
     return np.tile(x, reps)
 
 

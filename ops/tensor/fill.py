@@ -7,9 +7,12 @@ draws fresh entropy, as in Paddle. Initializers in the startup program use them.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from paddle_ir.core.dtypes import DataType, convert_dtype, from_numpy_dtype, to_numpy_dtype
+from paddle_ir.core.errors import KernelError
 from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 
@@ -57,8 +60,37 @@ fill_constant = register_op(
 )
 
 
+def value_problem(value, dtype: np.dtype) -> str | None:
+    """Why `value` cannot be an element of `dtype` (numpy would wrap it silently), or None.
+
+    An integer dtype takes finite values whose integer part (Paddle truncates) is in its
+    range; a float dtype takes NaN, the infinities and finite values it can represent
+    without overflowing to infinity.
+    """
+    if dtype.kind in "iu":
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{value} is not a number {dtype.name} can hold"
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            return f"{value} is outside {dtype.name}'s range [{info.min}, {info.max}]"
+    elif dtype.kind == "f" and math.isfinite(value):
+        largest = float(np.finfo(dtype).max)
+        if abs(value) > largest:
+            return f"{value} overflows {dtype.name} (its largest value is {largest:g})"
+    return None
+
+
 @fill_constant.infer_shape
 def _(ctx):
+    # (BF16 is held as its raw uint16 bits: no numpy range says what it can hold)
+    if not ctx.has_input("ValueTensor") and ctx.attr("dtype") != DataType.BF16:
+        dtype = to_numpy_dtype(ctx.attr("dtype"))
+        try:
+            problem = value_problem(_constant(ctx.attrs, dtype), dtype)
+        except ValueError as exc:
+            problem = str(exc)
+        ctx.enforce(problem is None, f"the value {problem}; numpy would store another number",
+                    hint="choose a value the dtype holds, or a wider dtype")
     if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
         count = (ctx.input_shape("ShapeTensor")[0] if ctx.has_input("ShapeTensor")
                  else ctx.input_count("ShapeTensorList"))
@@ -72,7 +104,7 @@ def constant_value_text(value, dtype) -> str:
     kind = np.dtype(dtype).kind
     if kind == "b":
         return "true" if value else "false"
-    if kind in "iu":
+    if kind in "iu" and math.isfinite(value):
         return str(int(value))
     return repr(float(value))  # the shortest text that reads back as the same double
 
@@ -90,9 +122,13 @@ def _constant(attrs, dtype: np.dtype):
         return attrs["value"]
     if dtype.kind == "b":
         return text.strip().lower() in ("true", "1")
-    if dtype.kind in "iu":
-        return int(text) if text.lstrip("+-").isdigit() else int(float(text))
-    return float(text)
+    try:
+        if dtype.kind in "iu" and text.lstrip("+-").isdigit():
+            return int(text)
+        value = float(text)  # an integer dtype's "1e3", "nan": value_problem judges it
+    except ValueError:
+        raise ValueError(f"str_value {text[:40]!r} is not a number") from None
+    return int(value) if dtype.kind in "iu" and math.isfinite(value) else value
 
 
 @fill_constant.kernel(dtypes=ALL_DTYPES)
@@ -107,7 +143,13 @@ def fill_constant_kernel(attrs, shape_tensor=None, shape_list=None, value_tensor
         shape, where = attrs["shape"], "its shape attribute"
     check_allocation("fill_constant", shape, dtype, where)
     if value_tensor is not None:
-        return np.full(shape, np.asarray(value_tensor).reshape(-1)[0], dtype=dtype)
+        value = np.asarray(value_tensor).reshape(-1)[0].item()
+        problem = (value_problem(value, dtype) if isinstance(value, (int, float))
+                   and attrs["dtype"] != DataType.BF16 else None)
+        if problem is not None:
+            raise KernelError(f"fill_constant: ValueTensor holds {problem}; numpy would store "
+                              f"another number")
+        return np.full(shape, value, dtype=dtype)
     return np.full(shape, _constant(attrs, dtype), dtype=dtype)
 
 

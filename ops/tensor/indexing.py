@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
+from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, INTS, NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.simple_op import register_simple
@@ -136,7 +137,14 @@ def _(ctx):
 @repeat_interleave.kernel(dtypes=ALL_DTYPES)
 def repeat_interleave_kernel(attrs, x, repeats):
     reps = attrs["Repeats"] if repeats is None else np.asarray(repeats).reshape(-1)
-    return np.repeat(x, reps, axis=attrs["dim"] % max(x.ndim, 1))
+    axis = attrs["dim"] % max(x.ndim, 1)
+    if x.ndim:  # the output's length along `axis`, before np.repeat allocates it
+        length = int(np.sum(reps, dtype=object)) if np.ndim(reps) else int(reps) * x.shape[axis]
+        out = list(x.shape)
+        out[axis] = max(length, 0)
+        check_allocation("repeat_interleave", out, x.dtype, "its Repeats attribute"
+                         if repeats is None else "its RepeatsTensor values")
+    return np.repeat(x, reps, axis=axis)
 
 
 # --- multiplex --------------------------------------------------------------------------

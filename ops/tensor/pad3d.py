@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
 
@@ -97,6 +98,10 @@ def pad3d_kernel(attrs, x, paddings):
     widths = _pad_widths(_paddings(attrs, paddings), attrs["data_format"])
     mode = attrs["mode"]
     _check_reflect(mode, x.shape, widths)
+    if len(widths) == x.ndim:  # paddings read from a tensor: sized before np.pad allocates
+        check_allocation("pad3d", [d + b + a for d, (b, a) in zip(x.shape, widths, strict=True)],
+                         x.dtype, "its paddings attribute" if paddings is None
+                         else "its Paddings values")
     if mode == "constant":
         return np.pad(x, widths, mode="constant",
                       constant_values=np.asarray(attrs["value"], np.float32).astype(x.dtype))

@@ -10,12 +10,11 @@ import os
 
 from paddle_ir.cli import paddle_input
 from paddle_ir.cli.locate import saved_files
-from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.executor.scope import Scope
 from paddle_ir.framework import Program
 from paddle_ir.model_files.params_file import load_vars_file, read_saved
-from paddle_ir.model_files.program_file import version_warning
+from paddle_ir.model_files.program_file import read_program_bytes, version_warning
 from paddle_ir.proto import framework_pb2 as pb
 
 
@@ -33,8 +32,7 @@ def add_parser(subparsers, common) -> None:
 def _targets(directory: str) -> list[tuple[str, bytes, str | None]]:
     """(program file, its bytes, its parameter file or None) to check, read at once."""
     def read(path: str) -> bytes:
-        with open_regular(path, directory if os.path.isdir(directory) else None) as f:
-            return f.read()
+        return read_program_bytes(path, directory if os.path.isdir(directory) else None)
 
     if not os.path.isdir(directory):
         return [(directory, read(directory), None)]
@@ -142,8 +140,7 @@ def check_paddle(model) -> int:
     from paddle_ir.analysis.checker import MISMATCH, Problem, check_program
     from paddle_ir.paddle_format import load_paddle_params, read_program_desc
 
-    with open_regular(model.program_file) as f:
-        data = f.read()
+    data = model.read_program()
     notes: list[Problem] = []
     desc = None
     try:

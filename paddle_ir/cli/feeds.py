@@ -242,6 +242,10 @@ def npz_entries(name: str, value) -> dict[str, np.ndarray]:
     return entries
 
 
+# A zip member name is at most 65535 bytes; room for the longest suffix --out appends.
+MAX_MEMBER_NAME_BYTES = 65535 - 32
+
+
 def _check_fetch_name(name: str) -> None:
     """A name --out can write so that --feeds reads it back as the same value."""
     bad = None
@@ -252,8 +256,11 @@ def _check_fetch_name(name: str) -> None:
                f"another value")
     elif not name:
         bad = "it is empty"
+    elif len(name.encode("utf-8", "surrogateescape")) > MAX_MEMBER_NAME_BYTES:
+        bad = (f"it is {len(name.encode('utf-8', 'surrogateescape'))} bytes long, and a zip "
+               f"member's name (NAME.npy, NAME.lod.npy, ...) holds at most 65535 bytes")
     if bad:
-        raise FetchError(f"cannot write fetched value {name!r} to an .npz: {bad}",
+        raise FetchError(f"cannot write fetched value {name[:80]!r} to an .npz: {bad}",
                          hint="fetch it under another name, e.g. with an assign op")
 
 

@@ -76,6 +76,22 @@ def _positive(text: str) -> int:
     return value
 
 
+# An endless loop (or 60 nested two-step loops) otherwise runs until killed; a real
+# program's loops take far fewer steps in one run.
+DEFAULT_MAX_LOOP_ITERATIONS = 1_000_000
+
+
+def _cap(text: str) -> int:
+    """A cap: an integer >= 0, where 0 means none."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -113,9 +129,13 @@ def add_parser(subparsers, common) -> None:
     p.add_argument("--memory-budget", type=_positive, metavar="BYTES",
                    help="the most one tensor sized by a feed or attribute may take "
                         "(default: the machine's physical memory)")
-    p.add_argument("--max-while-iterations", type=_positive, metavar="N",
-                   help="stop with an error when a while loop runs more than N steps "
-                        "(default: no cap)")
+    p.add_argument("--max-loop-iterations", "--max-while-iterations", type=_cap,
+                   dest="max_while_iterations", default=DEFAULT_MAX_LOOP_ITERATIONS,
+                   metavar="N",
+                   help="stop with an error when the while loops of one run take more than "
+                        f"N steps in all, nested loops counted (default "
+                        f"{DEFAULT_MAX_LOOP_ITERATIONS:,}; 0: no cap; the Python API has "
+                        f"none unless Executor(max_while_iterations=N))")
     p.add_argument("--steps", type=_positive, default=1, metavar="N",
                    help="run N steps (default 1), cycling through the feed batches")
     p.add_argument("--batch-size", type=_positive, metavar="B",
@@ -310,7 +330,7 @@ def run_command(args) -> int:
                 f"and nothing gives them values: pass --params FILE, --startup FILE.pb or "
                 f"--load DIR")
     exe = Executor(check_nan_inf=args.check_nan_inf,
-                   max_while_iterations=args.max_while_iterations,
+                   max_while_iterations=args.max_while_iterations or None,
                    memory_budget=args.memory_budget)
     scope = Scope()
     if job.startup is not None:

@@ -167,30 +167,64 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
 # --- reading -----------------------------------------------------------------------------
 
 
+def _outside(path: str, root: str | os.PathLike) -> str | None:
+    """How `path` leads out of `root` (a link, or a linked directory on the way), or None."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    if os.path.commonpath([real, top]) == top:
+        return None
+    if os.path.islink(path):
+        return f"is a symbolic link to {os.readlink(path)}"
+    return f"resolves to {real}"
+
+
 def open_regular(path: str | os.PathLike, root: str | os.PathLike | None = None) -> BinaryIO:
     """Open a regular file for reading; anything else (a FIFO, a device) is refused.
 
     A FIFO is opened without blocking, so that one without a writer cannot
     hang the reader, and `/dev/zero` is refused before a byte is read. With
-    `root` (a model directory), a symbolic link that leads outside `root` is
-    refused rather than followed silently.
+    `root` (a model directory), a path that leads outside `root` (a symbolic
+    link, or one in a directory on the way) is refused rather than followed
+    silently, and the file opened must be the one that was checked.
     """
     path = os.fspath(path)
-    if root is not None and os.path.islink(path):
-        real, top = os.path.realpath(path), os.path.realpath(root)
-        if os.path.commonpath([real, top]) != top:
+    if root is not None:
+        how = _outside(path, root)
+        if how is not None:
             raise InputFileError(
-                f"{path} is a symbolic link to {os.readlink(path)}, outside "
-                f"{os.fspath(root)}; paddle-ir does not follow links out of a model directory",
+                f"{path} {how}, outside {os.fspath(root)}; paddle-ir does not follow links "
+                f"out of a model directory",
                 hint="copy the file into the directory if it belongs to the model")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputFileError(f"{path} is {_kind(mode)}; paddle-ir reads only regular files")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFileError(f"{path} is {_kind(st.st_mode)}; paddle-ir reads only regular "
+                                 f"files")
+        if root is not None:
+            checked = os.stat(os.path.realpath(path))
+            if (checked.st_dev, checked.st_ino) != (st.st_dev, st.st_ino):
+                raise InputFileError(f"{path} was replaced while it was being opened; try "
+                                     f"again")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_regular(path: str | os.PathLike, limit: int, what: str,
+                 root: str | os.PathLike | None = None) -> bytes:
+    """The bytes of the regular file `path` (see open_regular), at most `limit` of them.
+
+    The read is bounded by the file's size when it was opened, so a file that
+    grows while it is read (or a device behind a link) cannot make it endless;
+    a file larger than `limit` (what `what`, its format, can hold) is refused
+    before a byte is read.
+    """
+    with open_regular(path, root) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise InputFileError(f"{os.fspath(path)} holds {size} bytes, more than {what} can "
+                                 f"({limit} bytes); it is not one")
+        return f.read(size)

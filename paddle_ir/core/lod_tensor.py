@@ -110,12 +110,14 @@ class LoDTensor:
 
     # -- data ------------------------------------------------------------------
     def set(self, data, place=None) -> None:
-        """Replace the data (Paddle's `tensor.set(array, place)`); the LoD is kept.
+        """Replace the data (Paddle's `tensor.set(array, place)`) with a copy; the LoD is kept.
 
-        `place` (a CPUPlace or CUDAPlace) is accepted for Fluid's signature; the
-        data stays a numpy array on the CPU.
+        The tensor owns what it holds, as in Fluid (which copies into its own
+        buffer): an optimizer updating a parameter in place must never write into
+        the caller's array. `place` (a CPUPlace or CUDAPlace) is accepted for
+        Fluid's signature; the data stays a numpy array on the CPU.
         """
-        array = np.array(data, copy=True) if isinstance(data, LoDTensor) else np.asarray(data)
+        array = np.array(data, copy=True)
         if self._offsets:
             validate_offsets(self._offsets, array.shape[0] if array.ndim else None)
         self._array = array

@@ -37,6 +37,24 @@ def check_var_name(name: str, persistable: bool = False) -> None:
         raise InvalidProgramError(f"invalid variable name {name[:80]!r}: {bad}")
 
 
+def file_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a file directly inside a directory, or None when it can.
+
+    A reader joins a variable's name (a fluid per-variable file, a `filename=`)
+    to its directory: a separator, "..", an absolute path or a NUL would take it
+    elsewhere, so such a name is refused before anything is opened.
+    """
+    if not isinstance(name, str) or not name:
+        return "it is empty"
+    if "\0" in name:
+        return "it contains a NUL character"
+    if "/" in name or "\\" in name or name in (".", ".."):
+        return "it is not a plain file name (it contains / or \\, or is . or ..)"
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES:
+        return f"it is longer than {MAX_FILE_NAME_BYTES} bytes"
+    return None
+
+
 def check_var_dims(name: str, dims) -> None:
     if len(dims) > MAX_DIMS:
         raise InvalidProgramError(f"variable {name[:80]!r} has {len(dims)} dims; paddle-ir "

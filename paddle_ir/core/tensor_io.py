@@ -332,8 +332,9 @@ def save_lod_tensor(path, tensor: LoDTensor | np.ndarray) -> None:
     atomic_write(path, lambda out: write_lod_tensor(out, tensor))
 
 
-def load_lod_tensor(path) -> LoDTensor:
-    with open_regular(path) as f:
+def load_lod_tensor(path, root=None) -> LoDTensor:
+    """The one LoDTensor record of the file `path` (inside `root`, when given)."""
+    with open_regular(path, root) as f:
         r = _Reader(f, f"tensor file {os.fspath(path)}")
         tensor = _read_lod_tensor(r)
         _expect_end(r)

@@ -8,9 +8,10 @@
 `readers[t]` is trainer t's list of feed dicts, one per step. The servers
 start from `init_from` (single-machine values, e.g. a checkpoint's) when it
 is given, else from their own startup programs. With `job_dir`, the run
-writes `origin/` (the single-machine job) and `server-NAME/pserver.pb`, and
-each server saves its pieces to `server-NAME/checkpoint` every `save_every`
-rounds and at the end; `merge_checkpoint(job_dir, out)` joins them.
+writes `origin/` (the single-machine job), `job.json` and `server-NAME/pserver.pb`
+(checkpoint.write_job: the run's id and servers), and each server saves its pieces
+to `server-NAME/checkpoint` every `save_every` rounds and at the end;
+`merge_checkpoint(job_dir, out)` joins them.
 
 `local=True` runs the servers in this process and the trainers in threads
 (no Ray); otherwise servers and trainers are Ray actors, on a private local
@@ -25,7 +26,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from paddle_ir.distributed.checkpoint import merge_values, pieces_of, split_values
+from paddle_ir.distributed.checkpoint import (
+    merge_values,
+    pieces_of,
+    split_values,
+    write_job,
+)
 from paddle_ir.distributed.local import LocalTransport
 from paddle_ir.distributed.server import ParameterServer
 from paddle_ir.distributed.trainer import Trainer
@@ -78,6 +84,7 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
         for endpoint, (program, _) in servers.items():
             os.makedirs(os.path.join(job_dir, f"server-{endpoint}"), exist_ok=True)
             save_program(os.path.join(job_dir, f"server-{endpoint}", "pserver.pb"), program)
+        write_job(job_dir, os.urandom(8).hex(), list(servers))
     checkpoint = (lambda e: os.path.join(job_dir, f"server-{e}", "checkpoint")) if job_dir \
         else (lambda e: None)
     initial = {e: split_values(pieces_of(p), init_from) if init_from else None

@@ -41,10 +41,18 @@ import os
 from collections.abc import Callable, Sequence
 
 from paddle_ir.core import tensor_io
+from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.dtypes import convert_dtype, dtype_name
-from paddle_ir.core.errors import InvalidProgramError, MissingVariableError, TensorFormatError
+from paddle_ir.core.errors import (
+    InputFileError,
+    InvalidProgramError,
+    MissingVariableError,
+    OutputPathError,
+    TensorFormatError,
+)
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.names import file_name_problem
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.scope import global_scope
 from paddle_ir.framework import Parameter, Program, Variable, default_main_program, names_of
@@ -136,6 +144,23 @@ def _file_of(dirname, name: str) -> str:
     return os.path.join(os.fspath(dirname), name)
 
 
+def _check_file_names(dirname, names, saving: bool) -> None:
+    """Every file a save or load names must lie directly in `dirname`: a `filename=` or a
+    variable's name (one file per variable) with a separator, '..' or a NUL is refused
+    before anything is written or read."""
+    for name in names:
+        problem = file_name_problem(name)
+        if problem is None:
+            continue
+        if saving:
+            raise OutputPathError(
+                f"cannot save {name[:80]!r} as a file of {os.fspath(dirname)}: {problem}; "
+                f"a save writes only inside its directory")
+        raise InputFileError(
+            f"cannot load {name[:80]!r} from a file of {os.fspath(dirname)}: {problem}; "
+            f"paddle-ir reads nothing outside the directory it loads from")
+
+
 def _check(path: str, name: str, value, var: Variable) -> None:
     want = convert_dtype(var.dtype) if var.dtype is not None else value.dtype
     dims, shape = list(var.shape), list(value.shape)
@@ -183,13 +208,15 @@ def _read_separate(dirname, selected: list[Variable]) -> dict:
     values = {}
     for v in selected:
         path = _file_of(dirname, v.name)
-        if not os.path.isfile(path):
+        try:
+            f = open_regular(path, dirname)
+        except FileNotFoundError:
             raise TensorFormatError(
                 f"{path} does not exist: {os.fspath(dirname)} holds no saved {v.name!r}",
                 hint="was it saved with filename=None (one file per variable)? a combined "
-                     "file is loaded with the same filename= it was saved with")
-        with open(path, "rb") as f:
-            data = f.read()
+                     "file is loaded with the same filename= it was saved with") from None
+        with f:  # read no further than its size when opened: one whole record
+            data = f.read(os.fstat(f.fileno()).st_size)
         value = _SAVABLE[v.type][2](data, f"{path} ({v.name!r})")
         _check(path, v.name, value, v)
         values[v.name] = value
@@ -204,6 +231,8 @@ def save_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
         return save_vars_file(executor, dirname, main_program if scope is None else scope)
     program = default_main_program() if main_program is None else main_program
     selected = select_vars(program, vars, predicate)
+    _check_file_names(dirname, [v.name for v in selected] if filename is None else [filename],
+                      saving=True)
     scope = _scope(scope)
     if filename is None:
         return _save_separate(dirname, selected, scope, program)
@@ -223,6 +252,8 @@ def load_vars(executor=None, dirname=None, main_program=None, vars=None,  # noqa
         raise TensorFormatError(f"{os.fspath(dirname)} is not a directory of saved variables")
     program = default_main_program() if main_program is None else main_program
     selected = select_vars(program, vars, predicate)
+    _check_file_names(dirname, [v.name for v in selected] if filename is None else [filename],
+                      saving=False)
     scope = _scope(scope)
     if filename is None:
         return _load_separate(dirname, selected, scope)
@@ -266,6 +297,8 @@ def load_persistables(executor=None, dirname=None, main_program=None, scope=None
     """Restore a checkpoint: the combined file written by save_persistables, or
     (filename=None, or a directory without one) Fluid's per-variable files, of which
     the program may declare any subset."""
+    if filename is not None:
+        _check_file_names(dirname, [filename], saving=False)
     if filename is not None and (filename != PERSISTABLES_FILENAME
                                  or os.path.exists(_file_of(dirname, filename))):
         try:

@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from paddle_ir.core import record_names
+from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.errors import MissingVariableError, TensorFormatError
 from paddle_ir.executor.scope import Scope, global_scope
 from paddle_ir.framework import Program
@@ -50,7 +51,7 @@ def _split(model_path) -> tuple[str, str]:
 
 
 def _refuse_pickle(path: str) -> None:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:  # a FIFO named as a parameter file would block
         first = f.read(1)
     if first and first[0] == _PICKLE_PROTOCOL_BYTE:
         raise TensorFormatError(

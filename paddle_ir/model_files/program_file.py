@@ -11,11 +11,21 @@ import os
 import warnings
 
 from paddle_ir.core import tensor_io
-from paddle_ir.core.atomic import open_regular
+from paddle_ir.core.atomic import read_regular
 from paddle_ir.core.block_tree import check_block_refs
 from paddle_ir.core.errors import ProgramFormatError
 from paddle_ir.framework import PROGRAM_FORMAT_VERSION, Program
 from paddle_ir.proto import framework_pb2 as pb
+
+# protobuf refuses a message of 2 GiB or more: a larger file is no program (and a device or
+# a growing file behind the name is not read without end).
+MAX_PROGRAM_BYTES = 2**31 - 1
+PROGRAM_FORMAT_NAME = "a ProgramDesc"
+
+
+def read_program_bytes(path, root=None) -> bytes:
+    """The bytes of a program file: a regular file (inside `root` when given), bounded."""
+    return read_regular(path, MAX_PROGRAM_BYTES, PROGRAM_FORMAT_NAME, root)
 
 
 def save_program(path, program: Program) -> None:
@@ -29,8 +39,7 @@ def load_program(path, root=None) -> Program:
 
     With `root` (the model directory it belongs to), a link out of it is refused.
     """
-    with open_regular(path, root) as f:
-        data = f.read()
+    data = read_program_bytes(path, root)
     try:
         program = Program.parse(data)
         check_loaded(program.desc)

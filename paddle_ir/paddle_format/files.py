@@ -29,12 +29,19 @@ from dataclasses import dataclass
 from paddle_ir.core import savedir, tensor_io
 from paddle_ir.core.atomic import open_regular
 from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
-from paddle_ir.core.errors import MissingVariableError, PaddleIRError, TensorFormatError
+from paddle_ir.core.errors import (
+    InputFileError,
+    MissingVariableError,
+    PaddleIRError,
+    TensorFormatError,
+)
 from paddle_ir.core.file_kinds import is_pir_json
 from paddle_ir.core.lod_tensor import LoDTensor
+from paddle_ir.core.names import file_name_problem
 from paddle_ir.framework import Program
 from paddle_ir.model_files.layouts import FLUID_MODEL, FLUID_PARAMS, PDIPARAMS, PDMODEL
 from paddle_ir.model_files.params_file import load_vars_file, persistable_names
+from paddle_ir.model_files.program_file import read_program_bytes
 from paddle_ir.paddle_format.convert import (
     PaddleFormatError,
     from_paddle,
@@ -62,6 +69,15 @@ class PaddleModel:
     def is_pir(self) -> bool:
         """A Paddle 3 PIR program (model.json) rather than a ProgramDesc."""
         return self.program_file.endswith(PIR_JSON)
+
+    @property
+    def directory(self) -> str:
+        """The model directory: every file of the model is read from inside it (no link
+        out, no name with a path in it)."""
+        return os.path.dirname(self.program_file) or "."
+
+    def read_program(self) -> bytes:
+        return read_program_bytes(self.program_file, self.directory)
 
 
 def _with_prefix(prefix: str, suffix: str = PDMODEL) -> PaddleModel:
@@ -175,9 +191,8 @@ def require_model(path) -> PaddleModel:
 def read_program_desc(program_file: str, data: bytes | None = None) -> pb.ProgramDesc:
     """paddle-ir's ProgramDesc of a Paddle program file (its bytes, when read already), told
     apart by its bytes: Paddle 3's PIR JSON, or a ProgramDesc (.pdmodel, __model__)."""
-    if data is None:
-        with open_regular(program_file) as f:
-            data = f.read()
+    if data is None:  # bounded, a regular file inside its directory
+        data = read_program_bytes(program_file, os.path.dirname(program_file) or ".")
     if is_pir_json(data) or program_file.endswith(PIR_JSON):
         from paddle_ir.paddle_format.pir import read_pir_program
 
@@ -188,15 +203,15 @@ def read_program_desc(program_file: str, data: bytes | None = None) -> pb.Progra
 def load_paddle_program(path) -> Program:
     """The paddle-ir Program of a Paddle program file (or of the model PATH names)."""
     model = locate(path)
-    program_file = model.program_file if model is not None else os.fspath(path)
-    return Program.from_desc(read_program_desc(program_file))
+    model = model if model is not None else PaddleModel(os.fspath(path))
+    return Program.from_desc(read_program_desc(model.program_file, model.read_program()))
 
 
 def load_paddle_params(model: PaddleModel, program: Program, scope) -> list[str]:
     """Load the model's parameters into `scope`; every record checked against its var."""
     names = persistable_names(program)
     if model.params_file is not None:
-        return load_vars_file(model.params_file, program, scope)
+        return load_vars_file(model.params_file, program, scope, model.directory)
     if model.params_dir is not None:
         return _load_separate(model.params_dir, program, names, scope)
     if names:
@@ -215,12 +230,19 @@ def _load_separate(directory: str, program: Program, names: list[str], scope) ->
     values = {}
     declared = {v.name: v for b in program.desc.blocks for v in b.vars}
     for name in names:
+        problem = file_name_problem(name)
+        if problem is not None:
+            raise InputFileError(
+                f"the program declares a persistable variable named {name[:80]!r}, but a "
+                f"fluid 1.x model keeps each in a file of {directory} named after it, and "
+                f"{problem}; paddle-ir reads nothing outside the model directory")
         path = os.path.join(directory, name)
-        if not os.path.isfile(path):
+        try:
+            value = tensor_io.load_lod_tensor(path, directory)
+        except FileNotFoundError:
             raise TensorFormatError(
                 f"{directory} has no file {name!r}: a fluid 1.x model keeps each persistable "
-                f"variable in a file named after it")
-        value = tensor_io.load_lod_tensor(path)
+                f"variable in a file named after it") from None
         _check(path, name, value, declared[name])
         values[name] = value
     for name, value in values.items():

@@ -144,7 +144,9 @@ def test_a_failed_round_fails_every_trainer_at_once_and_stops_the_server(tmp_pat
     assert sorted(errors) == [0, 1]
     for message in errors.values():
         assert "server 'ps0' failed running step 0 and stopped" in message, message
-        assert "LearningRate" in message  # the cause, as the server's executor gave it
+        # the cause, as the server's executor gave it: the rate is not what its program
+        # declares (checked before sgd could refuse its shape)
+        assert f"persistable variable '{rate}' holds float32 [2, 2]" in message, message
     for call in (lambda: ps0.push(0, 0, {}), lambda: ps0.pull([rate]),
                  lambda: ps0.save(str(tmp_path / "ckpt"))):
         with pytest.raises(DistributedError, match="failed running step 0 and stopped"):

@@ -146,6 +146,23 @@ BY_VALUE = [
      {"Y": LoDTensor(f32(1000, 1), [[0, 500, 1000]])}, {},
      r"sequence_expand_as would allocate 3.8 MiB \(shape \[1000, 1000\], float32\) from the "
      r"sequence lengths in Y's LoD"),
+    # shapes, repeats and paddings given as tensors (issue 27 item 11)
+    ("expand_v2", {"X": f32(1, 1000), "Shape": np.array([2, 1000], np.int32)},
+     {"Shape": np.array([1000, 1000], np.int32)}, {},
+     r"expand_v2 would allocate 3.8 MiB \(shape \[1000, 1000\], float32\) from its Shape "
+     r"input's values"),
+    ("tile", {"X": f32(1, 1000), "RepeatTimes": np.array([2, 1], np.int32)},
+     {"RepeatTimes": np.array([1000, 1], np.int32)}, {},
+     r"tile would allocate 3.8 MiB \(shape \[1000, 1000\], float32\) from its RepeatTimes "
+     r"values"),
+    ("pad3d", {"X": f32(1, 1, 1, 1, 1000), "Paddings": np.zeros(6, np.int32)},
+     {"Paddings": np.array([0, 0, 999, 0, 0, 0], np.int32)}, {},
+     r"pad3d would allocate 3.8 MiB \(shape \[1, 1, 1, 1000, 1000\], float32\) from its "
+     r"Paddings values"),
+    ("repeat_interleave", {"X": f32(2, 1000), "RepeatsTensor": np.array([1, 1], np.int64)},
+     {"RepeatsTensor": np.array([500, 500], np.int64)}, {"dim": 0},
+     r"repeat_interleave would allocate 3.8 MiB \(shape \[1000, 1000\], float32\) from its "
+     r"RepeatsTensor values"),
 ]
 
 

@@ -9,7 +9,12 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.csr import CSRTensor
-from paddle_ir.core.errors import KernelError, KernelNotFoundError, ShapeInferenceError
+from paddle_ir.core.errors import (
+    InvalidProgramError,
+    KernelError,
+    KernelNotFoundError,
+    ShapeInferenceError,
+)
 from paddle_ir.ops import registry
 from paddle_ir.ops.registry import In, Out, register_op
 
@@ -366,3 +371,37 @@ def test_new_valid_shapes_are_verified_once_and_then_run_unchecked():
     assert checks == [1, 1, 2, 2, 2]  # one plan; the last, partial batch verified once
     (signature,) = [s for s in exe.last_plan.verified if s[0] == (1, 3)]
     assert (3, 2) in signature  # the weight's shape is guarded too
+
+
+# --- persistables must be what the program declares (issue 27 item 14) ----------------------
+
+
+def _projection():
+    """y = mean(x @ w), w declared float32 [3, 4]; (main, startup, w's name, y)."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = pir.layers.data("x", [-1, 3])
+        y = pir.layers.mean(pir.layers.fc(x, 4, bias_attr=False))
+    return main, startup, main.global_block().all_parameters()[0].name, y
+
+
+@pytest.mark.parametrize("other, held", [
+    (np.ones((3, 6), np.float32), r"float32 \[3, 6\]"),  # mul's inference accepts [3, 6]
+    (np.ones((3, 4), np.float64), r"float64 \[3, 4\]"),  # same shape, another dtype
+])
+def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, held):
+    main, startup, w, y = _projection()
+    feed = {"x": np.ones((2, 3), np.float32)}
+    scope, exe = pir.Scope(), pir.Executor()
+    exe.run(startup, scope=scope)
+    exe.run(main, feed=feed, fetch_list=[y], scope=scope)  # the plan is cached now
+    message = (rf"persistable variable '{w}' holds {held} in the scope, but the program "
+               rf"declares float32 \[3, 4\]")
+    scope.var(w).value = pir.LoDTensor(other)  # a scope another program shares
+    with pytest.raises(InvalidProgramError, match=message):  # the guards re-check
+        exe.run(main, feed=feed, fetch_list=[y], scope=scope)
+    with pytest.raises(InvalidProgramError, match=message):  # a plan compiled afresh
+        pir.Executor().run(main, feed=feed, fetch_list=[y], scope=scope)
+    scope.var(w).value = pir.LoDTensor(np.full((3, 4), 0.5, np.float32))
+    got = exe.run(main, feed=feed, fetch_list=[y], scope=scope)[0]
+    np.testing.assert_allclose(got, [1.5])  # each output 3 * 0.5, their mean

@@ -25,6 +25,7 @@ from paddle_ir.core.errors import (
     FetchError,
     InputFileError,
     InvalidProgramError,
+    OutputPathError,
     ProgramFormatError,
     ResourceLimitError,
 )
@@ -167,6 +168,79 @@ def test_a_fed_parameter_is_copied_not_aliased():
     np.testing.assert_array_equal(writable, np.ones((3, 1), np.float32))
 
 
+def test_a_tensor_set_from_an_array_is_a_copy():
+    """`get_tensor().set(array)` copies, as Fluid's does: the next optimizer step updates
+    the parameter, never the caller's array (issue 27 item 5)."""
+    main_program, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main_program, startup):
+        x = pir.layers.data("x", [-1, 3])
+        loss = pir.layers.mean(pir.layers.fc(x, 1, bias_attr=False))
+        pir.optimizer.SGD(0.5).minimize(loss)
+    weight = main_program.global_block().all_parameters()[0].name
+    scope, exe = pir.Scope(), pir.Executor()
+    exe.run(startup, scope=scope)
+    mine = np.ones((3, 1), np.float32)
+    scope.find_var(weight).get_tensor().set(mine, pir.CPUPlace())
+    feed = affine_feed()
+    exe.run(main_program, feed={"x": feed}, fetch_list=[loss], scope=scope)
+    np.testing.assert_array_equal(mine, np.ones((3, 1), np.float32))
+    # SGD on mean(x @ w): w -= 0.5 * mean over the batch of x, written independently
+    expected = np.ones((3, 1), np.float32) - 0.5 * feed.mean(axis=0).reshape(3, 1)
+    np.testing.assert_allclose(scope.find_var(weight).get_tensor().numpy(), expected,
+                               rtol=1e-6)
+
+
+# --- names that would leave the directory ----------------------------------------------
+
+
+@pytest.mark.parametrize("filename", ["../x", "{abs}", "sub/../../x", "..", "a\\b", "x\0"])
+def test_a_save_or_load_name_that_leaves_the_directory_is_refused(tmp_path, filename):
+    filename = filename.format(abs=tmp_path / "x")
+    main_program, startup, _ = build_affine()
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    dirname = tmp_path / "save"
+    with pytest.raises(OutputPathError, match="as a file of .*save: it .*; a save writes only "
+                                              "inside its directory"):
+        io.save_vars(None, dirname, main_program, filename=filename, scope=scope)
+    assert not (tmp_path / "x").exists() and not dirname.exists()
+    io.save_vars(None, dirname, main_program, filename="all", scope=scope)
+    with pytest.raises(InputFileError, match="cannot load .* from a file of .*save: it"):
+        io.load_vars(None, dirname, main_program, filename=filename, scope=pir.Scope())
+    with pytest.raises(InputFileError, match="cannot load .* from a file of .*save: it"):
+        io.load_persistables(None, dirname, main_program, scope=pir.Scope(), filename=filename)
+
+
+def test_a_variable_saved_one_file_each_must_have_a_plain_name(tmp_path):
+    main_program, startup, names = build_affine()
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    block = main_program.global_block()
+    escaping = block.create_var(name="../escaped", shape=[3], dtype="float32")
+    scope.var(escaping.name).value = pir.LoDTensor(np.zeros(3, np.float32))
+    with pytest.raises(OutputPathError, match="cannot save '../escaped' as a file of"):
+        io.save_vars(None, tmp_path / "save", main_program, vars=[escaping], scope=scope)
+    assert not (tmp_path / "escaped").exists()
+    with pytest.raises(InputFileError, match="cannot load '../escaped' from a file of"):
+        io.load_vars(None, tmp_path, main_program, vars=[escaping], scope=scope)
+
+
+def test_a_variable_file_linked_out_of_its_directory_is_not_followed(tmp_path):
+    main_program, startup, names = build_affine()
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    dirname = tmp_path / "vars"
+    io.save_vars(None, dirname, main_program, scope=scope)
+    os.replace(dirname / names["w"], tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", dirname / names["w"])
+    with pytest.raises(InputFileError, match="is a symbolic link to .*elsewhere, outside"):
+        io.load_vars(None, dirname, main_program, scope=pir.Scope())
+    os.unlink(dirname / names["w"])
+    os.mkfifo(dirname / names["w"])
+    with pytest.raises(InputFileError, match="is a FIFO .named pipe.; paddle-ir reads only"):
+        io.load_vars(None, dirname, main_program, scope=pir.Scope())
+
+
 # --- bounded parsing -------------------------------------------------------------------
 
 
@@ -251,6 +325,31 @@ def test_more_than_32_dims_are_refused_when_built_and_when_saved(tmp_path):
 def test_out_refuses_names_it_could_not_read_back(name, message):
     with pytest.raises(FetchError, match=message):
         feed_files.npz_bytes({name: np.zeros(2)})
+
+
+def test_out_refuses_a_fetch_name_too_long_for_a_zip_member(tmp_path, capsys):
+    """A zip member's name holds at most 65535 bytes; numpy's savez failed with a
+    struct.error (issue 27 item 13)."""
+    main_program, startup, names = build_affine()
+    long = "y" * 70000
+    for block in main_program.desc.blocks:
+        for var in block.vars:
+            if var.name == names["y"]:
+                var.name = long
+        for op in block.ops:
+            for slot in list(op.inputs) + list(op.outputs):
+                slot.arguments[:] = [long if a == names["y"] else a for a in slot.arguments]
+    io.save_program(tmp_path / "p.pb", pir.Program.from_desc(main_program.desc))
+    scope = pir.Scope()
+    pir.Executor().run(startup, scope=scope)
+    io.save_persistables(None, tmp_path / "ck", main_program, scope)
+    np.save(tmp_path / "x.npy", affine_feed())
+    status, _, err = run_cli(capsys, "run", tmp_path / "p.pb", "--load", tmp_path / "ck",
+                             "--feed", f"x={tmp_path / 'x.npy'}", "--fetch", long,
+                             "--out", tmp_path / "o.npz")
+    assert status == 1 and "[FetchError] cannot write fetched value 'yyy" in err
+    assert "it is 70000 bytes long, and a zip member's name" in err and len(err) < 1000
+    assert not (tmp_path / "o.npz").exists()
 
 
 def test_out_never_pickles_a_container():
@@ -339,6 +438,76 @@ def test_while_loops_can_be_capped():
     with pytest.raises(ResourceLimitError, match="ran 50 steps and its condition still "
                                                  "holds; the Executor's max_while_"):
         exe.run(program, scope=pir.Scope())
+
+
+def _nested_loops(depth: int, steps: int, is_test: bool = True, hold: int = 0):
+    """`depth` nested while loops of `steps` steps each (steps + steps**2 + ... body runs);
+    each body also makes a float32 [hold] tensor when `hold`."""
+    program = pir.Program()
+    with pir.program_guard(program, pir.Program()):
+        limit = pir.layers.fill_constant([1], "int64", steps)
+
+        def level(d):
+            i = pir.layers.fill_constant([1], "int64", 0)
+            cond = pir.layers.less_than(i, limit)
+            loop = pir.layers.While(cond, is_test=is_test)
+            with loop.block():
+                if hold:
+                    pir.layers.fill_constant([hold], "float32", 1.0)
+                if d > 1:
+                    level(d - 1)
+                pir.layers.increment(i, in_place=True)
+                pir.layers.less_than(i, limit, cond=cond)
+
+        level(depth)
+    return program
+
+
+def test_nested_loops_count_together_against_the_cap():
+    """A cap on each loop's steps would not stop 60 nested two-step loops (2**60 runs): the
+    steps of all the loops of one run count together (issue 27 item 12)."""
+    program = _nested_loops(3, 4)  # 4 + 16 + 64 = 84 body runs
+    pir.Executor(max_while_iterations=84).run(program, scope=pir.Scope())
+    pir.Executor(max_while_iterations=84).run(program, scope=pir.Scope())  # a new count
+    with pytest.raises(ResourceLimitError, match="would take step 51 of this run's loops "
+                                                 r"\(nested loops multiply\); the "
+                                                 "Executor's max_while_iterations is 50"):
+        pir.Executor(max_while_iterations=50).run(program, scope=pir.Scope())
+    pir.Executor().run(program, scope=pir.Scope())  # the Python API: no cap unless set
+
+
+def test_run_caps_loops_by_default_and_says_how_to_lift_it(tmp_path, capsys):
+    from paddle_ir.cli.run import DEFAULT_MAX_LOOP_ITERATIONS
+
+    io.save_program(tmp_path / "loop.pb", _endless_loop())
+    status, _, err = run_cli(capsys, "run", tmp_path / "loop.pb", "--max-loop-iterations",
+                             "100")
+    assert status == 1 and "ran 100 steps and its condition still holds" in err
+    assert "--max-loop-iterations N; 0 lifts it" in err
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "--max-loop-iterations N" in out and "(default 1,000,000; 0: no cap" in \
+        " ".join(out.split())
+    assert DEFAULT_MAX_LOOP_ITERATIONS == 1_000_000
+    io.save_program(tmp_path / "nested.pb", _nested_loops(3, 4))
+    status, _, err = run_cli(capsys, "run", tmp_path / "nested.pb",
+                             "--max-while-iterations", "50")  # the older spelling
+    assert status == 1 and "would take step 51" in err
+    assert run_cli(capsys, "run", tmp_path / "nested.pb", "--max-loop-iterations", "0")[0] == 0
+
+
+def test_a_training_loops_step_scopes_count_against_the_budget():
+    """In training mode a loop keeps each step's scope for the backward pass: an endless
+    one grew without bound (+20 MB/s); its scopes count against the budget together."""
+    program = _nested_loops(1, 10**9, is_test=False, hold=1024)  # 4 KiB kept per step
+    exe = pir.Executor(memory_budget=1 << 20)
+    with pytest.raises(ResourceLimitError, match=r"keeps each step's scope for the backward "
+                                                 r"pass: \d+ steps hold 1.0 MiB, more than "
+                                                 r"the memory budget of 1.0 MiB"):
+        exe.run(program, scope=pir.Scope())
+    short = _nested_loops(1, 10, is_test=False, hold=1024)
+    exe.run(short, scope=pir.Scope())  # 40 KiB kept: within the budget
 
 
 def test_check_warns_about_a_loop_whose_body_never_writes_its_condition(tmp_path, capsys):

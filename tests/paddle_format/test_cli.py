@@ -1,6 +1,8 @@
 """`paddle-ir run/dump/check/convert/view` on Paddle's model files."""
 
+import os
 import shutil
+import stat
 import sys
 
 import numpy as np
@@ -9,6 +11,7 @@ import pytest
 from paddle_ir import io, paddle_format
 from paddle_ir.cli.main import main
 from paddle_ir.cli.view import paddle_copy, view_model
+from paddle_ir.core import tensor_io
 from paddle_ir.executor import Scope
 from paddle_ir.model_files.params_file import MODEL_FILENAME
 from paddle_ir.proto import paddle_framework_pb2 as ppb
@@ -180,8 +183,53 @@ def test_view_hands_netron_a_paddle_copy(tmp_path):
                             scope=scope)
     view_model(str(tmp_path / "ours"), launcher=launcher)
     assert len(seen) == 1 and seen[0].endswith("ours.pdmodel")
-    view_model(str(TEXT / "model.pdmodel"), launcher=seen.append)  # Paddle's: shown as it is
-    assert seen[1] == str(TEXT / "model.pdmodel")
+    view_model(str(TEXT / "model.pdmodel"), launcher=launcher)  # Paddle's: a private copy
+    assert seen[1] != str(TEXT / "model.pdmodel") and seen[1].endswith("/model.pdmodel")
+
+
+@pytest.mark.parametrize("layout", ["paddle", "fluid", "combined"])
+def test_view_serves_a_private_copy_of_the_model_files_only(tmp_path, layout):
+    """Netron serves the directory of the file it is given, to any local user: it gets a
+    0700 directory holding the model's files and nothing else (issue 27 item 9)."""
+    source = tmp_path / "model"
+    if layout == "paddle":
+        shutil.copytree(TEXT, source)
+        given, files = source / "model.pdmodel", ["model.pdiparams", "model.pdmodel"]
+    else:
+        shutil.copytree(MLP / "fluid", source)
+        if layout == "combined":  # fluid's __params__: records in sorted name order
+            program = paddle_format.load_paddle_program(source / "__model__")
+            names = sorted(v.name for v in program.list_vars() if v.persistable
+                           and (source / v.name).is_file())
+            tensor_io.save_combined(source / "__params__", {
+                n: tensor_io.load_lod_tensor(source / n) for n in names})
+            for n in names:
+                (source / n).unlink()
+        given = source
+        files = sorted(p.name for p in source.iterdir())
+    (source / "secret.txt").write_text("not for the browser")
+    (source / "sub").mkdir()
+    (source / "sub" / "notes.txt").write_text("nor this")
+    served = []
+
+    def launcher(path):
+        directory = os.path.dirname(path)
+        served.append(directory)
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+        assert sorted(os.listdir(directory)) == files
+        for name in files:
+            assert open(os.path.join(directory, name), "rb").read() == \
+                (source / name).read_bytes()
+
+    view_model(str(given), launcher=launcher)
+    assert len(served) == 1 and not os.path.exists(served[0])  # removed once Netron stops
+
+
+def test_view_help_says_the_server_is_loopback_only_and_unauthenticated(capsys):
+    with pytest.raises(SystemExit):
+        main(["view", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "127.0.0.1 only (loopback) and without authentication" in text
 
 
 def test_view_of_a_bare_program_writes_the_program_alone(tmp_path):
