@@ -73,6 +73,17 @@ def build_one_op(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
     return program, feed, out_args
 
 
+def append_declared_op(op_type, inputs, outputs, attrs=None):
+    """Append one op over declared variables: {slot: (shape, dtype, lod_level)}."""
+    prog = pir.Program()
+    block = prog.global_block()
+    ins = {slot: block.create_var(name=f"in_{slot}", shape=shape, dtype=dtype,
+                                  lod_level=lod)
+           for slot, (shape, dtype, lod) in inputs.items()}
+    outs = {slot: block.create_var(name=f"out_{slot}", dtype="float32") for slot in outputs}
+    block.append_op(op_type, inputs=ins, outputs=outs, attrs=attrs or {})
+
+
 def _compare(name, got, want, atol, rtol):
     if isinstance(want, SelectedRows):
         assert isinstance(got, SelectedRows), f"{name}: expected SelectedRows, got {type(got)}"

@@ -7,22 +7,9 @@ import pytest
 import paddle_ir as pir
 from paddle_ir import layers
 from paddle_ir.core.lod_tensor import LoDTensor
+from tests.layers.programs import data_like, run_built
 
 rng = np.random.RandomState(23)
-
-
-def _run(build, feed, fetch_many=False):
-    main, startup = pir.Program(), pir.Program()
-    with pir.program_guard(main, startup):
-        outs = build()
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    exe, scope = pir.Executor(), pir.Scope()
-    exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed, fetch_list=outs, scope=scope)
-
-
-def _data(name, arr):
-    return layers.data(name, [-1] + list(arr.shape[1:]), dtype=str(arr.dtype))
 
 
 def test_loss_layers_and_their_gradients_train():
@@ -30,14 +17,14 @@ def test_loss_layers_and_their_gradients_train():
     y = (rng.uniform(0, 1, (6, 1)) > 0.5).astype(np.float32)
 
     def build():
-        xv, yv = _data("x", x), _data("y", y)
+        xv, yv = data_like("x", x), data_like("y", y)
         return [layers.huber_loss(xv, yv, 0.3), layers.log_loss(xv, yv),
                 layers.smooth_l1(xv, yv), layers.mse_loss(xv, yv),
                 layers.kldiv_loss(layers.log(xv), yv, "sum"),
                 layers.margin_rank_loss(yv * 2.0 - 1.0, xv, yv),
                 layers.rank_loss(yv, xv, yv * 0.5)]
 
-    hub, ll, sl1, mse, kl, mr, rk = _run(build, {"x": x, "y": y})
+    hub, ll, sl1, mse, kl, mr, rk = run_built(build, {"x": x, "y": y})
     r = y - x
     np.testing.assert_allclose(hub, np.where(np.abs(r) <= 0.3, 0.5 * r * r,
                                              0.3 * (np.abs(r) - 0.15)), rtol=1e-5)
@@ -62,12 +49,12 @@ def test_npair_and_dice_loss_match_their_formulas():
     cls = np.array([[0], [2], [1], [2]], dtype=np.int64)
 
     def build():
-        av, pv = _data("a", a), _data("p", p)
+        av, pv = data_like("a", a), data_like("p", p)
         lv = layers.data("lab", [-1], dtype="int64")
         return [layers.npair_loss(av, pv, lv, l2_reg=0.01),
-                layers.dice_loss(_data("probs", probs), _data("cls", cls))]
+                layers.dice_loss(data_like("probs", probs), data_like("cls", cls))]
 
-    npair, dice = _run(build, {"a": a, "p": p, "lab": lab, "probs": probs, "cls": cls})
+    npair, dice = run_built(build, {"a": a, "p": p, "lab": lab, "probs": probs, "cls": cls})
     same = (lab[:, None] == lab[None, :]).astype(np.float64)
     same /= same.sum(1, keepdims=True)
     sim = a.astype(np.float64) @ p.T

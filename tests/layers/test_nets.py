@@ -7,6 +7,7 @@ import pytest
 import paddle_ir as pir
 from paddle_ir import layers
 from paddle_ir.layers import nets
+from tests.ops.sequence_ops.test_sequence_conv import reference_conv
 
 rng = np.random.RandomState(0)
 
@@ -112,21 +113,6 @@ def test_img_conv_group_builds_a_vgg_block():
         with pir.program_guard(pir.Program(), pir.Program()):
             img = pir.layers.data("img", [2, 3, 8, 8], append_batch_size=False)
             nets.img_conv_group(img, [4, 4], 2, conv_padding=[1, 1, 1])
-
-
-def reference_conv(x, lengths, w, start, length):
-    """Pad each sequence alone with zeros, slide the window, multiply."""
-    out, pos = [], 0
-    width = x.shape[1]
-    for n in lengths:
-        seq = x[pos:pos + n].astype(np.float64)
-        before, after = max(0, -start), max(0, start + length - 1)
-        padded = np.concatenate([np.zeros((before, width)), seq, np.zeros((after, width))])
-        for t in range(n):
-            lo = t + start + before
-            out.append(padded[lo:lo + length].reshape(-1) @ w)
-        pos += n
-    return np.asarray(out).reshape(len(x), w.shape[1]).astype(x.dtype)
 
 
 def test_sequence_conv_pool_pools_one_row_per_sequence():

@@ -9,6 +9,7 @@ from paddle_ir import layers
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.framework.initializer import Constant
+from tests.layers.programs import data_like, run_built
 
 rng = np.random.RandomState(7)
 
@@ -133,20 +134,6 @@ def test_fc_shape_mismatch_through_mul_names_the_line():
             pir.layers.mul(x, w)
 
 
-def _run(build, feed, fetch_many=False):
-    main, startup = pir.Program(), pir.Program()
-    with pir.program_guard(main, startup):
-        outs = build()
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    exe, scope = pir.Executor(), pir.Scope()
-    exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed, fetch_list=outs, scope=scope)
-
-
-def _data(name, arr):
-    return layers.data(name, [-1] + list(arr.shape[1:]), dtype=str(arr.dtype))
-
-
 def test_indexing_layers():
     x = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
     idx = np.array([[4], [1]], dtype=np.int64)
@@ -154,13 +141,14 @@ def test_indexing_layers():
     upd = rng.uniform(-1, 1, (2, 3)).astype(np.float32)
 
     def build():
-        xv, iv, ndv, uv = _data("x", x), _data("i", idx), _data("nd", nd), _data("u", upd)
+        xv, iv = data_like("x", x), data_like("i", idx)
+        ndv, uv = data_like("nd", nd), data_like("u", upd)
         return [layers.gather(xv, iv), layers.gather_nd(xv, ndv),
                 layers.scatter(xv, iv, uv), layers.scatter_nd_add(xv, ndv, layers.gather_nd(
                     xv, ndv)), layers.scatter_nd(ndv, layers.gather_nd(xv, ndv), [5, 3]),
                 layers.where(layers.greater_than(xv, layers.fill_constant([1], "float32", 0.5)))]
 
-    g, gnd, sc, sna, snd, wh = _run(build, {"x": x, "i": idx, "nd": nd, "u": upd})
+    g, gnd, sc, sna, snd, wh = run_built(build, {"x": x, "i": idx, "nd": nd, "u": upd})
     np.testing.assert_allclose(g, x[[4, 1]])
     np.testing.assert_allclose(gnd, [x[0, 2], x[4, 1]])
     want = x.copy()
@@ -180,7 +168,7 @@ def test_shape_layers():
     x = rng.uniform(-1, 1, (2, 4, 4, 4)).astype(np.float32)
 
     def build():
-        xv = _data("x", x)
+        xv = data_like("x", x)
         return [layers.pad(xv, [0, 0, 1, 0, 0, 0, 0, 1], 9.0),
                 layers.pad2d(xv, [1, 1, 0, 2], mode="edge"),
                 layers.crop(xv, shape=[1, 2, 2, 2], offsets=[1, 0, 1, 2]),
@@ -190,7 +178,7 @@ def test_shape_layers():
                 layers.shuffle_channel(xv, 2), layers.shape(xv), layers.size(xv),
                 layers.rank(xv), layers.reverse(xv, [1, 2])]
 
-    (pad, pad2d, crop, cropt, ss, s2d, ps, sc, shape, size, rank, rev) = _run(build, {"x": x})
+    (pad, pad2d, crop, cropt, ss, s2d, ps, sc, shape, size, rank, rev) = run_built(build, {"x": x})
     np.testing.assert_allclose(pad, np.pad(x, [(0, 0), (1, 0), (0, 0), (0, 1)],
                                            constant_values=9.0))
     np.testing.assert_allclose(pad2d, np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 2)], mode="edge"))
@@ -207,7 +195,7 @@ def test_reduce_clip_and_random_layers():
     x = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
 
     def build():
-        xv = _data("x", x)
+        xv = data_like("x", x)
         positive = layers.greater_than(xv, layers.fill_constant([1], "float32", 0.0))
         return [layers.reduce_max(xv, dim=1), layers.reduce_min(xv, dim=[0], keep_dim=True),
                 layers.reduce_prod(xv), layers.reduce_all(positive, dim=1),
@@ -216,7 +204,7 @@ def test_reduce_clip_and_random_layers():
                 layers.uniform_random([2, 3], min=2.0, max=3.0, seed=1),
                 layers.gaussian_random([1000], mean=5.0, std=0.5, seed=2)]
 
-    mx, mn, prod, all_, any_, cl, cn, ur, gr = _run(build, {"x": x})
+    mx, mn, prod, all_, any_, cl, cn, ur, gr = run_built(build, {"x": x})
     np.testing.assert_allclose(mx, x.max(1))
     np.testing.assert_allclose(mn, x.min(0, keepdims=True))
     np.testing.assert_allclose(np.asarray(prod).reshape(-1), [x.prod()], rtol=1e-5)
@@ -426,7 +414,7 @@ def test_3d_layers_take_ndhwc_paddings_ceil_mode_and_adaptive_as_fluid():
     pads = [1, 0, 0, 2, 2, 1]
 
     def net():
-        x = _data("vol", vol)
+        x = data_like("vol", vol)
         conv = layers.conv3d(x, 3, 2, padding=pads, data_format="NDHWC", bias_attr=False)
         pool = layers.pool3d(x, [2, 3, 2], "avg", pool_stride=[2, 2, 3],
                              pool_padding=[1, 0, 0, 1, 1, 1], ceil_mode=True, exclusive=False,

@@ -5,23 +5,9 @@ import numpy as np
 import paddle_ir as pir
 from paddle_ir import layers
 from paddle_ir.core.lod_tensor import LoDTensor
+from tests.ops.sequence_ops.test_sequence_conv import reference_conv
 
 rng = np.random.RandomState(3)
-
-
-def reference_conv(x, lengths, w, start, length):
-    """Pad each sequence alone with zeros, slide the window, multiply."""
-    out, pos = [], 0
-    width = x.shape[1]
-    for n in lengths:
-        seq = x[pos:pos + n].astype(np.float64)
-        before, after = max(0, -start), max(0, start + length - 1)
-        padded = np.concatenate([np.zeros((before, width)), seq, np.zeros((after, width))])
-        for t in range(n):
-            lo = t + start + before
-            out.append(padded[lo:lo + length].reshape(-1) @ w)
-        pos += n
-    return np.asarray(out).reshape(len(x), w.shape[1]).astype(x.dtype)
 
 
 def test_layer_adds_bias_and_activation_and_keeps_lod():

@@ -5,22 +5,9 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir import layers
+from tests.layers.programs import data_like, run_built
 
 rng = np.random.RandomState(23)
-
-
-def _run(build, feed, fetch_many=False):
-    main, startup = pir.Program(), pir.Program()
-    with pir.program_guard(main, startup):
-        outs = build()
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    exe, scope = pir.Executor(), pir.Scope()
-    exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed, fetch_list=outs, scope=scope)
-
-
-def _data(name, arr):
-    return layers.data(name, [-1] + list(arr.shape[1:]), dtype=str(arr.dtype))
 
 
 def test_tensor_layers():
@@ -28,7 +15,7 @@ def test_tensor_layers():
     ids = np.array([3, 1, 3, 2], dtype=np.int64)
 
     def build():
-        xv = _data("x", x)
+        xv = data_like("x", x)
         iv = layers.data("ids", [-1], dtype="int64")
         out, index = layers.unique(iv)
         u2 = layers.unique_with_counts(iv, dtype="int64")
@@ -41,7 +28,7 @@ def test_tensor_layers():
                 layers.label_smooth(layers.ones_like(xv), epsilon=0.2), layers.sum([xv, xv]),
                 layers.create_global_var([2], 7.0, "float32", persistable=True)]
 
-    (rg, ls, dg, ey, eyb, fin, inf, nan, cs, s, si, uo, ui, uc, lsm, sm, gv) = _run(
+    (rg, ls, dg, ey, eyb, fin, inf, nan, cs, s, si, uo, ui, uc, lsm, sm, gv) = run_built(
         build, {"x": x, "ids": ids})
     np.testing.assert_array_equal(rg, [0, 3, 6, 9])
     np.testing.assert_allclose(ls, [0.0, 0.5, 1.0])

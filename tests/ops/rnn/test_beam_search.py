@@ -5,7 +5,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.errors import PaddleIRError, ShapeInferenceError
-from tests.op_test import check_op
+from tests.op_test import append_declared_op, check_op
 
 END = 3
 
@@ -128,17 +128,6 @@ def test_error_is_reported(op, inputs, attrs, match):
         check_op(op, inputs, attrs)
 
 
-def build(op_type, inputs, outputs, attrs=None):
-    """Append one op over declared variables: {slot: (shape, dtype, lod_level)}."""
-    prog = pir.Program()
-    block = prog.global_block()
-    ins = {slot: block.create_var(name=f"in_{slot}", shape=shape, dtype=dtype,
-                                  lod_level=lod)
-           for slot, (shape, dtype, lod) in inputs.items()}
-    outs = {slot: block.create_var(name=f"out_{slot}", dtype="float32") for slot in outputs}
-    block.append_op(op_type, inputs=ins, outputs=outs, attrs=attrs or {})
-
-
 F, I64 = "float32", "int64"
 
 BUILD_ERRORS = [
@@ -154,7 +143,7 @@ BUILD_ERRORS = [
 @pytest.mark.parametrize("op_type,inputs,outputs,attrs,message", BUILD_ERRORS)
 def test_build_time_errors(op_type, inputs, outputs, attrs, message):
     with pytest.raises(ShapeInferenceError, match=message):
-        build(op_type, inputs, outputs, attrs)
+        append_declared_op(op_type, inputs, outputs, attrs)
 
 
 def test_decode_needs_two_level_steps():

@@ -5,7 +5,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir.core.errors import ProgramError, ShapeInferenceError
-from tests.op_test import check_grad, check_op
+from tests.op_test import append_declared_op, check_grad, check_op
 
 rng = np.random.RandomState(5)
 
@@ -30,17 +30,6 @@ def test_expand_as():
         check_op("expand_as", {"X": x, "target_tensor": np.zeros((3, 3, 6))})
 
 
-def build(op_type, inputs, outputs, attrs=None):
-    """Append one op over declared variables: {slot: (shape, dtype, lod_level)}."""
-    prog = pir.Program()
-    block = prog.global_block()
-    ins = {slot: block.create_var(name=f"in_{slot}", shape=shape, dtype=dtype,
-                                  lod_level=lod)
-           for slot, (shape, dtype, lod) in inputs.items()}
-    outs = {slot: block.create_var(name=f"out_{slot}", dtype="float32") for slot in outputs}
-    block.append_op(op_type, inputs=ins, outputs=outs, attrs=attrs or {})
-
-
 F, I64 = "float32", "int64"
 
 BUILD_ERRORS = [
@@ -52,4 +41,4 @@ BUILD_ERRORS = [
 @pytest.mark.parametrize("op_type,inputs,outputs,attrs,message", BUILD_ERRORS)
 def test_build_time_errors(op_type, inputs, outputs, attrs, message):
     with pytest.raises(ShapeInferenceError, match=message):
-        build(op_type, inputs, outputs, attrs)
+        append_declared_op(op_type, inputs, outputs, attrs)
