@@ -24,7 +24,9 @@ transposed to NCDHW and back; Filter is [M, C / groups, kd, kh, kw]
 either way, as in Paddle.
 
 Patches are gathered with one fancy index ([N, C, K, L] for K kernel offsets and L output
-positions); gradients scatter them back with np.add.at.
+positions); gradients scatter them back with np.add.at. The patch stack is K times
+the volume it comes from, so it and its index are checked against the memory budget
+before they are made (core/limits.py check_temporary).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
+from paddle_ir.core.limits import check_temporary
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.nn import conv_math as cm
 from paddle_ir.ops.registry import Attr, In, Out
@@ -101,15 +104,18 @@ def _check_layout(ctx, x, slot):
 
 
 def _patch_index(padded, kernel, strides, dilations, outs):
-    """Flat indices into a padded volume of dims `padded`: [K, L] (K taps, L windows)."""
-    k_off = np.stack(np.meshgrid(*[np.arange(k) * d for k, d in zip(kernel, dilations,
-                                                                    strict=True)],
-                                 indexing="ij"), -1).reshape(-1, 3)
-    o_off = np.stack(np.meshgrid(*[np.arange(o) * st for o, st in zip(outs, strides,
-                                                                      strict=True)],
-                                 indexing="ij"), -1).reshape(-1, 3)
-    pos = k_off[:, None, :] + o_off[None, :, :]                      # [K, L, 3]
-    return (pos[..., 0] * padded[1] + pos[..., 1]) * padded[2] + pos[..., 2]
+    """Flat indices into a padded volume of dims `padded`: [K, L] (K taps, L windows), the
+    taps and windows each in C order over their three dims."""
+    check_temporary("the 3-D window index", (int(np.prod(kernel)), int(np.prod(outs))),
+                    np.int64)
+    place = (padded[1] * padded[2], padded[2], 1)  # a step along each dim, in flat units
+    taps = (np.arange(kernel[0]) * (dilations[0] * place[0]))[:, None, None] \
+        + (np.arange(kernel[1]) * (dilations[1] * place[1]))[None, :, None] \
+        + (np.arange(kernel[2]) * dilations[2])[None, None, :]
+    starts = (np.arange(outs[0]) * (strides[0] * place[0]))[:, None, None] \
+        + (np.arange(outs[1]) * (strides[1] * place[1]))[None, :, None] \
+        + (np.arange(outs[2]) * strides[2])[None, None, :]
+    return taps.reshape(-1, 1).astype(np.int64) + starts.reshape(1, -1)
 
 
 def _gather(x, kernel, strides, pads, dilations, outs, fill=0.0):
@@ -120,6 +126,8 @@ def _gather(x, kernel, strides, pads, dilations, outs, fill=0.0):
     pads = [(b, max(a, (o - 1) * st + d * (k - 1) + 1 - s - b)) for s, k, st, (b, a), d, o in
             zip(spatial, kernel, strides, pads, dilations, outs, strict=True)]
     padded = [s + b + a for s, (b, a) in zip(spatial, pads, strict=True)]
+    check_temporary("the 3-D windows' patches", (n, c, int(np.prod(kernel)),
+                                                 int(np.prod(outs))), x.dtype)
     flat = _patch_index(padded, kernel, strides, dilations, outs)
     xp = np.pad(x, [(0, 0), (0, 0)] + [(max(b, 0), max(a, 0)) for b, a in pads],
                 constant_values=fill)
@@ -264,6 +272,7 @@ def _conv3d_transpose(attrs, x, filt):
                        list(xc.shape[2:]))
     w = filt.reshape(g, c // g, m // g, -1)                          # [g, c, m, K]
     xs = xc.reshape(n, g, c // g, -1)                                # [n, g, c, L]
+    check_temporary("the 3-D windows' patches", (n, m) + index[0].shape, xc.dtype)
     cols = np.einsum("gcmk,ngcl->ngmkl", w, xs).reshape(n, m, index[0].shape[0],
                                                         index[0].shape[1])
     return _from_ncdhw(_scatter(cols, out_shape, index).astype(x.dtype), attrs)

@@ -21,6 +21,12 @@ channel multiplier) use kh*kw strided multiply-adds instead of C tiny
 products. The gradients im2col in NCHW ([N, G, Cg*kh*kw, OH*OW]) with one
 batched matmul. Python loops run over
 filter taps, images and row blocks, never over pixels.
+
+Memory: an im2col is kh*kw times its input (a 15x15 filter over a 64 MB input
+needs 14 GB). Where it would pass `working_block_bytes()` (core/limits.py), the
+forward pass and both gradients work in blocks of whole images, or of output
+rows of one image, each block's im2col at most that size, so their working
+memory is bounded by the inputs and outputs, not by the filter's area.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+
+from paddle_ir.core.limits import check_temporary, working_block_bytes
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,9 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
         out = np.matmul(w.reshape(oc, c), x.reshape(n, c, h * wd))
         return out.reshape(n, oc, h, wd)
     m = n * oh * ow
+    if (not _is_pointwise(w.shape, geo)
+            and m * kh * kw * c * x.itemsize > working_block_bytes()):
+        return _forward_blocked(xl, w, geo, oh, ow).transpose(0, 3, 1, 2)
     if _is_pointwise(w.shape, geo):
         cols = xl.reshape(m, c)
     else:
@@ -167,6 +178,55 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
         wm = w.reshape(g, ocg, cg, kh, kw).transpose(0, 3, 4, 2, 1).reshape(g, -1, ocg)
         out = np.matmul(stacks, wm).transpose(1, 0, 2).reshape(m, oc)  # BLAS per group
     return out.reshape(n, oh, ow, oc).transpose(0, 3, 1, 2)
+
+
+def _row_blocks(n: int, oh: int, row_bytes: int):
+    """(images, rows) slices covering an [N, OH] grid of output rows, each block's im2col
+    (row_bytes per output row) at most working_block_bytes(): several whole images when
+    one fits, else runs of rows of one image (at least one row)."""
+    limit = working_block_bytes()
+    image_bytes = oh * row_bytes
+    if image_bytes <= limit:
+        per = max(1, limit // max(1, image_bytes))
+        for i in range(0, n, per):
+            yield slice(i, min(n, i + per)), slice(0, oh)
+        return
+    per = max(1, limit // max(1, row_bytes))
+    for i in range(n):
+        for r in range(0, oh, per):
+            yield slice(i, i + 1), slice(r, min(oh, r + per))
+
+
+def _forward_blocked(xl, w, geo, oh, ow) -> np.ndarray:
+    """forward()'s im2col GEMM a block of output rows at a time: [N, OH, OW, OC] memory."""
+    n, _, _, c = xl.shape
+    oc, cg, kh, kw = w.shape
+    g = geo.groups
+    taps = kh * kw * c
+    xp = _padded_nhwc(xl, geo.pads)
+    sn, sh, sw, sc = xp.strides
+    (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
+    view = as_strided(xp, shape=(n, oh, ow, kh, kw, c),
+                      strides=(sn, sh * st_h, sw * st_w, sh * d_h, sw * d_w, sc),
+                      writeable=False)
+    out = np.empty((n, oh, ow, oc), dtype=np.result_type(xl, w))
+    if g == 1:
+        wk = w.transpose(0, 2, 3, 1).reshape(oc, taps).T
+    else:
+        wm = w.reshape(g, oc // g, cg, kh, kw).transpose(0, 3, 4, 2, 1).reshape(g, -1, oc // g)
+    for images, rows in _row_blocks(n, oh, ow * taps * xl.itemsize):
+        block = view[images, rows]
+        m = block.shape[0] * block.shape[1] * ow
+        check_temporary("the convolution's im2col of one block of output rows", (m, taps),
+                        xl.dtype)
+        cols = block.reshape(m, taps)  # the block's im2col: one copy
+        dest = out[images, rows].reshape(m, oc)  # contiguous: whole images, or one image's rows
+        if g == 1:
+            np.matmul(cols, wk, out=dest)
+        else:
+            stacks = cols.reshape(m, kh * kw, g, cg).transpose(2, 0, 1, 3).reshape(g, m, -1)
+            dest[...] = np.matmul(stacks, wm).transpose(1, 0, 2).reshape(m, oc)
+    return out
 
 
 def _padded_nhwc(xl: np.ndarray, pads) -> np.ndarray:
@@ -231,18 +291,28 @@ def backward_data(dout: np.ndarray, w: np.ndarray, x_shape, geo: Geometry) -> np
         return dcols.reshape(x_shape)
     (t, b), (lft, r) = geo.pads
     dxp = np.zeros((n, c, h + t + b, wd + lft + r), dtype=dout.dtype)
-    depthwise = cg == 1 and g == c and oc == c
-    if not depthwise:
-        wm = w.reshape(g, oc // g, cg * kh * kw).transpose(0, 2, 1)
-        dcols = np.matmul(wm, dout.reshape(n, g, oc // g, oh * ow))
-        dcols = dcols.reshape(n, c, kh, kw, oh, ow)
-    # The windows overlap: add tap by tap into strided slices of dxp.
     (st_h, st_w), (d_h, d_w) = geo.strides, geo.dilations
-    for i in range(kh):
-        for j in range(kw):
-            tap = dout * w[:, 0, i, j][:, None, None] if depthwise else dcols[:, :, i, j]
-            dxp[:, :, i * d_h:i * d_h + st_h * (oh - 1) + 1:st_h,
-                j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w] += tap
+    if cg == 1 and g == c and oc == c:  # depthwise: each tap is dOut scaled per channel
+        for i in range(kh):
+            for j in range(kw):
+                dxp[:, :, i * d_h:i * d_h + st_h * (oh - 1) + 1:st_h,
+                    j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w] += dout * w[:, 0, i, j][:, None,
+                                                                                      None]
+        return dxp[:, :, t:t + h, lft:lft + wd]
+    wm = w.reshape(g, oc // g, cg * kh * kw).transpose(0, 2, 1)
+    # dcols = W^T @ dOut is an im2col-sized array: made a block of output rows at a time.
+    for images, rows in _row_blocks(n, oh, ow * c * kh * kw * dout.itemsize):
+        d = dout[images, :, rows]
+        nb, rb = d.shape[0], d.shape[2]
+        check_temporary("the convolution's data-gradient columns of one block of output rows",
+                        (nb, c * kh * kw, rb * ow), dout.dtype)
+        dcols = np.matmul(wm, d.reshape(nb, g, oc // g, rb * ow)).reshape(nb, c, kh, kw, rb, ow)
+        top = rows.start * st_h
+        # The windows overlap: add tap by tap into strided slices of dxp.
+        for i in range(kh):
+            for j in range(kw):
+                dxp[images, :, top + i * d_h:top + i * d_h + st_h * (rb - 1) + 1:st_h,
+                    j * d_w:j * d_w + st_w * (ow - 1) + 1:st_w] += dcols[:, :, i, j]
     return dxp[:, :, t:t + h, lft:lft + wd]
 
 
@@ -254,14 +324,37 @@ def backward_filter(x: np.ndarray, dout: np.ndarray, w_shape, geo: Geometry) -> 
     oh, ow = dout.shape[2:]
     if cg == 1 and g == c and oc == c and not _is_pointwise(w_shape, geo):
         view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
+        # einsum may lay the windows out whole before its product.
+        check_temporary("the depthwise convolution's windows", view.shape, x.dtype)
         dw = np.einsum("nchw,ncijhw->cij", dout, view, optimize=True)
         return dw.reshape(w_shape).astype(dout.dtype, copy=False)
     if _is_pointwise(w_shape, geo):
         cols = x.reshape(n, g, cg, oh * ow)
+    elif n * c * kh * kw * oh * ow * x.itemsize > working_block_bytes():
+        return _backward_filter_blocked(x, dout, w_shape, geo)
     else:
         cols = _cols(x, w_shape, geo, oh, ow)
     d = dout.reshape(n, g, oc // g, oh * ow)
     dw = np.matmul(d, cols.transpose(0, 1, 3, 2)).sum(axis=0)
+    return dw.reshape(w_shape)
+
+
+def _backward_filter_blocked(x, dout, w_shape, geo) -> np.ndarray:
+    """backward_filter's im2col product summed a block of output rows at a time."""
+    n, c = x.shape[:2]
+    oc, cg, kh, kw = w_shape
+    g = geo.groups
+    oh, ow = dout.shape[2:]
+    view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)  # [N, C, kh, kw, OH, OW]
+    dw = np.zeros((g, oc // g, cg * kh * kw), dtype=np.result_type(x, dout))
+    for images, rows in _row_blocks(n, oh, ow * c * kh * kw * x.itemsize):
+        block = view[images, :, :, :, rows]
+        nb, rb = block.shape[0], block.shape[4]
+        check_temporary("the convolution's im2col of one block of output rows",
+                        (nb, c * kh * kw, rb * ow), x.dtype)
+        cols = block.reshape(nb, g, cg * kh * kw, rb * ow)  # the block's im2col: one copy
+        d = dout[images, :, rows].reshape(nb, g, oc // g, rb * ow)
+        dw += np.matmul(d, cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return dw.reshape(w_shape)
 
 

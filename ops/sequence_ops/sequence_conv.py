@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.limits import check_temporary
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
@@ -78,6 +79,7 @@ def _(ctx):
 def window_index(offsets: np.ndarray, start: int, length: int) -> np.ndarray:
     """[T, C] int64: the row each window position reads, or T (a zero row) outside the sequence."""
     rows = int(offsets[-1])
+    check_temporary("the context window index", (rows, length), np.int64)
     lengths = np.diff(offsets)
     seq_start = np.repeat(offsets[:-1], lengths)             # the first row of each row's sequence
     seq_end = np.repeat(offsets[1:], lengths)
@@ -88,6 +90,7 @@ def window_index(offsets: np.ndarray, start: int, length: int) -> np.ndarray:
 
 def gather_windows(x: np.ndarray, index: np.ndarray) -> np.ndarray:
     """[T, C * D]: the windows' rows side by side (zero rows for padding)."""
+    check_temporary("the context windows", (x.shape[0], index.shape[1] * x.shape[1]), x.dtype)
     padded = np.concatenate([x, np.zeros((1, x.shape[1]), dtype=x.dtype)])
     return padded[index].reshape(x.shape[0], -1)
 

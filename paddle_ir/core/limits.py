@@ -12,6 +12,13 @@ it is the machine's physical memory (no single tensor larger than that can
 succeed), else 16 GiB. `Executor(memory_budget=N)` and `paddle-ir run
 --memory-budget N` set it for their runs (a context variable: each run and
 thread sees its own).
+
+A kernel's working arrays are held to the same budget (`check_temporary`): an
+im2col of a large input under a large filter, or a stack of gathered patches, can
+be many times its op's input and output. The convolutions work in blocks of at
+most `working_block_bytes()` instead (ops/nn/conv_math.py); kernels that still make
+a whole temporary check it first, so it fails naming the op instead of the OOM
+killer ending the process.
 """
 
 from __future__ import annotations
@@ -52,6 +59,18 @@ def budget(nbytes: int | None):
         _BUDGET.reset(token)
 
 
+# The largest block of a blocked kernel's working array (im2col rows): big enough that a
+# block's GEMM runs at BLAS speed, small enough to stay far below a machine's memory.
+WORKING_BLOCK_BYTES = 32 << 20
+
+
+def working_block_bytes() -> int:
+    """The size a blocked kernel's working block keeps under: WORKING_BLOCK_BYTES, or a
+    quarter of the run's budget when that is smaller (the block lives beside the op's
+    inputs and outputs)."""
+    return min(WORKING_BLOCK_BYTES, _BUDGET.get() // 4)
+
+
 def format_bytes(nbytes: int) -> str:
     """A byte count for a message: GiB from 1 GiB up (as the catalogue quotes it), else the
     largest unit that keeps it at least 1."""
@@ -85,3 +104,18 @@ def check_allocation(op_type: str, shape, dtype, source: str, name: str | None =
             op=op,
             hint="check the value; or raise the budget with Executor(memory_budget=...) / "
                  "paddle-ir run --memory-budget BYTES")
+
+
+def check_temporary(what: str, shape, dtype) -> None:
+    """Raise ResourceLimitError if a kernel's working array (not an output) of [shape]
+    `dtype` exceeds the budget. `what` names it ("the im2col of conv3d's windows"); the
+    executor adds which op of the program was running."""
+    dims = [int(d) for d in shape]
+    nbytes = allocation_bytes(dims, dtype)
+    limit = _BUDGET.get()
+    if nbytes > limit:
+        raise ResourceLimitError(
+            f"{what} would need {format_bytes(nbytes)} (shape {dims}, "
+            f"{np.dtype(dtype).name}), more than the memory budget of {format_bytes(limit)}",
+            hint="use smaller inputs (a smaller batch, image or kernel); or raise the budget "
+                 "with Executor(memory_budget=...) / paddle-ir run --memory-budget BYTES")

@@ -247,3 +247,68 @@ def test_beam_search_decode_checks_hypotheses_times_steps():
     got, _ = pir.Executor().run(main, feed=feed, fetch_list=[ids, scores], scope=pir.Scope(),
                                 return_numpy=False)
     np.testing.assert_array_equal(np.asarray(got).reshape(-1), [2, 3, 2, 3])
+
+
+def _windows_conv(x, w):
+    """conv2d, stride 1, no padding, written with numpy's sliding windows."""
+    kh, kw = w.shape[2:]
+    view = np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (kh, kw), axis=(2, 3))
+    return np.einsum("nchwij,ocij->nohw", view, w.astype(np.float64))
+
+
+def test_a_convolution_whose_im2col_passes_the_budget_runs_in_blocks_within_it():
+    """The im2col of a 9x9 filter is 81 times its input: 2.5 MiB here, 2.5 times the
+    budget. It is made a block of output rows at a time, within a quarter of the budget,
+    and the forward and both gradients still give the convolution's values."""
+    import tracemalloc
+
+    from paddle_ir.ops.nn.conv import conv2d_grad_kernel, conv2d_kernel
+    rng = np.random.RandomState(3)
+    x = rng.randn(1, 8, 40, 40).astype(np.float32)  # 50 KiB
+    w = rng.randn(2, 8, 9, 9).astype(np.float32)
+    attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
+             "groups": 1, "dilations": [1, 1], "data_format": "NCHW"}
+    dout = rng.randn(1, 2, 32, 32).astype(np.float32)
+    with limits.budget(BUDGET):
+        tracemalloc.start()
+        try:
+            out = conv2d_kernel(attrs, x, w)
+            dx, dw = conv2d_grad_kernel(attrs, x, w, dout)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < BUDGET, f"peak {peak} bytes"
+    np.testing.assert_allclose(out, _windows_conv(x, w), rtol=1e-4, atol=1e-4)
+    # The gradients as the adjoints: <dout, conv(x', w)> = <dx, x'> for every x' (and
+    # likewise for w), checked on random directions.
+    x2, w2 = rng.randn(*x.shape), rng.randn(*w.shape)
+    np.testing.assert_allclose((dout * _windows_conv(x2, w)).sum(), (dx * x2).sum(), rtol=1e-4)
+    np.testing.assert_allclose((dout * _windows_conv(x, w2)).sum(), (dw * w2).sum(), rtol=1e-4)
+    # And through the executor, under the same budget.
+    (got,), _ = run_one("conv2d", {"Input": x, "Filter": w}, {})
+    np.testing.assert_allclose(got, _windows_conv(x, w), rtol=1e-4, atol=1e-4)
+
+
+# Kernel working arrays that cannot be split: each refused, naming its op. (op, inputs,
+# attrs, the message)
+TEMPORARIES = [
+    # one output row's im2col alone: 33 windows x 64 channels x 40 x 40 taps
+    ("conv2d", {"Input": f32(1, 64, 40, 72), "Filter": f32(1, 64, 40, 40)}, {},
+     r"the convolution's im2col of one block of output rows would need 12.9 MiB "
+     r"\(shape \[33, 102400\], float32\)"),
+    ("conv3d", {"Input": f32(1, 8, 12, 12, 12), "Filter": f32(1, 8, 5, 5, 5)}, {},
+     r"the 3-D windows' patches would need 2.0 MiB \(shape \[1, 8, 125, 512\], float32\)"),
+    ("pool3d", {"X": f32(1, 8, 12, 12, 12)}, {"ksize": [5, 5, 5]},
+     r"the 3-D windows' patches would need 2.0 MiB \(shape \[1, 8, 125, 512\], float32\)"),
+    ("sequence_conv", {"X": LoDTensor(f32(1000, 16), [[0, 1000]]), "Filter": f32(16 * 32, 2)},
+     {"contextLength": 32, "contextStart": -16},
+     r"the context windows would need 2.0 MiB \(shape \[1000, 512\], float32\)"),
+]
+
+
+@pytest.mark.parametrize("op_type, inputs, attrs, message", TEMPORARIES,
+                         ids=[c[0] for c in TEMPORARIES])
+def test_a_kernel_working_array_beyond_the_budget_is_refused_naming_its_op(op_type, inputs,
+                                                                           attrs, message):
+    with pytest.raises(ResourceLimitError, match=rf"(?s)op #0 {op_type}\b.*{message}"):
+        run_one(op_type, inputs, attrs)

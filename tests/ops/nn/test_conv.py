@@ -201,3 +201,38 @@ def test_pointwise_conv_on_either_memory_layout(n, channels_last):
     out = conv2d_kernel(attrs, x, w)
     assert out.shape == (n, 4) + x.shape[2:]
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+# Block sizes (bytes) that split the im2col into one output row, a few rows, or a few
+# whole images per block: the blocked path must give what the one-block path gives.
+BLOCKS = [1, 400, 3000]
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+@pytest.mark.parametrize("x_shape, w_shape, attrs", CONV_CASES)
+def test_conv2d_in_blocks_of_output_rows(monkeypatch, block, x_shape, w_shape, attrs):
+    """A large im2col is made a block of output rows at a time (core/limits.py
+    working_block_bytes): same values, whatever the block."""
+    from paddle_ir.core import limits
+    monkeypatch.setattr(limits, "WORKING_BLOCK_BYTES", block)
+    x = rng.randn(*x_shape).astype(np.float32)
+    w = rng.randn(*w_shape).astype(np.float32)
+    check_op("conv2d", {"Input": x, "Filter": w}, attrs, {"Output": ref_conv(x, w, attrs)},
+             atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("block", [1, 3000])
+@pytest.mark.parametrize("x_shape, w_shape, attrs", CONV_CASES[:6] + CONV_CASES[10:11])
+def test_conv2d_grad_in_blocks_of_output_rows(monkeypatch, block, x_shape, w_shape, attrs):
+    from paddle_ir.core import limits
+    monkeypatch.setattr(limits, "WORKING_BLOCK_BYTES", block)
+    test_conv2d_grad(x_shape, w_shape, attrs)
+
+
+@pytest.mark.parametrize("block", [1, 3000])
+@pytest.mark.parametrize("x_shape, w_shape, attrs, out_hw", TRANSPOSE_CASES)
+def test_conv2d_transpose_in_blocks_of_input_rows(monkeypatch, block, x_shape, w_shape, attrs,
+                                                  out_hw):
+    from paddle_ir.core import limits
+    monkeypatch.setattr(limits, "WORKING_BLOCK_BYTES", block)
+    test_conv2d_transpose(x_shape, w_shape, attrs, out_hw)
