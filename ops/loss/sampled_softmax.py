@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
+from paddle_ir.core.limits import check_temporary
 from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
 
@@ -47,8 +48,16 @@ def _paths(label: np.ndarray, num_classes: int):
     return nodes, bits.astype(np.float64), valid
 
 
+def _rows(w, index):
+    """W's rows at `index` ([N, K, D]: K classes or tree nodes per example), a working
+    array K * D times the batch, checked against the memory budget first."""
+    check_temporary("the weight rows of the sampled classes", tuple(index.shape) + w.shape[1:],
+                    w.dtype)
+    return w[index]
+
+
 def _pre(x, w, bias, nodes, valid):
-    pre = np.einsum("nd,nld->nl", x, w[nodes])
+    pre = np.einsum("nd,nld->nl", x, _rows(w, nodes))
     if bias is not None:
         pre = pre + bias.reshape(-1)[nodes]
     return np.where(valid, np.clip(pre, -40.0, 40.0), 0.0)
@@ -66,13 +75,14 @@ def _hsig(attrs, x, w, label, bias):
 def _hsig_grad(attrs, x, w, label, bias, pre, dout):
     lab = _labels(label, attrs["num_classes"], "hierarchical_sigmoid")
     nodes, bits, valid = _paths(lab, attrs["num_classes"])
-    raw = np.einsum("nd,nld->nl", x, w[nodes]) + (bias.reshape(-1)[nodes] if bias is not None
-                                                   else 0)
+    raw = np.einsum("nd,nld->nl", x, _rows(w, nodes))
+    if bias is not None:
+        raw = raw + bias.reshape(-1)[nodes]
     inside = valid & (raw > -40.0) & (raw < 40.0)  # the clip stops the gradient outside
     # PreOut holds softplus(pre): sigmoid(pre) = 1 - exp(-softplus(pre)). The padding's
     # ln 2 is constant: no gradient past the path.
     g = np.where(inside, 1 - np.exp(-pre) - bits, 0.0) * dout.reshape(-1, 1)
-    dx = np.einsum("nl,nld->nd", g, w[nodes]).astype(x.dtype)
+    dx = np.einsum("nl,nld->nd", g, _rows(w, nodes)).astype(x.dtype)
     dw = np.zeros_like(w)
     np.add.at(dw, nodes[valid], (g[:, :, None] * x[:, None, :])[valid])
     db = None
@@ -137,7 +147,7 @@ def _nce(attrs, x, label, w, bias, weight):
     true = np.asarray(label).reshape(x.shape[0], -1).astype(np.int64)
     _labels(true, attrs["num_total_classes"], "nce")
     samples = _nce_samples(attrs, x.shape[0], true)
-    logits = np.einsum("nd,nkd->nk", x, w[samples])
+    logits = np.einsum("nd,nkd->nk", x, _rows(w, samples))
     if bias is not None:
         logits = logits + bias.reshape(-1)[samples]
     cost = _nce_cost(attrs, logits, true.shape[1], weight)
@@ -157,7 +167,7 @@ def _nce_grad(attrs, x, label, w, bias, weight, logits, samples, dcost):
     if weight is not None:
         scale = scale * weight.reshape(-1, 1)
     g = g * scale
-    dx = np.einsum("nk,nkd->nd", g, w[samples]).astype(x.dtype)
+    dx = np.einsum("nk,nkd->nd", g, _rows(w, samples)).astype(x.dtype)
     dw = np.zeros_like(w)
     np.add.at(dw, samples, g[:, :, None] * x[:, None, :])
     db = None

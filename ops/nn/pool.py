@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.limits import check_temporary
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.nn import conv_math as cm
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
@@ -407,6 +408,7 @@ def max_pool2d_with_index_kernel(attrs, x):
     inside = (rows < h1[:, None])[:, None, :, None] & (cols < w1[:, None])[None, :, None, :]
     r = np.minimum(rows, h - 1)[:, None, :, None]
     q = np.minimum(cols, w - 1)[None, :, None, :]
+    check_temporary("the pooling windows' candidates", (n, c, oh, ow, kh * kw), x.dtype)
     flat = np.broadcast_to(r * w + q, (oh, ow, kh, kw)).reshape(oh, ow, kh * kw)
     values = x.reshape(n, c, h * w)[:, :, flat]  # [n, c, oh, ow, kh * kw]
     values = np.where(inside.reshape(oh, ow, kh * kw), values, -np.inf)

@@ -300,6 +300,14 @@ TEMPORARIES = [
      r"the 3-D windows' patches would need 2.0 MiB \(shape \[1, 8, 125, 512\], float32\)"),
     ("pool3d", {"X": f32(1, 8, 12, 12, 12)}, {"ksize": [5, 5, 5]},
      r"the 3-D windows' patches would need 2.0 MiB \(shape \[1, 8, 125, 512\], float32\)"),
+    ("max_pool2d_with_index", {"X": f32(1, 8, 64, 64)}, {"ksize": [16, 16], "strides": [4, 4]},
+     r"the pooling windows' candidates would need 1.3 MiB \(shape \[1, 8, 13, 13, 256\], "
+     r"float32\)"),
+    # 4 examples x 2001 sampled classes x 64 dims; the sampled logits ([4, 2001]) fit
+    ("nce", {"Input": f32(4, 64), "Label": np.zeros((4, 1), np.int64),
+             "Weight": f32(10, 64)}, {"num_total_classes": 10, "num_neg_samples": 2000},
+     r"the weight rows of the sampled classes would need 2.0 MiB \(shape \[4, 2001, 64\], "
+     r"float32\)"),
     ("sequence_conv", {"X": LoDTensor(f32(1000, 16), [[0, 1000]]), "Filter": f32(16 * 32, 2)},
      {"contextLength": 32, "contextStart": -16},
      r"the context windows would need 2.0 MiB \(shape \[1000, 512\], float32\)"),
