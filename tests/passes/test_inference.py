@@ -9,6 +9,7 @@ import pytest
 import paddle_ir as pir
 from paddle_ir import io, layers
 from paddle_ir.passes.inference import is_inference, optimize_inference
+from paddle_ir.proto import framework_pb2 as pb
 from tests.cli.test_cli import ok
 from tests.paddle_helpers import feeds as fixture_feeds
 
@@ -128,18 +129,58 @@ def test_folding_against_numpy_batch_norm(tmp_path):
     assert add.attr("axis") == 1 and add.output("Out") == bn.output("Y")
 
 
+def _in_float64(program, scope):
+    """The program with every float32 variable and dtype attribute made float64, and a
+    scope holding its values in float64: the same math, rounded far less."""
+    desc = pb.ProgramDesc()
+    desc.ParseFromString(program.serialize())
+    for block in desc.blocks:
+        for var in block.vars:
+            if var.HasField("lod_desc") and var.lod_desc.tensor.data_type == pb.FP32:
+                var.lod_desc.tensor.data_type = pb.FP64
+        for op in block.ops:
+            for attr in op.attrs:
+                if attr.name in ("dtype", "in_dtype", "out_dtype") and attr.i == pb.FP32:
+                    attr.i = pb.FP64
+    wide = pir.Scope()
+    for name in scope.local_var_names():
+        value = np.asarray(scope.find_var(name).value.numpy())
+        wide.var(name).value = pir.LoDTensor(value.astype(np.float64)
+                                             if value.dtype == np.float32 else value)
+    return pir.Program.parse(desc.SerializeToString()), wide
+
+
+def _wide(feed):
+    return {k: np.asarray(v, np.float64) if np.asarray(v).dtype == np.float32 else v
+            for k, v in feed.items()}
+
+
 @pytest.mark.parametrize("name", PADDLE_MODELS)
 def test_paddle_models_agree_with_and_without_the_passes(name):
+    """The passes cost no accuracy. Where the float32 results differ (a deep net: folding
+    a batch_norm changes the filter's rounding), the optimized result is measured against
+    the same program run in float64 and must be as close to it as the unoptimized one
+    (mobilenet_v1: 9.8e-6 against 1.1e-5 of the output's largest magnitude)."""
     path = str(FIXTURES / name / "model.pdmodel")
     exe, (p0, s0, f0), (p1, s1, f1), feeds = _load_both(path)
     feed = fixture_feeds(name)
     want = exe.run(p0, feed=feed, fetch_list=f0, scope=s0)
     got = exe.run(p1, feed=feed, fetch_list=f1, scope=s1)
-    for g, w in zip(got, want, strict=True):
-        if np.issubdtype(np.asarray(w).dtype, np.floating):
-            _close(g, w)
-        else:
+    truth = None
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        g, w = np.asarray(g), np.asarray(w)
+        if not np.issubdtype(w.dtype, np.floating):
             np.testing.assert_array_equal(g, w)
+            continue
+        scale = max(np.abs(w).max(), 1e-30)
+        if np.abs(g.astype(np.float64) - w).max() <= 1e-5 * scale:
+            continue
+        if truth is None:
+            p64, s64 = _in_float64(p0, s0)
+            truth = exe.run(p64, feed=_wide(feed), fetch_list=[v.name for v in f0], scope=s64)
+        t = np.asarray(truth[k], np.float64)
+        plain, optimized = np.abs(w - t).max(), np.abs(g - t).max()
+        assert optimized <= max(1.5 * plain, 1e-6 * scale), (name, optimized, plain)
 
 
 def test_mobilenet_fixture_folds_every_batch_norm():
