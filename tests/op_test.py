@@ -22,6 +22,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.grad import GradContext, grad_name
 from paddle_ir.ops.registry import get_op_def
+from tests.op_suite import EXERCISED
 
 SR = pir.VarType.SELECTED_ROWS
 
@@ -290,3 +291,4 @@ def check_grad(op_type: str, inputs: Mapping, attrs: Mapping | None = None,
             numeric.reshape(-1)[j] = (plus - minus) / (2 * eps)
         np.testing.assert_allclose(_dense(got), numeric, atol=atol, rtol=rtol,
                                    err_msg=f"d loss / d {name} ({op_type})")
+    EXERCISED["grad"].add(op_type)
