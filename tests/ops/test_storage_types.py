@@ -15,7 +15,7 @@ from paddle_ir.ops.math.activation import ACTIVATIONS
 from paddle_ir.ops.registry import FLOATS, In, OpDef, Out
 from paddle_ir.ops.storage import keep_selected_rows
 from paddle_ir.passes.backward import append_backward
-from tests.op_test import check_op
+from tests.op_test import check_grad, check_op
 
 SR = pir.VarType.SELECTED_ROWS
 DENSE = pir.VarType.LOD_TENSOR
@@ -669,3 +669,17 @@ def test_sparse_zeros_and_an_unsupported_place():
     with pytest.raises(pir.PaddleIRError, match="place 'tpu' is not a place; paddle-ir runs "
                                                 "on the CPU"):
         pir.Executor("tpu")
+
+
+def test_retain_gradient_keeps_the_listed_rows_of_dout():
+    """d loss / d X's stored values: dOut at the rows X stores that Indices lists, zero at
+    the others (central differences over X's values, its rows fixed)."""
+    x = pir.SelectedRows([0, 2, 3], np.array([[1., 2], [3, 4], [5, 6]]), 5)
+    check_grad("retain", {"X": x, "Indices": np.array([3, 0], np.int64)}, wrt=("X",),
+               expect_sparse=("X",))
+
+
+@pytest.mark.parametrize("stype", ["selected_rows", "csr"])
+def test_cast_storage_gradient_against_central_differences(stype):
+    x = np.array([[1., 0, 2], [0, 0, 0], [3, 4, 0]])
+    check_grad("cast_storage", {"X": x}, {"stype": stype})

@@ -20,3 +20,14 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_print_passes_its_input_through_and_counts(capsys):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = check_op("print", {"In": x, "Counter": np.zeros(1, np.int64)},
+                   {"message": "seen", "first_n": -1}, {"Out": x})
+    assert int(np.asarray(out["CounterOut"][0])[0]) >= 1
+    assert "seen" in capsys.readouterr().out
+    from tests.op_test import check_grad
+    check_grad("print", {"In": x.astype(np.float64), "Counter": np.zeros(1, np.int64)},
+               {"print_phase": "forward"}, wrt=("In",))

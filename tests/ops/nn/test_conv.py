@@ -236,3 +236,21 @@ def test_conv2d_transpose_in_blocks_of_input_rows(monkeypatch, block, x_shape, w
     from paddle_ir.core import limits
     monkeypatch.setattr(limits, "WORKING_BLOCK_BYTES", block)
     test_conv2d_transpose(x_shape, w_shape, attrs, out_hw)
+
+
+@pytest.mark.parametrize("w_shape, attrs", [
+    ((4, 1, 3, 3), {"groups": 4, "paddings": [1, 1], "strides": [2, 1]}),
+    ((8, 1, 2, 3), {"groups": 4, "paddings": [1, 0], "dilations": [1, 2]}),  # multiplier 2
+])
+def test_depthwise_conv2d_grad(w_shape, attrs):
+    x = rng.randn(2, 4, 5, 5)
+    w = rng.randn(*w_shape)
+    check_grad("depthwise_conv2d", {"Input": x, "Filter": w}, attrs, wrt=("Input", "Filter"),
+               out_slot="Output")
+
+
+def test_depthwise_conv2d_transpose_grad():
+    x, f = rng.uniform(-1, 1, (1, 2, 3, 3)), rng.uniform(-1, 1, (2, 1, 2, 2))
+    attrs = {"strides": [2, 2], "paddings": [0, 0], "groups": 2, "dilations": [1, 1]}
+    check_grad("depthwise_conv2d_transpose", {"Input": x, "Filter": f}, attrs,
+               wrt=("Input", "Filter"), out_slot="Output")

@@ -91,3 +91,12 @@ def test_interp_errors():
                                                "interp_method": "nearest"})
     with pytest.raises(pir.ProgramError, match=r"X must be 4-D"):
         check_op("bilinear_interp", {"X": x[0]}, {"out_h": 2, "out_w": 2})
+
+
+@pytest.mark.parametrize("attrs", [
+    {"out_h": 7, "out_w": 3, "align_corners": False, "interp_method": "nearest"},
+    {"scale": [1.5, 0.75], "align_corners": True, "interp_method": "nearest"},
+])
+def test_nearest_interp_v2_gradient(attrs):
+    """Each output copies one input pixel: dX adds dOut back at the pixels copied."""
+    check_grad("nearest_interp_v2", {"X": rng.randn(2, 2, 4, 6)}, attrs)

@@ -22,3 +22,21 @@ def test_csr_t_dot_adds_in_scipys_order(seed):
     np.testing.assert_array_equal(got.rows, touched)
     assert got.height == k and got.value.dtype == np.result_type(x_dtype, y_dtype)
     np.testing.assert_array_equal(got.value, want[touched])
+
+
+@pytest.mark.parametrize("transpose_x", [False, True])
+def test_sparse_dot_against_scipy_and_its_gradient(transpose_x):
+    """Out = X @ Y (or X^T @ Y, SELECTED_ROWS); dY = X^T @ dOut (or X @ dOut) against
+    central differences. X is sparse features: it has no gradient."""
+    from tests.op_test import check_grad, check_op
+    rng = np.random.default_rng(5)
+    indptr = np.array([0, 2, 2, 5], np.int64)
+    x = CSRTensor(rng.standard_normal(5), np.array([0, 3, 1, 3, 2], np.int64), indptr, (3, 4))
+    y = rng.standard_normal((3 if transpose_x else 4, 2))
+    dense = x.to_scipy().toarray()
+    want = dense.T @ y if transpose_x else dense @ y
+    out = check_op("sparse_dot", {"X": x, "Y": y}, {"transpose_x": transpose_x})["Out"][0]
+    got = out.to_dense() if transpose_x else np.asarray(out)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    check_grad("sparse_dot", {"X": x, "Y": y}, {"transpose_x": transpose_x}, wrt=("Y",),
+               expect_sparse=() if transpose_x else ("Y",))

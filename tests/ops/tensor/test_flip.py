@@ -44,3 +44,9 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_reverse_and_its_gradient():
+    x = rng.uniform(-1, 1, (3, 2, 4))
+    check_op("reverse", {"X": x}, {"axis": [0, 2]}, {"Out": x[::-1, :, ::-1]})
+    check_grad("reverse", {"X": x}, {"axis": [1]})
