@@ -12,8 +12,9 @@ no longer registered), fails the run.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from paddle_ir.ops.grad import GradContext
 from paddle_ir.ops.registry import get_op_def, load_all, registered_op_types
