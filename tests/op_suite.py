@@ -5,7 +5,7 @@ While the suite runs, `record_cached_runs` notes the op types of every plan a ru
 reuses (executor/runner.py's cached path), and tests/op_test.py's `check_grad` notes
 the op types whose gradients it checked. When a whole-suite run ends green,
 tests/conftest.py asks `gaps()` what is missing; an op the harness cannot reach is
-listed in tests/ops/op_suite_exemptions.toml with the reason and where it is tested.
+listed in tests/ops/op_suite_exemptions.py with the reason and where it is tested.
 A missing op, or an exemption that is stale (the op is reached after all, or is
 no longer registered), fails the run.
 """
@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import tomllib
 
 from paddle_ir.ops.grad import GradContext
 from paddle_ir.ops.registry import get_op_def, load_all, registered_op_types
 
-EXEMPTIONS = Path(__file__).resolve().parent / "ops" / "op_suite_exemptions.toml"
+EXEMPTIONS = Path(__file__).resolve().parent / "ops" / "op_suite_exemptions.py"
 
 # "cached": op types a reused plan ran; "grad": op types check_grad checked.
 EXERCISED: dict[str, set[str]] = {"cached": set(), "grad": set()}
@@ -56,10 +55,9 @@ def has_gradient(op_type: str) -> bool:
     return bool(made)
 
 
-def load_exemptions(path: Path = EXEMPTIONS) -> dict[str, dict[str, str]]:
-    with open(path, "rb") as f:
-        table = tomllib.load(f)
-    return {kind: dict(table.get(kind, {})) for kind in ("cached", "grad")}
+def load_exemptions() -> dict[str, dict[str, str]]:
+    from tests.ops import op_suite_exemptions as table
+    return {"cached": dict(table.CACHED), "grad": dict(table.GRAD)}
 
 
 def gaps(exercised: dict[str, set[str]], exemptions: dict[str, dict[str, str]]) -> list[str]:
@@ -75,12 +73,12 @@ def gaps(exercised: dict[str, set[str]], exemptions: dict[str, dict[str, str]]) 
         for op_type in ops:
             if op_type not in exercised[kind] and op_type not in exempt:
                 problems.append(f"{op_type} {what[kind]} (test it, or exempt it with the "
-                                f"reason in {EXEMPTIONS.name} [{kind}])")
+                                f"reason in {EXEMPTIONS.name} {kind.upper()})")
         for op_type in sorted(exempt):
             if op_type not in ops:
-                problems.append(f"{EXEMPTIONS.name} [{kind}] exempts {op_type}, which is not "
-                                f"a registered op{' with a gradient' if kind == 'grad' else ''}")
+                problems.append(f"{EXEMPTIONS.name} {kind.upper()} exempts {op_type}, which is "
+                                f"not a registered op{' with a gradient' if kind == 'grad' else ''}")
             elif op_type in exercised[kind]:
-                problems.append(f"{EXEMPTIONS.name} [{kind}] exempts {op_type}, which the "
+                problems.append(f"{EXEMPTIONS.name} {kind.upper()} exempts {op_type}, which the "
                                 f"suite reaches: remove the exemption")
     return problems

@@ -30,10 +30,10 @@ def test_stale_exemptions_are_named():
     problems = op_suite.gaps(_everything(), {"cached": {"relu": "why", "no_such_op": "why"},
                                              "grad": {"equal": "why"}})
     assert problems == [
-        "op_suite_exemptions.toml [cached] exempts no_such_op, which is not a registered op",
-        "op_suite_exemptions.toml [cached] exempts relu, which the suite reaches: remove the "
+        "op_suite_exemptions.py CACHED exempts no_such_op, which is not a registered op",
+        "op_suite_exemptions.py CACHED exempts relu, which the suite reaches: remove the "
         "exemption",
-        "op_suite_exemptions.toml [grad] exempts equal, which is not a registered op with a "
+        "op_suite_exemptions.py GRAD exempts equal, which is not a registered op with a "
         "gradient"]
 
 
