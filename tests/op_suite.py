@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from paddle_ir.ops.grad import GradContext
 from paddle_ir.ops.registry import get_op_def, load_all, registered_op_types
 
@@ -76,8 +75,9 @@ def gaps(exercised: dict[str, set[str]], exemptions: dict[str, dict[str, str]]) 
                                 f"reason in {EXEMPTIONS.name} {kind.upper()})")
         for op_type in sorted(exempt):
             if op_type not in ops:
+                kind_of_op = "registered op with a gradient" if kind == "grad" else "registered op"
                 problems.append(f"{EXEMPTIONS.name} {kind.upper()} exempts {op_type}, which is "
-                                f"not a registered op{' with a gradient' if kind == 'grad' else ''}")
+                                f"not a {kind_of_op}")
             elif op_type in exercised[kind]:
                 problems.append(f"{EXEMPTIONS.name} {kind.upper()} exempts {op_type}, which the "
                                 f"suite reaches: remove the exemption")
