@@ -32,8 +32,13 @@ def run_decode(ids, scores):
                 feed[f"{kind}{k}"] = value
         sent_ids, sent_scores = layers.beam_search_decode(arrays[0], arrays[1], beam_size=2,
                                                           end_id=END)
-    got = pir.Executor().run(main, feed=feed, fetch_list=[sent_ids, sent_scores],
-                             return_numpy=False)
+    exe = pir.Executor()
+    got = exe.run(main, feed=feed, fetch_list=[sent_ids, sent_scores], return_numpy=False)
+    # Again on the plan the first run cached: the same hypotheses.
+    again = exe.run(main, feed=feed, fetch_list=[sent_ids, sent_scores], return_numpy=False)
+    for first, second in zip(got, again, strict=True):
+        assert first.lod() == second.lod()
+        np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
     return sent_ids, sent_scores, got[0], got[1]
 
 

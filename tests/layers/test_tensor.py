@@ -78,8 +78,11 @@ def test_tensor_array_to_tensor_and_grad(use_stack):
     exe = pir.Executor()
     exe.run(startup)
     feed = {f"x{k}": xs[k] for k in range(3)}
-    o, idx, *grads = exe.run(main, feed=feed, fetch_list=[out, index] + [f"x{k}@GRAD"
-                                                                          for k in range(3)])
+    fetch = [out, index] + [f"x{k}@GRAD" for k in range(3)]
+    o, idx, *grads = exe.run(main, feed=feed, fetch_list=fetch)
+    again = exe.run(main, feed=feed, fetch_list=fetch)  # the plan the first run cached
+    for first, second in zip([o, idx, *grads], again, strict=True):
+        np.testing.assert_array_equal(first, second)
     scaled = [x * (k + 1) for k, x in enumerate(xs)]
     want = np.stack(scaled, 1) if use_stack else np.concatenate(scaled, 1)
     np.testing.assert_allclose(o, want, rtol=1e-6)

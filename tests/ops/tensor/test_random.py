@@ -52,3 +52,18 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_seeded_normal_draws_have_their_moments():
+    """gaussian_random: N(mean, std). truncated_gaussian_random: N(mean, std) cut at two
+    std, as Paddle draws it: its std is 0.8796 std. A fixed seed gives the same draws on
+    every run (check_op compares the cached-plan runs with the first)."""
+    n = 20000
+    draws = np.asarray(check_op("gaussian_random", {}, {"shape": [n], "mean": 2.0, "std": 0.5,
+                                                        "seed": 13})["Out"][0])
+    assert draws.shape == (n,) and draws.dtype == np.float32
+    assert abs(draws.mean() - 2.0) < 0.02 and abs(draws.std() - 0.5) < 0.02
+    cut = np.asarray(check_op("truncated_gaussian_random", {},
+                              {"shape": [n], "mean": -1.0, "std": 2.0, "seed": 13})["Out"][0])
+    assert cut.min() >= -1.0 - 4.0 and cut.max() <= -1.0 + 4.0
+    assert abs(cut.mean() + 1.0) < 0.05 and abs(cut.std() - 0.8796 * 2.0) < 0.05
