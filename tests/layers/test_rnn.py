@@ -73,13 +73,6 @@ def test_rnn_with_cells_matches_numpy(cell_kind):
     assert losses[-1] < losses[0]
 
 
-def test_rnn_needs_a_known_time_dim():
-    with pir.program_guard(pir.Program(), pir.Program()):
-        x = layers.data("x", [-1, -1, 3])
-        with pytest.raises(InvalidProgramError, match="time dim of x must be known"):
-            layers.rnn(layers.GRUCell(2), x)
-
-
 class _TableCell(layers.RNNCell):
     """A cell whose logits depend only on the previous token: logits = table[token]."""
 

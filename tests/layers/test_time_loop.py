@@ -1,0 +1,133 @@
+"""RNNs of a length known only at run time (layers/control_flow/time_loop.py): rnn(),
+StaticRNN and dynamic_decode lowered to while / while_grad. The unrolled build of the same
+program (time dim known) is one truth, central finite differences and numpy the others."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import layers
+
+B, T, D, H = 3, 4, 2, 3
+
+
+def _ops(program) -> set[str]:
+    return {op.type for block in program.blocks for op in block.ops}
+
+
+def _rnn_program(cell_kind, known, *, masked, is_reverse, time_major, initial, dtype):
+    main, startup = pir.Program(), pir.Program()
+    main.random_seed = startup.random_seed = 7
+    with pir.program_guard(main, startup):
+        t = T if known else -1
+        x = layers.data("x", [t, -1, D] if time_major else [-1, t, D], dtype=dtype,
+                        append_batch_size=False)
+        x.stop_gradient = False
+        lens = layers.data("len", [-1], dtype="int32", append_batch_size=False)
+        attr = {"param_attr": pir.ParamAttr(name="w"), "bias_attr": pir.ParamAttr(name="b"),
+                "dtype": dtype}
+        cell = layers.GRUCell(H, **attr) if cell_kind == "gru" else \
+            layers.LSTMCell(H, forget_bias=0.5, **attr)
+        states = None
+        if initial:
+            h0 = layers.data("h0", [-1, H], dtype=dtype, append_batch_size=False)
+            h0.stop_gradient = False
+            states = h0 if cell_kind == "gru" else [h0, layers.scale(h0, 0.5)]
+        out, final = layers.rnn(cell, x, initial_states=states,
+                                sequence_length=lens if masked else None,
+                                time_major=time_major, is_reverse=is_reverse)
+        finals = final if isinstance(final, list) else [final]
+        # weights make every output position and state matter differently
+        weights = layers.cast(layers.assign(np.random.RandomState(3).uniform(
+            -1, 1, (T, B, H) if time_major else (B, T, H)).astype(np.float32)), dtype)
+        loss = layers.reduce_sum(out * weights)
+        for k, f in enumerate(finals):
+            loss = loss + layers.reduce_sum(f) * (k + 2.0)
+    return main, startup, out, finals, loss
+
+
+def _feed(time_major, dtype, initial):
+    rng = np.random.RandomState(11)
+    x = rng.uniform(-1, 1, (T, B, D) if time_major else (B, T, D)).astype(dtype)
+    feed = {"x": x, "len": np.array([4, 1, 3], np.int32)}
+    if initial:
+        feed["h0"] = rng.uniform(-1, 1, (B, H)).astype(dtype)
+    return feed
+
+
+RNN_CASES = [  # cell, masked, is_reverse, time_major, initial states
+    ("gru", False, False, False, False),
+    ("gru", True, False, False, True),
+    ("gru", True, True, True, False),
+    ("lstm", False, True, False, True),
+    ("lstm", True, False, True, True),
+    ("lstm", True, True, False, False),
+]
+
+
+@pytest.mark.parametrize("cell, masked, is_reverse, time_major, initial", RNN_CASES)
+def test_rnn_of_unknown_length_equals_the_unrolled_rnn(cell, masked, is_reverse, time_major,
+                                                       initial):
+    results = []
+    for known in (True, False):
+        main, startup, out, finals, loss = _rnn_program(
+            cell, known, masked=masked, is_reverse=is_reverse, time_major=time_major,
+            initial=initial, dtype="float32")
+        assert ("while" in _ops(main)) is not known
+        grads = dict((p.name, g.name) for p, g in pir.append_backward(loss))
+        assert ("while_grad" in _ops(main)) is not known
+        fetch = [out, *finals, "x@GRAD", grads["w_gate_w"], grads["b_gate_b"]]
+        if initial:
+            fetch.append("h0@GRAD")
+        exe, scope = pir.Executor(), pir.Scope()
+        exe.run(startup, scope=scope)
+        results.append(exe.run(main, feed=_feed(time_major, np.float32, initial), fetch_list=fetch,
+                               scope=scope))
+    unrolled, looped = results
+    assert looped[0].shape == ((T, B, H) if time_major else (B, T, H))
+    for want, got in zip(unrolled, looped, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cell, masked, is_reverse, time_major, initial",
+                         [RNN_CASES[2], RNN_CASES[4]])
+def test_rnn_loop_gradients_match_finite_differences(cell, masked, is_reverse, time_major,
+                                                     initial):
+    main, startup, _, _, loss = _rnn_program(cell, False, masked=masked, is_reverse=is_reverse,
+                                             time_major=time_major, initial=initial,
+                                             dtype="float64")
+    grads = dict((p.name, g.name) for p, g in pir.append_backward(loss))
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    feed = _feed(time_major, np.float64, initial)
+    names = ["x", "h0"] if initial else ["x"]
+    analytic = exe.run(main, feed=feed, fetch_list=[f"{n}@GRAD" for n in names] +
+                       [grads["w_gate_w"]], scope=scope)
+    forward = main.clone(for_test=True)
+
+    def loss_at(values):
+        (v,) = exe.run(forward, feed={**feed, **values}, fetch_list=[loss], scope=scope)
+        return float(np.asarray(v).sum())
+
+    eps = 1e-6
+    for name, got in zip(names, analytic, strict=False):
+        numeric = np.zeros_like(feed[name])
+        for idx in np.ndindex(feed[name].shape):
+            plus, minus = feed[name].copy(), feed[name].copy()
+            plus[idx] += eps
+            minus[idx] -= eps
+            numeric[idx] = (loss_at({name: plus}) - loss_at({name: minus})) / (2 * eps)
+        np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-7)
+    holder = scope.find_var("w_gate_w")
+    base = np.array(holder.value)
+    numeric = np.zeros_like(base)
+    for idx in list(np.ndindex(base.shape))[::5]:
+        values = []
+        for delta in (eps, -eps):
+            moved = base.copy()
+            moved[idx] += delta
+            holder.value = pir.LoDTensor(moved)
+            values.append(loss_at({}))
+        numeric[idx] = (values[0] - values[1]) / (2 * eps)
+        np.testing.assert_allclose(analytic[-1][idx], numeric[idx], rtol=1e-5, atol=1e-7)
+    holder.value = pir.LoDTensor(base)
