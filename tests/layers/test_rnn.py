@@ -8,7 +8,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir import layers
-from paddle_ir.core.errors import InvalidProgramError, ShapeInferenceError
+from paddle_ir.core.errors import ShapeInferenceError
 from paddle_ir.core.lod_tensor import LoDTensor
 from tests.op_test import check_op
 

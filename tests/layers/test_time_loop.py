@@ -131,3 +131,73 @@ def test_rnn_loop_gradients_match_finite_differences(cell, masked, is_reverse, t
         numeric[idx] = (values[0] - values[1]) / (2 * eps)
         np.testing.assert_allclose(analytic[-1][idx], numeric[idx], rtol=1e-5, atol=1e-7)
     holder.value = pir.LoDTensor(base)
+
+
+def _static_rnn_program(known: bool):
+    main, startup = pir.Program(), pir.Program()
+    main.random_seed = startup.random_seed = 5
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [T if known else -1, -1, D], append_batch_size=False)
+        y = layers.data("y", [-1, -1, 1], append_batch_size=False)  # x.shape[0] decides
+        c0 = layers.data("c0", [-1, H], append_batch_size=False)
+        x.stop_gradient = c0.stop_gradient = False
+        rnn = layers.StaticRNN()
+        with rnn.step():
+            word, extra = rnn.step_input(x), rnn.step_input(y)
+            prev = rnn.memory(shape=[-1, H], batch_ref=word, init_value=0.5)
+            cell = rnn.memory(init=c0)
+            hidden = layers.fc([word, prev], H, act="tanh",
+                               param_attr=[pir.ParamAttr(name="wx"), pir.ParamAttr(name="wh")],
+                               bias_attr=pir.ParamAttr(name="bh"))
+            new_cell = layers.elementwise_mul(cell, layers.sigmoid(extra)) + hidden
+            rnn.update_memory(prev, hidden)
+            rnn.update_memory(cell, new_cell)
+            rnn.step_output(hidden)
+            rnn.step_output(new_cell)
+        out, cells = rnn()
+        loss = layers.mean(out) + layers.reduce_sum(layers.square(cells)) * 0.01
+    return main, startup, out, cells, loss
+
+
+def _static_rnn_numpy(feed, wx, wh, bh):
+    state, cell = np.full((B, H), 0.5), feed["c0"].astype(np.float64)
+    outs, cells = [], []
+    for step in range(T):
+        state = np.tanh(feed["x"][step] @ wx + state @ wh + bh)
+        cell = cell / (1 + np.exp(-feed["y"][step])) + state
+        outs.append(state)
+        cells.append(cell)
+    return np.stack(outs), np.stack(cells)
+
+
+def test_static_rnn_of_unknown_length_equals_numpy_and_the_unrolled_rnn_and_trains():
+    rng = np.random.RandomState(2)
+    feed = {"x": rng.uniform(-1, 1, (T, B, D)).astype(np.float32),
+            "y": rng.uniform(-1, 1, (T, B, 1)).astype(np.float32),
+            "c0": rng.uniform(-1, 1, (B, H)).astype(np.float32)}
+    results = []
+    for known in (True, False):
+        main, startup, out, cells, loss = _static_rnn_program(known)
+        grads = dict((p.name, g.name) for p, g in pir.append_backward(loss))
+        assert ("while_grad" in _ops(main)) is not known
+        exe, scope = pir.Executor(), pir.Scope()
+        exe.run(startup, scope=scope)
+        params = [np.array(scope.find_var(n).get_tensor()).copy() for n in ("wx", "wh", "bh")]
+        got = exe.run(main, feed=feed, fetch_list=[out, cells, "x@GRAD", "c0@GRAD",
+                                                   grads["wx"], grads["wh"], grads["bh"]],
+                      scope=scope)
+        want_out, want_cells = _static_rnn_numpy(feed, *params)
+        np.testing.assert_allclose(got[0], want_out, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[1], want_cells, rtol=1e-5, atol=1e-5)
+        results.append(got)
+    for want, got in zip(*results, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # the loop trains: plain SGD on the looped program lowers its loss
+    main, startup, _, _, loss = _static_rnn_program(False)
+    with pir.program_guard(main, startup):
+        pir.optimizer.SGD(0.3).minimize(loss)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    losses = [float(np.asarray(exe.run(main, feed=feed, fetch_list=[loss],
+                                       scope=scope)[0]).reshape(-1)[0]) for _ in range(6)]
+    assert losses[-1] < losses[0] - 0.01
