@@ -1,8 +1,6 @@
 """Fluid's layers.rnn (paddle_ir/layers/rnn/): rnn with cells, decoders, gru_unit and
 lstm_unit, dynamic_lstmp and the cuDNN-style lstm."""
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -74,100 +72,143 @@ def test_rnn_with_cells_matches_numpy(cell_kind):
 
 
 class _TableCell(layers.RNNCell):
-    """A cell whose logits depend only on the previous token: logits = table[token]."""
+    """A cell whose logits depend on the previous token and the batch entry:
+    logits = table[token] + state, the state a per-entry bias that never changes."""
 
     def __init__(self, table):
         self.table = table
 
     def call(self, inputs, states):
-        return layers.gather(self.table, inputs), states
-
-    @property
-    def state_shape(self):
-        return [1]
+        return layers.gather(self.table, inputs) + states, states
 
 
 def _decode_program(build):
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
         outs = build()
+    assert "while" in {op.type for op in main.global_block().ops}
     exe = pir.Executor()
     exe.run(startup)
     return exe.run(main, fetch_list=list(outs))
 
 
 def _log_softmax(v):
-    return v - np.log(np.exp(v - v.max()).sum()) - v.max()
+    v = v - v.max(-1, keepdims=True)
+    return v - np.log(np.exp(v).sum(-1, keepdims=True))
 
 
-def test_beam_search_decoder_finds_the_best_sequences():
-    vocab, beam, steps, end = 4, 3, 3, 3
-    table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
-    batch = 2
+def _gather_tree(ids, parents):
+    """[T, B, beam]: each final beam's tokens traced back through the parent ids."""
+    out = np.zeros_like(ids)
+    steps, batch, beam = ids.shape
+    for b in range(batch):
+        for k in range(beam):
+            parent = k
+            for t in range(steps - 1, -1, -1):
+                out[t, b, k] = ids[t, b, parent]
+                parent = parents[t, b, parent]
+    return out
+
+
+def _numpy_beam_search(table, bias, beam, start, end, max_step):
+    """Fluid 1.7's BeamSearchDecoder under dynamic_decode, written out in numpy: steps
+    until every beam is finished or step max_step has run."""
+    batch, vocab = bias.shape
+    log_probs = np.tile([0.0] + [-1e9] * (beam - 1), (batch, 1))
+    finished = np.zeros((batch, beam), bool)
+    lengths = np.zeros((batch, beam), np.int64)
+    ids = np.full((batch, beam), start)
+    noend = np.where(np.arange(vocab) == end, 0.0, -1e9)
+    scores, tokens, parents = [], [], []
+    step = 0
+    while True:
+        lp = _log_softmax(table[ids] + bias[:, None, :])
+        lp = np.where(finished[..., None], noend, lp)
+        flat = (lp + log_probs[..., None]).reshape(batch, -1)
+        idx = np.argsort(-flat, axis=1, kind="stable")[:, :beam]
+        log_probs = np.take_along_axis(flat, idx, 1)
+        parent, ids = idx // vocab, idx % vocab
+        prev_fin = np.take_along_axis(finished, parent, 1)
+        lengths = np.take_along_axis(lengths, parent, 1) + ~prev_fin
+        finished = prev_fin | (ids == end)
+        scores.append(log_probs)
+        tokens.append(ids)
+        parents.append(parent)
+        step += 1
+        if finished.all() or step > max_step:
+            break
+    paths = _gather_tree(np.stack(tokens), np.stack(parents))
+    return paths.transpose(1, 0, 2), log_probs, lengths
+
+
+@pytest.mark.parametrize("max_step, seed, end_bonus", [
+    (2, 1, 1.0),    # stopped by max_step_num: 3 steps
+    (6, 2, 1.0),    # 7 steps, some beams finished early and extended by end at no cost
+    (30, 3, 4.0),   # every beam finishes at step 2: the loop stops there
+])
+def test_beam_search_decoder_matches_a_numpy_beam_search(max_step, seed, end_bonus):
+    vocab, beam, batch, start, end = 6, 3, 2, 0, 5
+    r = np.random.RandomState(seed)
+    table = r.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    table[:, end] += end_bonus  # make the end token likely enough that beams finish
+    bias = r.uniform(-1, 1, (batch, vocab)).astype(np.float32)
 
     def build():
         from paddle_ir.layers.tensor import assign_value
 
-        tab = assign_value(table)
-        cell = _TableCell(tab)
-        dec = layers.BeamSearchDecoder(cell, start_token=0, end_token=end, beam_size=beam)
-        init = layers.fill_constant([batch, 1], "float32", 0.0)
-        (ids, states, lengths) = layers.dynamic_decode(dec, inits=init, max_step_num=steps,
-                                                       return_length=True)
-        return [ids, states[1]]
+        cell = _TableCell(assign_value(table))
+        dec = layers.BeamSearchDecoder(cell, start_token=start, end_token=end, beam_size=beam)
+        ids, states, lengths = layers.dynamic_decode(dec, inits=assign_value(bias),
+                                                     max_step_num=max_step, return_length=True)
+        return [ids, states.log_probs, lengths, states.cell_states]
 
-    ids, scores = _decode_program(build)
-    assert ids.shape == (batch, steps, beam)
-    # brute force: every token sequence, finished ones extended only by end at no cost
-    lp = np.stack([_log_softmax(table[k].astype(np.float64)) for k in range(vocab)])
-    best = []
-    for seq in itertools.product(range(vocab), repeat=steps):
-        score, prev, done = 0.0, 0, False
-        for tok in seq:
-            if done:
-                if tok != end:
-                    score = -np.inf
-                    break
-                continue
-            score += lp[prev, tok]
-            prev, done = tok, tok == end
-        if np.isfinite(score):
-            best.append((score, seq))
-    best.sort(key=lambda s: -s[0])
-    want_scores = [s for s, _ in best[:beam]]
-    for bi in range(batch):
-        np.testing.assert_allclose(sorted(scores[bi], reverse=True), want_scores, rtol=1e-4)
-        got_seqs = {tuple(ids[bi, :, k]) for k in range(beam)}
-        assert got_seqs == {seq for _, seq in best[:beam]}
+    ids, scores, lengths, cell_states = _decode_program(build)
+    want_ids, want_scores, want_lengths = _numpy_beam_search(
+        table.astype(np.float64), bias.astype(np.float64), beam, start, end, max_step)
+    assert ids.shape == want_ids.shape and ids.shape[1] <= max_step + 1
+    np.testing.assert_array_equal(ids, want_ids)
+    np.testing.assert_allclose(scores, want_scores, rtol=1e-4)
+    np.testing.assert_array_equal(lengths, want_lengths)
+    # Fluid's layout: the cell states are [batch, beam, ...]
+    np.testing.assert_allclose(cell_states, np.repeat(bias[:, None, :], beam, 1))
 
 
 def test_greedy_and_training_helpers_with_basic_decoder():
-    vocab, steps = 5, 4
+    vocab, steps, end = 5, 4, 4
     table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    bias = np.zeros((2, vocab), np.float32)
+    bias[1, end] = 50.0  # entry 1 ends at its first step
 
     def build():
         from paddle_ir.layers.tensor import assign_value
 
         tab = assign_value(table)
         start = layers.fill_constant([2], "int64", 1)
-        helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=4)
+        helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=end)
         dec = layers.BasicDecoder(_TableCell(tab), helper)
-        init = layers.fill_constant([2, 1], "float32", 0.0)
-        (logits, sample_ids), _ = layers.dynamic_decode(dec, inits=init, max_step_num=steps)
+        (logits, sample_ids), _, glen = layers.dynamic_decode(
+            dec, inits=assign_value(bias), max_step_num=steps, return_length=True)
         teacher = assign_value(np.array([[2, 3, 1, 0], [0, 0, 1, 2]], np.int64))
-        th = layers.TrainingHelper(teacher, assign_value(np.array([4, 2], np.int64)))
+        th = layers.TrainingHelper(teacher, assign_value(np.array([3, 2], np.int64)))
         tdec = layers.BasicDecoder(_TableCell(tab), th)
-        (tlogits, _), _, tlen = layers.dynamic_decode(tdec, inits=init, max_step_num=3,
-                                                      return_length=True)
-        return [sample_ids, tlogits, tlen]
+        (tlogits, _), _, tlen = layers.dynamic_decode(tdec, inits=assign_value(bias),
+                                                      max_step_num=10, return_length=True)
+        return [sample_ids, glen, tlogits, tlen]
 
-    sample_ids, tlogits, tlen = _decode_program(build)
+    sample_ids, glen, tlogits, tlen = _decode_program(build)
+    # entry 0 runs greedily until end or step max_step_num (Fluid: max_step_num + 1 steps)
     prev, want = 1, []
-    for _ in range(steps):
+    while len(want) <= steps:
         prev = int(np.argmax(table[prev]))
         want.append(prev)
+        if prev == end:
+            break
     np.testing.assert_array_equal(sample_ids[0], want)
-    np.testing.assert_allclose(tlogits[0], table[[2, 3, 1]])
+    assert sample_ids[1][0] == end
+    np.testing.assert_array_equal(glen, [len(want), 1])
+    # teacher forcing stops when the longest (3) is done: 3 steps over the given tokens
+    assert tlogits.shape == (2, 3, vocab)
+    np.testing.assert_allclose(tlogits[0], table[[2, 3, 1]] + bias[0])
     np.testing.assert_array_equal(tlen, [3, 2])
 
 

@@ -201,3 +201,47 @@ def test_static_rnn_of_unknown_length_equals_numpy_and_the_unrolled_rnn_and_trai
     losses = [float(np.asarray(exe.run(main, feed=feed, fetch_list=[loss],
                                        scope=scope)[0]).reshape(-1)[0]) for _ in range(6)]
     assert losses[-1] < losses[0] - 0.01
+
+
+def _teacher_forced(use_decoder: bool):
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [-1, -1, D], append_batch_size=False)
+        h0 = layers.data("h0", [-1, H], append_batch_size=False)
+        lens = layers.data("len", [-1], dtype="int64", append_batch_size=False)
+        x.stop_gradient = h0.stop_gradient = False
+        cell = layers.GRUCell(H, param_attr=pir.ParamAttr(name="w"),
+                              bias_attr=pir.ParamAttr(name="b"))
+        if use_decoder:
+            dec = layers.BasicDecoder(cell, layers.TrainingHelper(x, lens))
+            (out, _), _ = layers.dynamic_decode(dec, inits=h0)
+        else:
+            out, _ = layers.rnn(cell, x, initial_states=h0)
+        weights = layers.assign(np.random.RandomState(3).uniform(-1, 1, (B, T, H))
+                                .astype(np.float32))
+        loss = layers.reduce_sum(out * weights)
+        grads = dict((p.name, g.name) for p, g in pir.append_backward(loss))
+    return main, startup, [out, "x@GRAD", "h0@GRAD", grads["w_gate_w"], grads["b_candidate_b"]]
+
+
+def test_dynamic_decode_with_a_training_helper_trains_like_rnn():
+    """Teacher forcing over full-length sequences is rnn() over the same inputs: the
+    decoder's While gives rnn's outputs and gradients."""
+    rng = np.random.RandomState(4)
+    feed = {"x": rng.uniform(-1, 1, (B, T, D)).astype(np.float32),
+            "h0": rng.uniform(-1, 1, (B, H)).astype(np.float32),
+            "len": np.full(B, T, np.int64)}
+    exe = pir.Executor()
+    results, params = [], None
+    for use_decoder in (False, True):
+        main, startup, fetch = _teacher_forced(use_decoder)
+        scope = pir.Scope()
+        exe.run(startup, scope=scope)
+        if params is None:
+            params = {n: np.array(scope.find_var(n).get_tensor()).copy()
+                      for n in ("w_gate_w", "w_candidate_w", "b_gate_b", "b_candidate_b")}
+        for n, v in params.items():
+            scope.find_var(n).value = pir.LoDTensor(v)
+        results.append(exe.run(main, feed=feed, fetch_list=fetch, scope=scope))
+    for want, got in zip(*results, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -10,6 +10,10 @@ that rnn(), StaticRNN and dynamic_decode lower to when they cannot unroll.
         loop.collect(new_h)                # written at t (or at an index of your own)
     out = loop.stacked()[0]                # [steps, ...], the collected values stacked
 
+A loop whose end depends on what it computes (dynamic_decode) passes its first
+condition instead of `steps`, and says in its block how to compute the next one:
+loop.go_on(lambda t: ...), called after t has moved on (t = the steps run so far).
+
 The loop is a plain `while` op (ops/controlflow/while_op.py), so append_backward
 differentiates it with while_grad: a carried value is kept at the start of each
 step, the collected values go through tensor arrays (array_write /
@@ -56,16 +60,21 @@ def in_block(block):
 
 
 class TimeLoop:
-    """A While running its block once per step t = 0 .. steps - 1 (see the module doc)."""
+    """A While running its block once per step t = 0 .. steps - 1, or, given `cond` in
+    place of `steps`, while the condition go_on() writes holds (see the module doc)."""
 
-    def __init__(self, steps: Variable, is_test: bool = False, name: str | None = None):
+    def __init__(self, steps: Variable | None = None, cond: Variable | None = None,
+                 is_test: bool = False, name: str | None = None):
+        if (steps is None) == (cond is None):
+            raise InvalidProgramError("TimeLoop needs either steps or a first condition")
         self.steps = steps
         self.t = fill_constant([1], "int64", 0)
-        self.cond = less_than(self.t, steps)
+        self.cond = less_than(self.t, steps) if cond is None else cond
         self._loop = While(self.cond, is_test=is_test, name=name)
         self._parent = default_main_program().current_block()
         self._arrays: list[Variable] = []
         self._inside = False
+        self._go_on = None
 
     def carry(self, init: Variable) -> Variable:
         """A loop variable starting as a copy of `init` (built before the block)."""
@@ -79,8 +88,19 @@ class TimeLoop:
             self._inside = True
             yield self.t
             increment(self.t, 1.0, in_place=True)
-            less_than(self.t, self.steps, cond=self.cond)
+            if self.steps is not None:
+                less_than(self.t, self.steps, cond=self.cond)
+            elif self._go_on is None:
+                raise InvalidProgramError("a TimeLoop built on a condition must say when to "
+                                          "go on (loop.go_on) inside its block")
+            else:
+                assign(self._go_on(self.t), output=self.cond)
         self._inside = False
+
+    def go_on(self, next_cond) -> None:
+        """next_cond(t) -> a one-element bool: run another step while it holds; built at
+        the end of the step, after t has moved on."""
+        self._go_on = next_cond
 
     @staticmethod
     def update(carried: Variable, new: Variable) -> None:
