@@ -91,13 +91,15 @@ class RNNCell:
         shape = self.state_shape if shape is None else shape
         dtype = self.state_dtype if dtype is None else dtype
 
-        def make(s):
-            return fill_constant_batch_size_like(batch_ref, [-1] + list(s), dtype, init_value,
-                                                 input_dim_idx=batch_dim_idx)
+        def make(s, dt):
+            if isinstance(s, (list, tuple)) and all(isinstance(d, int) for d in s):
+                return fill_constant_batch_size_like(batch_ref, [-1] + list(s), dt, init_value,
+                                                     input_dim_idx=batch_dim_idx)
+            # a structure of shapes (a cell of cells): states of the same structure
+            dts = dt if isinstance(dt, (list, tuple)) else [dt] * len(s)
+            return [make(part, d) for part, d in zip(s, dts, strict=True)]
 
-        if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
-            return [make(s) for s in shape]
-        return make(shape)
+        return make(shape, dtype)
 
 
 class _ParamsCell(RNNCell):

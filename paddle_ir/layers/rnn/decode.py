@@ -33,7 +33,7 @@ from paddle_ir.layers.nn.elementwise import (
 )
 from paddle_ir.layers.nn.indexing import gather, gather_tree
 from paddle_ir.layers.nn.random import sampling_id
-from paddle_ir.layers.nn.shapes import expand_as, reshape, transpose
+from paddle_ir.layers.nn.shapes import expand, reshape, transpose, unsqueeze
 from paddle_ir.layers.ops import cumsum
 from paddle_ir.layers.rnn.cells import (
     RNNCell,
@@ -205,10 +205,13 @@ class BeamSearchDecoder(Decoder):
     @staticmethod
     def tile_beam_merge_with_batch(x: Variable, beam_size: int) -> Variable:
         """[B, ...] -> [B * beam_size, ...], each row repeated beam_size times."""
-        tail = [d if d >= 0 else -1 for d in x.shape[1:]]
-        expanded = reshape(x, [-1, 1] + tail)
-        target = fill_constant_batch_size_like(x, [-1, beam_size] + tail, x.dtype, 0.0)
-        return reshape(expand_as(expanded, target), [-1] + tail)
+        rank = len(x.shape)
+        tiled = expand(unsqueeze(x, [1]), [1, beam_size] + [1] * (rank - 1))  # [B, beam, ...]
+        # as Fluid does: batch and beam moved last and merged there, where 0 keeps every
+        # other dim as it is (dims unknown when the program is built included)
+        last = transpose(tiled, list(range(2, rank + 1)) + [0, 1])          # [..., B, beam]
+        merged = reshape(last, [0] * (rank - 1) + [-1])                     # [..., B * beam]
+        return transpose(merged, [rank - 1] + list(range(rank - 1)))
 
     def _split(self, x: Variable) -> Variable:
         return reshape(x, [-1, self.beam_size] + [d if d >= 0 else -1 for d in x.shape[1:]])
