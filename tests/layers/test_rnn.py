@@ -141,12 +141,12 @@ def _numpy_beam_search(table, bias, beam, start, end, max_step):
     return paths.transpose(1, 0, 2), log_probs, lengths
 
 
-@pytest.mark.parametrize("max_step, seed, end_bonus", [
-    (2, 1, 1.0),    # stopped by max_step_num: 3 steps
-    (6, 2, 1.0),    # 7 steps, some beams finished early and extended by end at no cost
-    (30, 3, 4.0),   # every beam finishes at step 2: the loop stops there
+@pytest.mark.parametrize("max_step, seed, end_bonus, is_test", [
+    (2, 1, 1.0, False),    # stopped by max_step_num: 3 steps
+    (6, 2, 1.0, True),     # 7 steps, some beams finished early and extended by end at no cost
+    (30, 3, 4.0, False),   # every beam finishes at step 2: the loop stops there
 ])
-def test_beam_search_decoder_matches_a_numpy_beam_search(max_step, seed, end_bonus):
+def test_beam_search_decoder_matches_a_numpy_beam_search(max_step, seed, end_bonus, is_test):
     vocab, beam, batch, start, end = 6, 3, 2, 0, 5
     r = np.random.RandomState(seed)
     table = r.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
@@ -159,7 +159,8 @@ def test_beam_search_decoder_matches_a_numpy_beam_search(max_step, seed, end_bon
         cell = _TableCell(assign_value(table))
         dec = layers.BeamSearchDecoder(cell, start_token=start, end_token=end, beam_size=beam)
         ids, states, lengths = layers.dynamic_decode(dec, inits=assign_value(bias),
-                                                     max_step_num=max_step, return_length=True)
+                                                     max_step_num=max_step, return_length=True,
+                                                     is_test=is_test)
         return [ids, states.log_probs, lengths, states.cell_states]
 
     ids, scores, lengths, cell_states = _decode_program(build)
@@ -324,17 +325,21 @@ def test_dynamic_lstmp(is_reverse):
     assert losses[-1] < losses[0]
 
 
-def test_cudnn_style_lstm_two_layers_bidirectional():
+@pytest.mark.parametrize("known_length", [True, False])
+def test_cudnn_style_lstm_two_layers_bidirectional(known_length):
+    """Unrolled over a known length, a While over an unknown one (the input's own length,
+    here longer than max_len says, is what runs): both against numpy."""
     t, b, d, h, layers_n = 3, 2, 4, 3, 2
     x = rng.uniform(-1, 1, (t, b, d)).astype(np.float32)
     h0 = rng.uniform(-1, 1, (layers_n * 2, b, h)).astype(np.float32)
     c0 = rng.uniform(-1, 1, (layers_n * 2, b, h)).astype(np.float32)
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
-        xv = layers.data("x", [t, -1, d])
+        xv = layers.data("x", [t if known_length else -1, -1, d])
         hv = layers.data("h0", [layers_n * 2, -1, h])
         cv = layers.data("c0", [layers_n * 2, -1, h])
-        out, last_h, last_c = layers.lstm(xv, hv, cv, t, h, layers_n, is_bidirec=True)
+        out, last_h, last_c = layers.lstm(xv, hv, cv, t - 1, h, layers_n, is_bidirec=True)
+    assert ("while" in {op.type for op in main.global_block().ops}) is not known_length
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
     params = _params(main, scope)

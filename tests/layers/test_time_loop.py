@@ -245,3 +245,67 @@ def test_dynamic_decode_with_a_training_helper_trains_like_rnn():
         results.append(exe.run(main, feed=feed, fetch_list=fetch, scope=scope))
     for want, got in zip(*results, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+class _AttentionStack(layers.RNNCell):
+    """The shape of the seq2seq models' decoder: two LSTMCells (nested states), attention
+    over an encoder output passed as a keyword argument, the attended vector fed back."""
+
+    def __init__(self):
+        self.cells = [layers.LSTMCell(H, param_attr=pir.ParamAttr(name=f"l{k}"),
+                                      bias_attr=pir.ParamAttr(name=f"lb{k}"))
+                      for k in range(2)]
+
+    def call(self, step_input, states, enc_output):
+        lstm_states, feed = states
+        x = layers.concat([step_input, feed], 1)
+        new_states = []
+        for cell, state in zip(self.cells, lstm_states, strict=True):
+            x, new = cell(x, state)
+            new_states.append(new)
+        scores = layers.matmul(layers.unsqueeze(x, [1]), enc_output, transpose_y=True)
+        attended = layers.squeeze(layers.matmul(layers.softmax(scores), enc_output), [1])
+        return attended + x, [new_states, attended]
+
+    @property
+    def state_shape(self):
+        return [[cell.state_shape for cell in self.cells], [H]]
+
+
+def test_a_seq2seq_shaped_decoder_cell_loops_like_it_unrolls():
+    rng = np.random.RandomState(8)
+    feed = {"x": rng.uniform(-1, 1, (B, T, D)).astype(np.float32),
+            "enc": rng.uniform(-1, 1, (B, 5, H)).astype(np.float32),
+            "len": np.array([2, 4, 3], np.int64)}
+    results = []
+    for known in (True, False):
+        main, startup = pir.Program(), pir.Program()
+        main.random_seed = startup.random_seed = 9
+        with pir.program_guard(main, startup):
+            x = layers.data("x", [-1, T if known else -1, D], append_batch_size=False)
+            enc = layers.data("enc", [-1, -1, H], append_batch_size=False)
+            lens = layers.data("len", [-1], dtype="int64", append_batch_size=False)
+            x.stop_gradient = enc.stop_gradient = False
+            cell = _AttentionStack()
+            # the default states follow the nested state_shape
+            out, final = layers.rnn(cell, x, sequence_length=lens, enc_output=enc)
+            loss = layers.reduce_sum(layers.square(out)) + layers.reduce_sum(final[0][1][1])
+            grads = dict((p.name, g.name) for p, g in pir.append_backward(loss))
+        exe, scope = pir.Executor(), pir.Scope()
+        exe.run(startup, scope=scope)
+        results.append(exe.run(main, feed=feed, scope=scope,
+                               fetch_list=[out, final[0][1][1], final[1], "x@GRAD",
+                                           "enc@GRAD", grads["l1_gate_w"]]))
+    for want, got in zip(*results, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_tile_beam_merge_with_batch_repeats_rows_of_unknown_dims():
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        enc = layers.data("enc", [-1, -1, 2], append_batch_size=False)
+        tiled = layers.BeamSearchDecoder.tile_beam_merge_with_batch(enc, 3)
+    assert list(tiled.shape) == [-1, -1, 2]
+    v = np.arange(2 * 4 * 2, dtype=np.float32).reshape(2, 4, 2)
+    (got,) = pir.Executor().run(main, feed={"enc": v}, fetch_list=[tiled])
+    np.testing.assert_array_equal(got, np.repeat(v, 3, axis=0))
