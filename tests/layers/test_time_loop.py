@@ -7,6 +7,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir import layers
+from paddle_ir.core.errors import InvalidProgramError
 
 B, T, D, H = 3, 4, 2, 3
 
@@ -309,3 +310,25 @@ def test_tile_beam_merge_with_batch_repeats_rows_of_unknown_dims():
     v = np.arange(2 * 4 * 2, dtype=np.float32).reshape(2, 4, 2)
     (got,) = pir.Executor().run(main, feed={"enc": v}, fetch_list=[tiled])
     np.testing.assert_array_equal(got, np.repeat(v, 3, axis=0))
+
+
+class _ForgetfulCell(layers.RNNCell):
+    """Given [h, c], gives back h alone."""
+
+    def call(self, inputs, states):
+        return inputs, states[0]
+
+    @property
+    def state_shape(self):
+        return [[D], [D]]
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_a_step_giving_back_other_states_is_refused(known):
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = layers.data("x", [-1, T if known else -1, D], append_batch_size=False)
+        with pytest.raises(InvalidProgramError,
+                           match=r"the new states of _ForgetfulCell must have the structure of "
+                                 r"what the step was given, \['Variable', 'Variable'\], but got "
+                                 r"Variable"):
+            layers.rnn(_ForgetfulCell(), x)

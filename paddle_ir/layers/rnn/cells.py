@@ -15,6 +15,7 @@ BasicLSTMUnit formulas:
 
 from __future__ import annotations
 
+from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable, unique_name
 from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.control_flow.compare import less_than
@@ -42,6 +43,20 @@ def flatten_structure(struct) -> list:
     if isinstance(struct, (list, tuple)):
         return [v for item in struct for v in flatten_structure(item)]
     return [struct]
+
+
+def check_same_structure(expected, got, what: str) -> None:
+    """Fluid's assert_same_structure: a step must give back what it was given."""
+    def shape_of(struct):
+        if isinstance(struct, (list, tuple)):
+            return [shape_of(item) for item in struct]
+        return "Variable" if isinstance(struct, Variable) else type(struct).__name__
+
+    if shape_of(expected) != shape_of(got):
+        raise InvalidProgramError(
+            f"{what} must have the structure of what the step was given, "
+            f"{shape_of(expected)}, but got {shape_of(got)}",
+            hint="return the new states in the nesting of the states (lists / tuples)")
 
 
 def _columns(x: Variable, start: int, stop: int) -> Variable:
@@ -206,6 +221,7 @@ def rnn(cell: RNNCell, inputs, initial_states=None, sequence_length: Variable | 
     for t in order:
         step_in = map_structure(lambda x, t=t: time_slice(x, t, time_axis), inputs)
         out, new_states = cell(step_in, states, **kwargs)
+        check_same_structure(states, new_states, f"the new states of {type(cell).__name__}")
         if sequence_length is not None:
             alive = less_than(fill_constant([1], sequence_length.dtype, t), sequence_length)
             new_states = map_structure(lambda n, o, a=alive: select_rows(a, n, o), new_states,
@@ -233,6 +249,7 @@ def _rnn_loop(cell, inputs, initial_states, sequence_length, time_major, is_reve
         index = last - t if is_reverse else t
         step_in = map_structure(lambda x: read_step(x, index), steps_major)
         out, new_states = cell(step_in, states, **kwargs)
+        check_same_structure(states, new_states, f"the new states of {type(cell).__name__}")
         if sequence_length is not None:
             alive = less_than(cast(index, sequence_length.dtype), sequence_length)
             new_states = map_structure(lambda n, o: select_rows(alive, n, o), new_states,

@@ -37,6 +37,7 @@ from paddle_ir.layers.nn.shapes import expand, reshape, transpose, unsqueeze
 from paddle_ir.layers.ops import cumsum
 from paddle_ir.layers.rnn.cells import (
     RNNCell,
+    check_same_structure,
     flatten_structure,
     map_structure,
     pack_structure,
@@ -313,6 +314,9 @@ def dynamic_decode(decoder: Decoder, inits=None, max_step_num: int | None = None
     with loop.block() as step:
         outputs, next_states, next_inputs, next_finished = decoder.step(step, inputs, states,
                                                                         **kwargs)
+        name = type(decoder).__name__
+        check_same_structure(states, next_states, f"the next states of {name}.step")
+        check_same_structure(inputs, next_inputs, f"the next inputs of {name}.step")
         if own:
             next_lengths = getattr(next_states, "lengths", lengths)
         else:
