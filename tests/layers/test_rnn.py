@@ -187,8 +187,9 @@ def test_greedy_and_training_helpers_with_basic_decoder():
         start = layers.fill_constant([2], "int64", 1)
         helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=end)
         dec = layers.BasicDecoder(_TableCell(tab), helper)
-        (logits, sample_ids), _, glen = layers.dynamic_decode(
+        outputs, _, glen = layers.dynamic_decode(
             dec, inits=assign_value(bias), max_step_num=steps, return_length=True)
+        sample_ids = outputs.sample_ids  # Fluid's BasicDecoder.OutputWrapper
         teacher = assign_value(np.array([[2, 3, 1, 0], [0, 0, 1, 2]], np.int64))
         th = layers.TrainingHelper(teacher, assign_value(np.array([3, 2], np.int64)))
         tdec = layers.BasicDecoder(_TableCell(tab), th)

@@ -157,7 +157,10 @@ class SampleEmbeddingHelper(GreedyEmbeddingHelper):
 
 
 class BasicDecoder(Decoder):
-    """cell + output_fn + a DecodeHelper; outputs are (cell_outputs, sample_ids)."""
+    """cell + output_fn + a DecodeHelper; a step's outputs are OutputWrapper(cell_outputs,
+    sample_ids), as in Fluid 1.7."""
+
+    OutputWrapper = collections.namedtuple("OutputWrapper", ("cell_outputs", "sample_ids"))
 
     def __init__(self, cell: RNNCell, helper: DecodeHelper, output_fn=None):
         self.cell, self.helper, self.output_fn = cell, helper, output_fn
@@ -174,7 +177,7 @@ class BasicDecoder(Decoder):
         sample_ids.stop_gradient = True
         finished, next_inputs, next_states = self.helper.next_inputs(time, cell_outputs,
                                                                      cell_states, sample_ids)
-        return (cell_outputs, sample_ids), next_states, next_inputs, finished
+        return self.OutputWrapper(cell_outputs, sample_ids), next_states, next_inputs, finished
 
 
 class BeamSearchDecoder(Decoder):
