@@ -47,7 +47,7 @@ def read_step(x: Variable, t: Variable) -> Variable:
 
 
 @contextlib.contextmanager
-def in_block(block):
+def _in_block(block):
     """Build into `block` (an enclosing block) for a moment, as Fluid's
     _create_array_out_of_while does: an array the loop fills must exist before it."""
     program = default_main_program()
@@ -112,7 +112,7 @@ class TimeLoop:
         """Keep value as element `index` (default: t) of an array stacked after the loop."""
         if not self._inside:
             raise InvalidProgramError("TimeLoop.collect must be called inside loop.block()")
-        with in_block(self._parent):
+        with _in_block(self._parent):
             array = create_array(value.dtype)
         self._arrays.append(array_write(value, self.t if index is None else index, array))
 

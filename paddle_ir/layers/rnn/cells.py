@@ -27,8 +27,8 @@ from paddle_ir.layers.nn.shapes import reshape, strided_slice, transpose
 from paddle_ir.layers.ops import sigmoid, tanh
 from paddle_ir.layers.tensor import cast, concat, fill_constant, fill_constant_batch_size_like
 
-__all__ = ["GRUCell", "LSTMCell", "RNNCell", "flatten_structure", "map_structure", "rnn",
-           "select_rows", "stack_steps", "time_slice"]
+__all__ = ["GRUCell", "LSTMCell", "RNNCell", "check_same_structure", "flatten_structure",
+           "map_structure", "pack_structure", "rnn", "select_rows", "stack_steps", "time_slice"]
 
 
 def map_structure(fn, *structs):
