@@ -214,6 +214,49 @@ def test_greedy_and_training_helpers_with_basic_decoder():
     np.testing.assert_array_equal(tlen, [3, 2])
 
 
+class _DecayCell(_TableCell):
+    """logits = table[token] + state; the state halves every step."""
+
+    def call(self, inputs, states):
+        return layers.gather(self.table, inputs) + states, layers.scale(states, 0.5)
+
+
+@pytest.mark.parametrize("impute_finished", [False, True])
+def test_impute_finished_keeps_a_finished_sequences_state(impute_finished):
+    vocab, end, max_step = 5, 4, 5
+    table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    table[:, end] = -10.0  # entry 0 never ends: it runs max_step + 1 steps
+    bias = rng.uniform(-1, 1, (2, vocab)).astype(np.float32)
+    bias[1, end] = 50.0    # entry 1 ends at its first step
+
+    def build():
+        from paddle_ir.layers.tensor import assign_value
+
+        helper = layers.GreedyEmbeddingHelper(lambda ids: ids,
+                                              layers.fill_constant([2], "int64", 1), end)
+        dec = layers.BasicDecoder(_DecayCell(assign_value(table)), helper)
+        outputs, states = layers.dynamic_decode(dec, inits=assign_value(bias),
+                                                max_step_num=max_step,
+                                                impute_finished=impute_finished)
+        return [outputs.sample_ids, states]
+
+    sample_ids, states = _decode_program(build)
+    state, token, finished, want = bias.astype(np.float64), np.array([1, 1]), [False] * 2, []
+    while True:
+        sample = np.argmax(table[token] + state, axis=1)
+        new_state = state * 0.5
+        if impute_finished:
+            new_state = np.where(np.array(finished)[:, None], state, new_state)
+        finished = [f or s == end for f, s in zip(finished, sample, strict=True)]
+        state, token = new_state, sample
+        want.append(sample)
+        if all(finished) or len(want) > max_step:
+            break
+    np.testing.assert_array_equal(sample_ids, np.stack(want, 1))
+    np.testing.assert_allclose(states, state, rtol=1e-6)
+    assert sample_ids.shape == (2, max_step + 1)
+
+
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 

@@ -90,28 +90,21 @@ def test_rnn_of_unknown_length_equals_the_unrolled_rnn(cell, masked, is_reverse,
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("cell, masked, is_reverse, time_major, initial",
-                         [RNN_CASES[2], RNN_CASES[4]])
-def test_rnn_loop_gradients_match_finite_differences(cell, masked, is_reverse, time_major,
-                                                     initial):
-    main, startup, _, _, loss = _rnn_program(cell, False, masked=masked, is_reverse=is_reverse,
-                                             time_major=time_major, initial=initial,
-                                             dtype="float64")
+def check_finite_differences(main, startup, loss, feed, feeds, param, eps=1e-6):
+    """The loop's gradients of the feeds `feeds` and of (every fifth entry of) the
+    parameter `param` against central differences of the loss, in float64."""
     grads = dict((p.name, g.name) for p, g in pir.append_backward(loss))
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
-    feed = _feed(time_major, np.float64, initial)
-    names = ["x", "h0"] if initial else ["x"]
-    analytic = exe.run(main, feed=feed, fetch_list=[f"{n}@GRAD" for n in names] +
-                       [grads["w_gate_w"]], scope=scope)
+    analytic = exe.run(main, feed=feed, fetch_list=[f"{n}@GRAD" for n in feeds] +
+                       [grads[param]], scope=scope)
     forward = main.clone(for_test=True)
 
     def loss_at(values):
         (v,) = exe.run(forward, feed={**feed, **values}, fetch_list=[loss], scope=scope)
         return float(np.asarray(v).sum())
 
-    eps = 1e-6
-    for name, got in zip(names, analytic, strict=False):
+    for name, got in zip(feeds, analytic, strict=False):
         numeric = np.zeros_like(feed[name])
         for idx in np.ndindex(feed[name].shape):
             plus, minus = feed[name].copy(), feed[name].copy()
@@ -119,9 +112,8 @@ def test_rnn_loop_gradients_match_finite_differences(cell, masked, is_reverse, t
             minus[idx] -= eps
             numeric[idx] = (loss_at({name: plus}) - loss_at({name: minus})) / (2 * eps)
         np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-7)
-    holder = scope.find_var("w_gate_w")
+    holder = scope.find_var(param)
     base = np.array(holder.value)
-    numeric = np.zeros_like(base)
     for idx in list(np.ndindex(base.shape))[::5]:
         values = []
         for delta in (eps, -eps):
@@ -129,18 +121,29 @@ def test_rnn_loop_gradients_match_finite_differences(cell, masked, is_reverse, t
             moved[idx] += delta
             holder.value = pir.LoDTensor(moved)
             values.append(loss_at({}))
-        numeric[idx] = (values[0] - values[1]) / (2 * eps)
-        np.testing.assert_allclose(analytic[-1][idx], numeric[idx], rtol=1e-5, atol=1e-7)
-    holder.value = pir.LoDTensor(base)
+        numeric = (values[0] - values[1]) / (2 * eps)
+        np.testing.assert_allclose(analytic[-1][idx], numeric, rtol=1e-5, atol=1e-7)
 
 
-def _static_rnn_program(known: bool):
+@pytest.mark.parametrize("cell, masked, is_reverse, time_major, initial",
+                         [RNN_CASES[2], RNN_CASES[4]])
+def test_rnn_loop_gradients_match_finite_differences(cell, masked, is_reverse, time_major,
+                                                     initial):
+    main, startup, _, _, loss = _rnn_program(cell, False, masked=masked, is_reverse=is_reverse,
+                                             time_major=time_major, initial=initial,
+                                             dtype="float64")
+    check_finite_differences(main, startup, loss, _feed(time_major, np.float64, initial),
+                             ["x", "h0"] if initial else ["x"], "w_gate_w")
+
+
+def _static_rnn_program(known: bool, dtype="float32"):
     main, startup = pir.Program(), pir.Program()
     main.random_seed = startup.random_seed = 5
     with pir.program_guard(main, startup):
-        x = layers.data("x", [T if known else -1, -1, D], append_batch_size=False)
-        y = layers.data("y", [-1, -1, 1], append_batch_size=False)  # x.shape[0] decides
-        c0 = layers.data("c0", [-1, H], append_batch_size=False)
+        x = layers.data("x", [T if known else -1, -1, D], dtype=dtype, append_batch_size=False)
+        y = layers.data("y", [-1, -1, 1], dtype=dtype,
+                        append_batch_size=False)  # x.shape[0] decides
+        c0 = layers.data("c0", [-1, H], dtype=dtype, append_batch_size=False)
         x.stop_gradient = c0.stop_gradient = False
         rnn = layers.StaticRNN()
         with rnn.step():
@@ -202,6 +205,14 @@ def test_static_rnn_of_unknown_length_equals_numpy_and_the_unrolled_rnn_and_trai
     losses = [float(np.asarray(exe.run(main, feed=feed, fetch_list=[loss],
                                        scope=scope)[0]).reshape(-1)[0]) for _ in range(6)]
     assert losses[-1] < losses[0] - 0.01
+
+
+def test_static_rnn_loop_gradients_match_finite_differences():
+    main, startup, _, _, loss = _static_rnn_program(False, "float64")
+    rng = np.random.RandomState(6)
+    feed = {"x": rng.uniform(-1, 1, (T, B, D)), "y": rng.uniform(-1, 1, (T, B, 1)),
+            "c0": rng.uniform(-1, 1, (B, H))}
+    check_finite_differences(main, startup, loss, feed, ["x", "c0"], "wh")
 
 
 def _teacher_forced(use_decoder: bool):
