@@ -157,10 +157,18 @@ def test_beam_search_decoder_matches_a_numpy_beam_search(max_step, seed, end_bon
         from paddle_ir.layers.tensor import assign_value
 
         cell = _TableCell(assign_value(table))
-        dec = layers.BeamSearchDecoder(cell, start_token=start, end_token=end, beam_size=beam)
+        seen = []
+
+        def output_fn(x):  # Fluid hands output_fn the outputs split to [B, beam, ...]
+            seen.append(list(x.shape))
+            return layers.scale(x, 1.0)
+
+        dec = layers.BeamSearchDecoder(cell, start_token=start, end_token=end, beam_size=beam,
+                                       output_fn=output_fn)
         ids, states, lengths = layers.dynamic_decode(dec, inits=assign_value(bias),
                                                      max_step_num=max_step, return_length=True,
                                                      is_test=is_test)
+        assert seen == [[-1, beam, vocab]]
         return [ids, states.log_probs, lengths, states.cell_states]
 
     ids, scores, lengths, cell_states = _decode_program(build)

@@ -245,9 +245,11 @@ class BeamSearchDecoder(Decoder):
         merged_in = map_structure(self._merge, inputs)
         merged_states = map_structure(self._merge, states.cell_states)
         cell_out, next_cell = self.cell(merged_in, merged_states, **kwargs)
-        if self.output_fn is not None:
-            cell_out = self.output_fn(cell_out)
-        logits = self._split(cell_out)                               # [B, beam, V]
+        # as in Fluid, output_fn sees the split [B, beam, ...] outputs (a sampling
+        # output_fn of the variational seq2seq squeezes the beam dim)
+        cell_out = map_structure(self._split, cell_out)
+        logits = self.output_fn(cell_out) if self.output_fn is not None else cell_out
+        logits = reshape(logits, [-1, self.beam_size, logits.shape[-1]])  # [B, beam, V]
         vocab = logits.shape[-1]
         step_lp = log(softmax(logits))
         # finished beams: 0 for end_token, -kinf elsewhere, so they stay as they are
