@@ -6,7 +6,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir import layers
-from paddle_ir.core.errors import ShapeInferenceError
+from paddle_ir.core.errors import InvalidProgramError, ShapeInferenceError
 from paddle_ir.core.lod_tensor import LoDTensor
 from tests.op_test import check_op
 
@@ -420,3 +420,21 @@ def test_cudnn_style_lstm_two_layers_bidirectional(known_length):
     np.testing.assert_allclose(got[0], inp, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got[1], np.stack(lh), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got[2], np.stack(lc), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("with_output_fn", [False, True])
+def test_beam_search_needs_known_widths(with_output_fn):
+    with pir.program_guard(pir.Program(), pir.Program()):
+        table = layers.data("table", [-1, -1], append_batch_size=False)
+        if with_output_fn:  # the cell's output [B * beam, 4] is fine, the vocabulary is not
+            cell = _TableCell(layers.fill_constant([5, 4], "float32", 0.0))
+            dec = layers.BeamSearchDecoder(cell, 0, 1, beam_size=2,
+                                           output_fn=lambda x: layers.matmul(x, table))
+            inits, match = layers.fill_constant([2, 4], "float32", 0.0), \
+                r"the vocabulary size \(the last dim of the cell's outputs after output_fn"
+        else:
+            dec = layers.BeamSearchDecoder(_TableCell(table), 0, 1, beam_size=2)
+            inits, match = layers.fill_constant([2, 3], "float32", 0.0), \
+                r"is split into \[B, beam, ...\], so its dims after the first must be known"
+        with pytest.raises(InvalidProgramError, match=match):
+            layers.dynamic_decode(dec, inits=inits)

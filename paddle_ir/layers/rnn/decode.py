@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import warnings
 
+from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
 from paddle_ir.layers.control_flow.compare import equal, greater_equal, less_equal
 from paddle_ir.layers.control_flow.time_loop import TimeLoop, read_step, time_steps
@@ -218,7 +219,13 @@ class BeamSearchDecoder(Decoder):
         return transpose(merged, [rank - 1] + list(range(rank - 1)))
 
     def _split(self, x: Variable) -> Variable:
-        return reshape(x, [-1, self.beam_size] + [d if d >= 0 else -1 for d in x.shape[1:]])
+        if any(d is None or d < 0 for d in x.shape[1:]):
+            raise InvalidProgramError(
+                f"BeamSearchDecoder: {x.name} [B * beam, ...] is split into [B, beam, ...], "
+                f"so its dims after the first must be known when the program is built, got "
+                f"shape {list(x.shape)}",
+                hint="give the cell's outputs and states a known width (an fc of that size)")
+        return reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
 
     def _merge(self, x: Variable) -> Variable:
         return reshape(x, [-1] + [d if d >= 0 else -1 for d in x.shape[2:]])
@@ -249,8 +256,14 @@ class BeamSearchDecoder(Decoder):
         # output_fn of the variational seq2seq squeezes the beam dim)
         cell_out = map_structure(self._split, cell_out)
         logits = self.output_fn(cell_out) if self.output_fn is not None else cell_out
-        logits = reshape(logits, [-1, self.beam_size, logits.shape[-1]])  # [B, beam, V]
         vocab = logits.shape[-1]
+        if vocab is None or vocab < 0:
+            raise InvalidProgramError(
+                f"BeamSearchDecoder: the vocabulary size (the last dim of the cell's "
+                f"outputs{' after output_fn' if self.output_fn else ''}, {logits.name}) must "
+                f"be known when the program is built, got shape {list(logits.shape)}",
+                hint="project the cell output with an fc of the vocabulary size (output_fn)")
+        logits = reshape(logits, [-1, self.beam_size, vocab])        # [B, beam, V]
         step_lp = log(softmax(logits))
         # finished beams: 0 for end_token, -kinf elsewhere, so they stay as they are
         end_row = cast(equal(range_(0, vocab, 1, "int64"),
