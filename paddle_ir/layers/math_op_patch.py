@@ -1,5 +1,5 @@
-"""Variable's Python arithmetic and ordering (x + y, 2 * x, -x, x < 10) as ops: Fluid's
-layers.math_op_patch.
+"""Variable's Python arithmetic, ordering and indexing (x + y, 2 * x, -x, x < 10,
+x[1], x[:, 2:5]) as ops: Fluid's layers.math_op_patch and Variable.__getitem__.
 
 Variable lives in the builder, below the layers, so it cannot call them; loading this
 module installs the operators on Variable (monkey_patch_variable), and importing any
@@ -17,9 +17,10 @@ from paddle_ir.layers.control_flow.compare import (
 )
 from paddle_ir.layers.helper import _elementwise
 from paddle_ir.layers.nn.elementwise import scale
+from paddle_ir.layers.nn.shapes import reshape, strided_slice
 from paddle_ir.layers.tensor import fill_constant
 
-__all__ = ["binary_operator", "compare_operator", "monkey_patch_variable"]
+__all__ = ["binary_operator", "compare_operator", "getitem", "monkey_patch_variable"]
 
 
 def binary_operator(x: Variable, other, op_type: str, reverse: bool) -> Variable:
@@ -81,6 +82,42 @@ def _operator(dunder: str, op_type: str, reverse: bool):
     return method
 
 
+def getitem(x: Variable, item) -> Variable:
+    """x[item] as Fluid 1.7's Variable.__getitem__: ints and slices (steps too), one per
+    leading dim; an int drops its dim (a result with every dim dropped is [1])."""
+    items = item if isinstance(item, tuple) else (item,)
+    if len(items) > len(x.shape):
+        raise IndexError(f"{x.name}[...]: {len(items)} indices for a Variable of rank "
+                         f"{len(x.shape)} (shape {list(x.shape)})")
+    axes, starts, ends, strides, dropped = [], [], [], [], []
+    for axis, index in enumerate(items):
+        if isinstance(index, bool) or not isinstance(index, (int, slice)):
+            raise TypeError(f"{x.name}[...]: a Variable is indexed by ints and slices, got "
+                            f"{type(index).__name__} at position {axis}")
+        if isinstance(index, int):
+            start, end, step = index, (index + 1) or 2 ** 31 - 1, 1
+            dropped.append(axis)
+        else:
+            step = 1 if index.step is None else index.step
+            if step == 0:
+                raise ValueError(f"{x.name}[...]: slice step cannot be zero")
+            big = 2 ** 31 - 1
+            start = index.start if index.start is not None else (0 if step > 0 else big)
+            end = index.stop if index.stop is not None else (big if step > 0 else -big)
+        axes.append(axis)
+        starts.append(start)
+        ends.append(end)
+        strides.append(step)
+    out = strided_slice(x, axes, starts, ends, strides)
+    if not dropped:
+        return out
+    kept = [-1 if d is None or d < 0 else d for a, d in enumerate(out.shape) if a not in dropped]
+    if kept.count(-1) > 1:
+        raise IndexError(f"{x.name}[...]: cannot drop an indexed dim of a Variable with "
+                         f"several unknown dims (shape {list(x.shape)})")
+    return reshape(out, kept or [1])
+
+
 def monkey_patch_variable() -> None:
     """Give Variable (and so Parameter) Python's arithmetic operators, appending ops.
 
@@ -92,6 +129,7 @@ def monkey_patch_variable() -> None:
     for dunder, compare in _COMPARISONS.items():
         setattr(Variable, dunder, _comparison(dunder, compare))
     Variable.__neg__ = lambda self: scale(self, scale=-1.0)
+    Variable.__getitem__ = getitem
 
 
 monkey_patch_variable()

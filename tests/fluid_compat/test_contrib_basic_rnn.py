@@ -3,6 +3,7 @@ two layers, both directions, padded sequences with lengths, against an LSTM and 
 GRU written here in numpy from the cell equations."""
 
 import numpy as np
+import pytest
 
 import paddle_ir.fluid as fluid
 from paddle_ir.fluid.contrib.layers import basic_gru, basic_lstm
@@ -65,10 +66,10 @@ def reference(x, inits_fw, inits_bw, cells_fw, cells_bw):
     return outs, lasts
 
 
-def build_and_run(kind):
+def build_and_run(kind, known_length=True):
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        x = fluid.data(name="x", shape=[None, T, D], dtype="float32")
+        x = fluid.data(name="x", shape=[None, T if known_length else None, D], dtype="float32")
         h0 = fluid.data(name="h0", shape=[LAYERS * 2, None, H], dtype="float32")
         lengths = fluid.data(name="len", shape=[None], dtype="int64")
         attrs = dict(param_attr=fluid.ParamAttr(name="w"), bias_attr=fluid.ParamAttr(name="b"),
@@ -83,6 +84,7 @@ def build_and_run(kind):
             "h0": rng.randn(LAYERS * 2, B, H).astype("float32") * 0.5, "len": LENGTHS}
     if kind == "lstm":
         feed["c0"] = rng.randn(LAYERS * 2, B, H).astype("float32") * 0.5
+    assert ("while" in {op.type for op in main.global_block().ops}) is not known_length
     exe = fluid.Executor(fluid.CPUPlace())
     with fluid.scope_guard(fluid.core.Scope()):
         exe.run(startup)
@@ -92,8 +94,9 @@ def build_and_run(kind):
     return feed, got, params
 
 
-def test_basic_lstm_matches_numpy():
-    feed, got, params = build_and_run("lstm")
+@pytest.mark.parametrize("known_length", [True, False])
+def test_basic_lstm_matches_numpy(known_length):
+    feed, got, params = build_and_run("lstm", known_length)
     cells = {d: [lstm_cell((params[f"w_{d}_w_{i}"], params[f"b_{d}_b_{i}"]), 0.5)
                  for i in range(LAYERS)] for d in ("fw", "bw")}
     inits = {d: [(feed["h0"][2 * i + k], feed["c0"][2 * i + k]) for i in range(LAYERS)]
@@ -106,8 +109,9 @@ def test_basic_lstm_matches_numpy():
     np.testing.assert_allclose(got[2], cell, rtol=1e-4, atol=1e-5)
 
 
-def test_basic_gru_matches_numpy():
-    feed, got, params = build_and_run("gru")
+@pytest.mark.parametrize("known_length", [True, False])
+def test_basic_gru_matches_numpy(known_length):
+    feed, got, params = build_and_run("gru", known_length)
     cells = {d: [gru_cell((params[f"w_{d}_w_{i}_gate"], params[f"w_{d}_w_{i}_candidate"],
                            params[f"b_{d}_b_{i}_gate"], params[f"b_{d}_b_{i}_candidate"]))
                  for i in range(LAYERS)] for d in ("fw", "bw")}

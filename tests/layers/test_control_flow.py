@@ -407,9 +407,13 @@ def test_static_rnn_errors():
     main, startup = _fresh()
     with pir.program_guard(main, startup):
         x = layers.data("x", [-1, 3, 2])
+        y = layers.data("y", [4, 3, 2], append_batch_size=False)
+        z = layers.data("z", [5, 3, 2], append_batch_size=False)
         rnn = layers.StaticRNN()
-        with pytest.raises(InvalidProgramError, match="must have a known first dim"):
+        with pytest.raises(InvalidProgramError, match="step inputs have lengths 4 and 5"):
             with rnn.step():
-                rnn.step_input(x)
+                rnn.step_input(x)  # an unknown length agrees with any
+                rnn.step_input(y)
+                rnn.step_input(z)
     with pytest.raises(InvalidProgramError, match="must be called inside rnn.step"):
         layers.StaticRNN().step_output(x)

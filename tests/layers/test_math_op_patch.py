@@ -1,5 +1,6 @@
 """Variable's Python operators (layers/math_op_patch.py): the ordering comparisons Fluid 1.7
-patches onto Variable (`counter < 10` in loops written against Fluid), against numpy."""
+patches onto Variable (`counter < 10` in loops written against Fluid) and indexing
+(`fluid.layers.shape(x)[1]`), against numpy."""
 
 import operator
 
@@ -52,3 +53,21 @@ def test_equality_keeps_identity_and_other_types_are_refused():
     assert (x == x) is True and (x != 1.0) is True and x in [x] and {x: 1}[x] == 1
     with pytest.raises(TypeError, match="not supported"):
         x < "ten"  # noqa: B015 - the comparison itself is what is tested
+
+
+def test_indexing_a_variable_slices_as_numpy_does():
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.layers.data("x", [-1, 5, 6], append_batch_size=False)
+        outs = [fluid.layers.shape(x)[1], x[1], x[:, 1:4], x[:, ::-2, 3], x[-1, -1, -1], x[0:2],
+                x[1:, -3:]]
+        with pytest.raises(TypeError, match=r"indexed by ints and slices, got str"):
+            x["a"]  # noqa: B018 - the indexing is the test
+        with pytest.raises(IndexError, match="4 indices for a Variable of rank 3"):
+            x[0, 0, 0, 0]  # noqa: B018
+    v = np.arange(4 * 5 * 6, dtype=np.float32).reshape(4, 5, 6)
+    got = fluid.Executor().run(main, feed={"x": v}, fetch_list=outs)
+    want = [np.array([5], np.int32), v[1], v[:, 1:4], v[:, ::-2, 3], v[-1:, -1, -1], v[0:2],
+            v[1:, -3:]]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

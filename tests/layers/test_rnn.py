@@ -1,8 +1,6 @@
 """Fluid's layers.rnn (paddle_ir/layers/rnn/): rnn with cells, decoders, gru_unit and
 lstm_unit, dynamic_lstmp and the cuDNN-style lstm."""
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -73,109 +71,198 @@ def test_rnn_with_cells_matches_numpy(cell_kind):
     assert losses[-1] < losses[0]
 
 
-def test_rnn_needs_a_known_time_dim():
-    with pir.program_guard(pir.Program(), pir.Program()):
-        x = layers.data("x", [-1, -1, 3])
-        with pytest.raises(InvalidProgramError, match="time dim of x must be known"):
-            layers.rnn(layers.GRUCell(2), x)
-
-
 class _TableCell(layers.RNNCell):
-    """A cell whose logits depend only on the previous token: logits = table[token]."""
+    """A cell whose logits depend on the previous token and the batch entry:
+    logits = table[token] + state, the state a per-entry bias that never changes."""
 
     def __init__(self, table):
         self.table = table
 
     def call(self, inputs, states):
-        return layers.gather(self.table, inputs), states
-
-    @property
-    def state_shape(self):
-        return [1]
+        return layers.gather(self.table, inputs) + states, states
 
 
 def _decode_program(build):
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
         outs = build()
+    assert "while" in {op.type for op in main.global_block().ops}
     exe = pir.Executor()
     exe.run(startup)
     return exe.run(main, fetch_list=list(outs))
 
 
 def _log_softmax(v):
-    return v - np.log(np.exp(v - v.max()).sum()) - v.max()
+    v = v - v.max(-1, keepdims=True)
+    return v - np.log(np.exp(v).sum(-1, keepdims=True))
 
 
-def test_beam_search_decoder_finds_the_best_sequences():
-    vocab, beam, steps, end = 4, 3, 3, 3
-    table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
-    batch = 2
+def _gather_tree(ids, parents):
+    """[T, B, beam]: each final beam's tokens traced back through the parent ids."""
+    out = np.zeros_like(ids)
+    steps, batch, beam = ids.shape
+    for b in range(batch):
+        for k in range(beam):
+            parent = k
+            for t in range(steps - 1, -1, -1):
+                out[t, b, k] = ids[t, b, parent]
+                parent = parents[t, b, parent]
+    return out
+
+
+def _numpy_beam_search(table, bias, beam, start, end, max_step):
+    """Fluid 1.7's BeamSearchDecoder under dynamic_decode, written out in numpy: steps
+    until every beam is finished or step max_step has run."""
+    batch, vocab = bias.shape
+    log_probs = np.tile([0.0] + [-1e9] * (beam - 1), (batch, 1))
+    finished = np.zeros((batch, beam), bool)
+    lengths = np.zeros((batch, beam), np.int64)
+    ids = np.full((batch, beam), start)
+    noend = np.where(np.arange(vocab) == end, 0.0, -1e9)
+    scores, tokens, parents = [], [], []
+    step = 0
+    while True:
+        lp = _log_softmax(table[ids] + bias[:, None, :])
+        lp = np.where(finished[..., None], noend, lp)
+        flat = (lp + log_probs[..., None]).reshape(batch, -1)
+        idx = np.argsort(-flat, axis=1, kind="stable")[:, :beam]
+        log_probs = np.take_along_axis(flat, idx, 1)
+        parent, ids = idx // vocab, idx % vocab
+        prev_fin = np.take_along_axis(finished, parent, 1)
+        lengths = np.take_along_axis(lengths, parent, 1) + ~prev_fin
+        finished = prev_fin | (ids == end)
+        scores.append(log_probs)
+        tokens.append(ids)
+        parents.append(parent)
+        step += 1
+        if finished.all() or step > max_step:
+            break
+    paths = _gather_tree(np.stack(tokens), np.stack(parents))
+    return paths.transpose(1, 0, 2), log_probs, lengths
+
+
+@pytest.mark.parametrize("max_step, seed, end_bonus, is_test", [
+    (2, 1, 1.0, False),    # stopped by max_step_num: 3 steps
+    (6, 2, 1.0, True),     # 7 steps, some beams finished early and extended by end at no cost
+    (30, 3, 4.0, False),   # every beam finishes at step 2: the loop stops there
+])
+def test_beam_search_decoder_matches_a_numpy_beam_search(max_step, seed, end_bonus, is_test):
+    vocab, beam, batch, start, end = 6, 3, 2, 0, 5
+    r = np.random.RandomState(seed)
+    table = r.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    table[:, end] += end_bonus  # make the end token likely enough that beams finish
+    bias = r.uniform(-1, 1, (batch, vocab)).astype(np.float32)
 
     def build():
         from paddle_ir.layers.tensor import assign_value
 
-        tab = assign_value(table)
-        cell = _TableCell(tab)
-        dec = layers.BeamSearchDecoder(cell, start_token=0, end_token=end, beam_size=beam)
-        init = layers.fill_constant([batch, 1], "float32", 0.0)
-        (ids, states, lengths) = layers.dynamic_decode(dec, inits=init, max_step_num=steps,
-                                                       return_length=True)
-        return [ids, states[1]]
+        cell = _TableCell(assign_value(table))
+        seen = []
 
-    ids, scores = _decode_program(build)
-    assert ids.shape == (batch, steps, beam)
-    # brute force: every token sequence, finished ones extended only by end at no cost
-    lp = np.stack([_log_softmax(table[k].astype(np.float64)) for k in range(vocab)])
-    best = []
-    for seq in itertools.product(range(vocab), repeat=steps):
-        score, prev, done = 0.0, 0, False
-        for tok in seq:
-            if done:
-                if tok != end:
-                    score = -np.inf
-                    break
-                continue
-            score += lp[prev, tok]
-            prev, done = tok, tok == end
-        if np.isfinite(score):
-            best.append((score, seq))
-    best.sort(key=lambda s: -s[0])
-    want_scores = [s for s, _ in best[:beam]]
-    for bi in range(batch):
-        np.testing.assert_allclose(sorted(scores[bi], reverse=True), want_scores, rtol=1e-4)
-        got_seqs = {tuple(ids[bi, :, k]) for k in range(beam)}
-        assert got_seqs == {seq for _, seq in best[:beam]}
+        def output_fn(x):  # Fluid hands output_fn the outputs split to [B, beam, ...]
+            seen.append(list(x.shape))
+            return layers.scale(x, 1.0)
+
+        dec = layers.BeamSearchDecoder(cell, start_token=start, end_token=end, beam_size=beam,
+                                       output_fn=output_fn)
+        ids, states, lengths = layers.dynamic_decode(dec, inits=assign_value(bias),
+                                                     max_step_num=max_step, return_length=True,
+                                                     is_test=is_test)
+        assert [s[1:] for s in seen] == [[beam, vocab]]
+        return [ids, states.log_probs, lengths, states.cell_states]
+
+    ids, scores, lengths, cell_states = _decode_program(build)
+    want_ids, want_scores, want_lengths = _numpy_beam_search(
+        table.astype(np.float64), bias.astype(np.float64), beam, start, end, max_step)
+    assert ids.shape == want_ids.shape and ids.shape[1] <= max_step + 1
+    np.testing.assert_array_equal(ids, want_ids)
+    np.testing.assert_allclose(scores, want_scores, rtol=1e-4)
+    np.testing.assert_array_equal(lengths, want_lengths)
+    # Fluid's layout: the cell states are [batch, beam, ...]
+    np.testing.assert_allclose(cell_states, np.repeat(bias[:, None, :], beam, 1))
 
 
 def test_greedy_and_training_helpers_with_basic_decoder():
-    vocab, steps = 5, 4
+    vocab, steps, end = 5, 4, 4
     table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    bias = np.zeros((2, vocab), np.float32)
+    bias[1, end] = 50.0  # entry 1 ends at its first step
 
     def build():
         from paddle_ir.layers.tensor import assign_value
 
         tab = assign_value(table)
         start = layers.fill_constant([2], "int64", 1)
-        helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=4)
+        helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=end)
         dec = layers.BasicDecoder(_TableCell(tab), helper)
-        init = layers.fill_constant([2, 1], "float32", 0.0)
-        (logits, sample_ids), _ = layers.dynamic_decode(dec, inits=init, max_step_num=steps)
+        outputs, _, glen = layers.dynamic_decode(
+            dec, inits=assign_value(bias), max_step_num=steps, return_length=True)
+        sample_ids = outputs.sample_ids  # Fluid's BasicDecoder.OutputWrapper
         teacher = assign_value(np.array([[2, 3, 1, 0], [0, 0, 1, 2]], np.int64))
-        th = layers.TrainingHelper(teacher, assign_value(np.array([4, 2], np.int64)))
+        th = layers.TrainingHelper(teacher, assign_value(np.array([3, 2], np.int64)))
         tdec = layers.BasicDecoder(_TableCell(tab), th)
-        (tlogits, _), _, tlen = layers.dynamic_decode(tdec, inits=init, max_step_num=3,
-                                                      return_length=True)
-        return [sample_ids, tlogits, tlen]
+        (tlogits, _), _, tlen = layers.dynamic_decode(tdec, inits=assign_value(bias),
+                                                      max_step_num=10, return_length=True)
+        return [sample_ids, glen, tlogits, tlen]
 
-    sample_ids, tlogits, tlen = _decode_program(build)
+    sample_ids, glen, tlogits, tlen = _decode_program(build)
+    # entry 0 runs greedily until end or step max_step_num (Fluid: max_step_num + 1 steps)
     prev, want = 1, []
-    for _ in range(steps):
+    while len(want) <= steps:
         prev = int(np.argmax(table[prev]))
         want.append(prev)
+        if prev == end:
+            break
     np.testing.assert_array_equal(sample_ids[0], want)
-    np.testing.assert_allclose(tlogits[0], table[[2, 3, 1]])
+    assert sample_ids[1][0] == end
+    np.testing.assert_array_equal(glen, [len(want), 1])
+    # teacher forcing stops when the longest (3) is done: 3 steps over the given tokens
+    assert tlogits.shape == (2, 3, vocab)
+    np.testing.assert_allclose(tlogits[0], table[[2, 3, 1]] + bias[0])
     np.testing.assert_array_equal(tlen, [3, 2])
+
+
+class _DecayCell(_TableCell):
+    """logits = table[token] + state; the state halves every step."""
+
+    def call(self, inputs, states):
+        return layers.gather(self.table, inputs) + states, layers.scale(states, 0.5)
+
+
+@pytest.mark.parametrize("impute_finished", [False, True])
+def test_impute_finished_keeps_a_finished_sequences_state(impute_finished):
+    vocab, end, max_step = 5, 4, 5
+    table = rng.uniform(-2, 2, (vocab, vocab)).astype(np.float32)
+    table[:, end] = -10.0  # entry 0 never ends: it runs max_step + 1 steps
+    bias = rng.uniform(-1, 1, (2, vocab)).astype(np.float32)
+    bias[1, end] = 50.0    # entry 1 ends at its first step
+
+    def build():
+        from paddle_ir.layers.tensor import assign_value
+
+        helper = layers.GreedyEmbeddingHelper(lambda ids: ids,
+                                              layers.fill_constant([2], "int64", 1), end)
+        dec = layers.BasicDecoder(_DecayCell(assign_value(table)), helper)
+        outputs, states = layers.dynamic_decode(dec, inits=assign_value(bias),
+                                                max_step_num=max_step,
+                                                impute_finished=impute_finished)
+        return [outputs.sample_ids, states]
+
+    sample_ids, states = _decode_program(build)
+    state, token, finished, want = bias.astype(np.float64), np.array([1, 1]), [False] * 2, []
+    while True:
+        sample = np.argmax(table[token] + state, axis=1)
+        new_state = state * 0.5
+        if impute_finished:
+            new_state = np.where(np.array(finished)[:, None], state, new_state)
+        finished = [f or s == end for f, s in zip(finished, sample, strict=True)]
+        state, token = new_state, sample
+        want.append(sample)
+        if all(finished) or len(want) > max_step:
+            break
+    np.testing.assert_array_equal(sample_ids, np.stack(want, 1))
+    np.testing.assert_allclose(states, state, rtol=1e-6)
+    assert sample_ids.shape == (2, max_step + 1)
 
 
 def sigmoid(x):
@@ -290,17 +377,21 @@ def test_dynamic_lstmp(is_reverse):
     assert losses[-1] < losses[0]
 
 
-def test_cudnn_style_lstm_two_layers_bidirectional():
+@pytest.mark.parametrize("known_length", [True, False])
+def test_cudnn_style_lstm_two_layers_bidirectional(known_length):
+    """Unrolled over a known length, a While over an unknown one (the input's own length,
+    here longer than max_len says, is what runs): both against numpy."""
     t, b, d, h, layers_n = 3, 2, 4, 3, 2
     x = rng.uniform(-1, 1, (t, b, d)).astype(np.float32)
     h0 = rng.uniform(-1, 1, (layers_n * 2, b, h)).astype(np.float32)
     c0 = rng.uniform(-1, 1, (layers_n * 2, b, h)).astype(np.float32)
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
-        xv = layers.data("x", [t, -1, d])
+        xv = layers.data("x", [t if known_length else -1, -1, d])
         hv = layers.data("h0", [layers_n * 2, -1, h])
         cv = layers.data("c0", [layers_n * 2, -1, h])
-        out, last_h, last_c = layers.lstm(xv, hv, cv, t, h, layers_n, is_bidirec=True)
+        out, last_h, last_c = layers.lstm(xv, hv, cv, t - 1, h, layers_n, is_bidirec=True)
+    assert ("while" in {op.type for op in main.global_block().ops}) is not known_length
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
     params = _params(main, scope)
@@ -329,3 +420,21 @@ def test_cudnn_style_lstm_two_layers_bidirectional():
     np.testing.assert_allclose(got[0], inp, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got[1], np.stack(lh), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got[2], np.stack(lc), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("with_output_fn", [False, True])
+def test_beam_search_needs_known_widths(with_output_fn):
+    with pir.program_guard(pir.Program(), pir.Program()):
+        table = layers.data("table", [-1, -1], append_batch_size=False)
+        if with_output_fn:  # the cell's output [B * beam, 4] is fine, the vocabulary is not
+            cell = _TableCell(layers.fill_constant([5, 4], "float32", 0.0))
+            dec = layers.BeamSearchDecoder(cell, 0, 1, beam_size=2,
+                                           output_fn=lambda x: layers.matmul(x, table))
+            inits, match = layers.fill_constant([2, 4], "float32", 0.0), \
+                r"the vocabulary size \(the last dim of the cell's outputs after output_fn"
+        else:
+            dec = layers.BeamSearchDecoder(_TableCell(table), 0, 1, beam_size=2)
+            inits, match = layers.fill_constant([2, 3], "float32", 0.0), \
+                r"is split into \[B, beam, ...\], so its dims after the first must be known"
+        with pytest.raises(InvalidProgramError, match=match):
+            layers.dynamic_decode(dec, inits=inits)

@@ -1,5 +1,6 @@
 """`fluid.contrib.layers.basic_lstm` / `basic_gru` (Fluid 1.6-1.7's rnn_impl): multi-layer,
-optionally bidirectional LSTM/GRU over a padded batch, unrolled with StaticRNN.
+optionally bidirectional LSTM/GRU over a padded batch, built with StaticRNN (unrolled over
+a time dim known when the program is built, a While over an unknown one).
 
 LSTM cell (gates from one matmul of [x, h] split as i, j, f, o):
     c' = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j);  h' = tanh(c') * sigmoid(o)
@@ -130,11 +131,11 @@ def _run(kind, x, inits, units, mask, direction, directions, num_layers, hidden_
     outs = rnn()
     outs = outs if isinstance(outs, list) else [outs]
     per_layer = len(inits)
-    steps = int(x.shape[0])
     lasts = []
     for s in range(per_layer):
-        finals = [layers.slice(outs[i * per_layer + s], axes=[0], starts=[steps - 1],
-                               ends=[steps]) for i in range(num_layers)]
+        # the last step, counted from the end: the time dim may be unknown until run time
+        finals = [layers.slice(outs[i * per_layer + s], axes=[0], starts=[-1],
+                               ends=[2 ** 31 - 1]) for i in range(num_layers)]
         lasts.append(layers.reshape(layers.concat(finals, axis=0),
                                     shape=[num_layers, -1, hidden_size]))
     return outs[-1], lasts
@@ -148,7 +149,8 @@ def _basic_rnn(kind, input, inits, hidden_size, num_layers, sequence_length,  # 
     x = layers.transpose(input, [1, 0, 2]) if batch_first else input
     mask = None
     if sequence_length is not None:
-        mask = layers.transpose(layers.sequence_mask(sequence_length, maxlen=int(x.shape[0]),
+        maxlen = int(x.shape[0]) if x.shape[0] >= 0 else layers.shape(x)[0]
+        mask = layers.transpose(layers.sequence_mask(sequence_length, maxlen=maxlen,
                                                      dtype=input.dtype), [1, 0])
     outs, lasts = _run(kind, x, inits, units[0], mask, 0, directions, num_layers,
                        hidden_size, dropout_prob)

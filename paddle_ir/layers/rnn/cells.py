@@ -1,9 +1,10 @@
 """Fluid 1.7's cell-based RNN API: RNNCell, GRUCell, LSTMCell and rnn() (the decoding API
 is in layers/rnn/decode.py).
 
-rnn() unrolls its loop over the known time dim of its padded inputs when the
-program is built; with sequence_length, a sequence's states stop changing after
-its last step, as in Fluid. GRUCell and LSTMCell follow Fluid's BasicGRUUnit /
+rnn() unrolls its loop over the time dim of its padded inputs when that dim is
+known when the program is built, and runs it as a While (layers/control_flow/
+time_loop.py) when it is not; with sequence_length, a sequence's states stop
+changing after its last step, as in Fluid. GRUCell and LSTMCell follow Fluid's BasicGRUUnit /
 BasicLSTMUnit formulas:
 
     GRU:  r, u = sigmoid([x, h] W_g + b_g); c = tanh([x, r h] W_c + b_c);
@@ -18,15 +19,16 @@ from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable, unique_name
 from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.control_flow.compare import less_than
+from paddle_ir.layers.control_flow.time_loop import TimeLoop, read_step, time_steps
 from paddle_ir.layers.helper import LayerHelper
 from paddle_ir.layers.nn.dense import matmul
 from paddle_ir.layers.nn.elementwise import elementwise_add, elementwise_mul
-from paddle_ir.layers.nn.shapes import reshape, strided_slice
+from paddle_ir.layers.nn.shapes import reshape, strided_slice, transpose
 from paddle_ir.layers.ops import sigmoid, tanh
 from paddle_ir.layers.tensor import cast, concat, fill_constant, fill_constant_batch_size_like
 
-__all__ = ["GRUCell", "LSTMCell", "RNNCell", "flatten_structure", "map_structure", "rnn",
-           "select_rows", "stack_steps", "time_slice"]
+__all__ = ["GRUCell", "LSTMCell", "RNNCell", "check_same_structure", "flatten_structure",
+           "map_structure", "pack_structure", "rnn", "select_rows", "stack_steps", "time_slice"]
 
 
 def map_structure(fn, *structs):
@@ -41,6 +43,20 @@ def flatten_structure(struct) -> list:
     if isinstance(struct, (list, tuple)):
         return [v for item in struct for v in flatten_structure(item)]
     return [struct]
+
+
+def check_same_structure(expected, got, what: str) -> None:
+    """Fluid's assert_same_structure: a step must give back what it was given."""
+    def shape_of(struct):
+        if isinstance(struct, (list, tuple)):
+            return [shape_of(item) for item in struct]
+        return "Variable" if isinstance(struct, Variable) else type(struct).__name__
+
+    if shape_of(expected) != shape_of(got):
+        raise InvalidProgramError(
+            f"{what} must have the structure of what the step was given, "
+            f"{shape_of(expected)}, but got {shape_of(got)}",
+            hint="return the new states in the nesting of the states (lists / tuples)")
 
 
 def _columns(x: Variable, start: int, stop: int) -> Variable:
@@ -90,13 +106,15 @@ class RNNCell:
         shape = self.state_shape if shape is None else shape
         dtype = self.state_dtype if dtype is None else dtype
 
-        def make(s):
-            return fill_constant_batch_size_like(batch_ref, [-1] + list(s), dtype, init_value,
-                                                 input_dim_idx=batch_dim_idx)
+        def make(s, dt):
+            if isinstance(s, (list, tuple)) and all(isinstance(d, int) for d in s):
+                return fill_constant_batch_size_like(batch_ref, [-1] + list(s), dt, init_value,
+                                                     input_dim_idx=batch_dim_idx)
+            # a structure of shapes (a cell of cells): states of the same structure
+            dts = dt if isinstance(dt, (list, tuple)) else [dt] * len(s)
+            return [make(part, d) for part, d in zip(s, dts, strict=True)]
 
-        if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
-            return [make(s) for s in shape]
-        return make(shape)
+        return make(shape, dtype)
 
 
 class _ParamsCell(RNNCell):
@@ -119,6 +137,10 @@ class _ParamsCell(RNNCell):
             self._params[key] = self._helper.create_parameter(attr, shape, self._dtype,
                                                               is_bias=is_bias)
         return self._params[key]
+
+    @property
+    def state_dtype(self):
+        return self._dtype  # default states in the cell's own dtype (float64 cells too)
 
     def _linear(self, x: Variable, key: str, width: int) -> Variable:
         w = self._param(key + "_w", [x.shape[-1], width])
@@ -179,24 +201,27 @@ class LSTMCell(_ParamsCell):
 def rnn(cell: RNNCell, inputs, initial_states=None, sequence_length: Variable | None = None,
         time_major: bool = False, is_reverse: bool = False, **kwargs):
     """(outputs, final_states): cell applied over the time dim of inputs ([B, T, ...], or
-    [T, B, ...] when time_major), T known when the program is built. With sequence_length
-    ([B] int), a sequence's states stop changing after its last step."""
+    [T, B, ...] when time_major). With sequence_length ([B] int), a sequence's states stop
+    changing after its last step (its outputs there are the cell's, as in Fluid); with
+    is_reverse the steps run from the last to the first, outputs staying in input order.
+
+    A time dim known when the program is built is unrolled; an unknown one (-1) runs as a
+    While over the steps, with the same results and gradients."""
     flat = flatten_structure(inputs)
     time_axis = 0 if time_major else 1
-    steps = flat[0].shape[time_axis]
-    if steps is None or steps < 0:
-        raise InvalidProgramError(
-            f"rnn: the time dim of {flat[0].name} must be known when the program is built "
-            f"(shape {list(flat[0].shape)}); this rnn unrolls its loop",
-            hint="pad the batch to a fixed length, or use DynamicRNN for LoD sequences")
     if initial_states is None:
         initial_states = cell.get_initial_states(flat[0], batch_dim_idx=1 - time_axis)
+    steps = flat[0].shape[time_axis]
+    if steps is None or steps < 0:
+        return _rnn_loop(cell, inputs, initial_states, sequence_length, time_major, is_reverse,
+                         kwargs)
     states = initial_states
     order = range(steps - 1, -1, -1) if is_reverse else range(steps)
     outputs = {}
     for t in order:
         step_in = map_structure(lambda x, t=t: time_slice(x, t, time_axis), inputs)
         out, new_states = cell(step_in, states, **kwargs)
+        check_same_structure(states, new_states, f"the new states of {type(cell).__name__}")
         if sequence_length is not None:
             alive = less_than(fill_constant([1], sequence_length.dtype, t), sequence_length)
             new_states = map_structure(lambda n, o, a=alive: select_rows(a, n, o), new_states,
@@ -206,3 +231,39 @@ def rnn(cell: RNNCell, inputs, initial_states=None, sequence_length: Variable | 
     ordered = [outputs[t] for t in range(steps)]
     stacked = map_structure(lambda *vs: stack_steps(list(vs), time_axis), *ordered)
     return stacked, states
+
+
+def _time_major(x: Variable) -> Variable:
+    return transpose(x, [1, 0] + list(range(2, len(x.shape))))
+
+
+def _rnn_loop(cell, inputs, initial_states, sequence_length, time_major, is_reverse, kwargs):
+    """rnn() over a time dim unknown until the program runs: a While, step t reading
+    inputs[t] (T - 1 - t when is_reverse) and writing its output at the same index."""
+    steps_major = inputs if time_major else map_structure(_time_major, inputs)
+    steps = time_steps(flatten_structure(steps_major)[0], 0)
+    loop = TimeLoop(steps)
+    states = map_structure(loop.carry, initial_states)
+    last = steps - 1 if is_reverse else None
+    with loop.block() as t:
+        index = last - t if is_reverse else t
+        step_in = map_structure(lambda x: read_step(x, index), steps_major)
+        out, new_states = cell(step_in, states, **kwargs)
+        check_same_structure(states, new_states, f"the new states of {type(cell).__name__}")
+        if sequence_length is not None:
+            alive = less_than(cast(index, sequence_length.dtype), sequence_length)
+            new_states = map_structure(lambda n, o: select_rows(alive, n, o), new_states,
+                                       states)
+        map_structure(loop.update, states, new_states)
+        for value in flatten_structure(out):
+            loop.collect(value, index)
+    stacked = loop.stacked()
+    if not time_major:
+        stacked = [_time_major(v) for v in stacked]
+    return pack_structure(out, stacked), states
+
+
+def pack_structure(struct, flat: list):
+    """flat's values in the nesting of struct (the inverse of flatten_structure)."""
+    values = iter(flat)
+    return map_structure(lambda _: next(values), struct)

@@ -2,39 +2,47 @@
 TrainingHelper, GreedyEmbeddingHelper, SampleEmbeddingHelper), BeamSearchDecoder and
 dynamic_decode.
 
-dynamic_decode() unrolls its loop over `max_step_num` steps when the program is
-built (so it requires max_step_num). Finished sequences keep their state (and,
-in beam search, extend only with end_token at no cost), so the results equal
-Fluid's dynamic loop; the decoded time dim is max_step_num rather than the step
-at which every sequence finished (return_length gives the true lengths).
+dynamic_decode() runs the decoder as a While (layers/control_flow/time_loop.py), as
+Fluid 1.7 does: step after step until every sequence is finished or, with
+max_step_num, until step max_step_num has run (so at most max_step_num + 1 steps,
+Fluid's count). The outputs' time dim is the number of steps run. Without is_test
+the steps are kept for append_backward (while_grad), so a BasicDecoder with a
+TrainingHelper trains through it.
 """
 
 from __future__ import annotations
 
+import collections
+import warnings
+
 from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
-from paddle_ir.layers.control_flow.compare import equal, greater_equal
+from paddle_ir.layers.control_flow.compare import equal, greater_equal, less_equal
+from paddle_ir.layers.control_flow.time_loop import TimeLoop, read_step, time_steps
 from paddle_ir.layers.nn.dense import softmax, topk
 from paddle_ir.layers.nn.elementwise import (
     elementwise_add,
     elementwise_floordiv,
+    elementwise_min,
     elementwise_mod,
     elementwise_mul,
     log,
+    logical_and,
     logical_not,
     logical_or,
+    reduce_all,
 )
 from paddle_ir.layers.nn.indexing import gather, gather_tree
 from paddle_ir.layers.nn.random import sampling_id
-from paddle_ir.layers.nn.shapes import expand_as, reshape
+from paddle_ir.layers.nn.shapes import expand, reshape, transpose, unsqueeze
 from paddle_ir.layers.ops import cumsum
 from paddle_ir.layers.rnn.cells import (
     RNNCell,
+    check_same_structure,
     flatten_structure,
     map_structure,
+    pack_structure,
     select_rows,
-    stack_steps,
-    time_slice,
 )
 from paddle_ir.layers.tensor import cast, concat, fill_constant, fill_constant_batch_size_like
 from paddle_ir.layers.tensor import range as range_
@@ -54,6 +62,11 @@ class Decoder:
 
     def finalize(self, outputs, final_states, sequence_lengths):
         return outputs, final_states
+
+    @property
+    def tracks_own_finished(self):
+        """False: dynamic_decode ors a step's finished flags with the ones it keeps."""
+        return False
 
 
 class DecodeHelper:
@@ -81,36 +94,32 @@ class TrainingHelper(DecodeHelper):
         self.inputs = inputs
         self.sequence_length = sequence_length
         self.time_major = time_major
-        self._axis = 0 if time_major else 1
-        self._steps = flatten_structure(inputs)[0].shape[self._axis]
-
-    def _slice(self, t: int):
-        if t >= self._steps:  # past the inputs: any value will do, the sequence is finished
-            t = self._steps - 1
-        return map_structure(lambda x: time_slice(x, t, self._axis), self.inputs)
+        self._steps_major = inputs if time_major else map_structure(_swap_batch_time, inputs)
+        self._last = time_steps(flatten_structure(self._steps_major)[0], 0) - 1
 
     def initialize(self):
-        return self._slice(0), _finished_at(self.sequence_length, 0)
+        first = fill_constant([1], "int64", 0)
+        return (map_structure(lambda x: read_step(x, first), self._steps_major),
+                _finished_at(self.sequence_length, first))
 
     def sample(self, time, outputs, states):
         return _argmax_ids(outputs)
 
     def next_inputs(self, time, outputs, states, sample_ids):
-        t = _step_of(time)
-        return _finished_at(self.sequence_length, t + 1), self._slice(t + 1), states
+        following = time + 1
+        # past the inputs any value will do (every sequence is finished there)
+        index = elementwise_min(following, self._last)
+        return (_finished_at(self.sequence_length, following),
+                map_structure(lambda x: read_step(x, index), self._steps_major), states)
 
 
-def _step_of(time: Variable) -> int:
-    step = getattr(time, "static_step", None)
-    if step is None:
-        raise InvalidProgramError("this helper needs the time Variable dynamic_decode passes")
-    return step
+def _finished_at(sequence_length: Variable, t: Variable) -> Variable:
+    """[B] bool: t >= sequence_length, t an int64 [1]."""
+    return greater_equal(cast(t, sequence_length.dtype), reshape(sequence_length, [-1]))
 
 
-def _finished_at(sequence_length: Variable, t: int) -> Variable:
-    """[B] bool: t >= sequence_length."""
-    return greater_equal(fill_constant([1], sequence_length.dtype, t),
-                         reshape(sequence_length, [-1]))
+def _swap_batch_time(x: Variable) -> Variable:
+    return transpose(x, [1, 0] + list(range(2, len(x.shape))))
 
 
 class GreedyEmbeddingHelper(DecodeHelper):
@@ -149,7 +158,10 @@ class SampleEmbeddingHelper(GreedyEmbeddingHelper):
 
 
 class BasicDecoder(Decoder):
-    """cell + output_fn + a DecodeHelper; outputs are (cell_outputs, sample_ids)."""
+    """cell + output_fn + a DecodeHelper; a step's outputs are OutputWrapper(cell_outputs,
+    sample_ids), as in Fluid 1.7."""
+
+    OutputWrapper = collections.namedtuple("OutputWrapper", ("cell_outputs", "sample_ids"))
 
     def __init__(self, cell: RNNCell, helper: DecodeHelper, output_fn=None):
         self.cell, self.helper, self.output_fn = cell, helper, output_fn
@@ -166,13 +178,23 @@ class BasicDecoder(Decoder):
         sample_ids.stop_gradient = True
         finished, next_inputs, next_states = self.helper.next_inputs(time, cell_outputs,
                                                                      cell_states, sample_ids)
-        return (cell_outputs, sample_ids), next_states, next_inputs, finished
+        return self.OutputWrapper(cell_outputs, sample_ids), next_states, next_inputs, finished
 
 
 class BeamSearchDecoder(Decoder):
     """Beam search over a cell: keeps beam_size hypotheses per batch entry, scored by their
     summed log-probabilities; finished beams only extend with end_token at no cost.
-    finalize backtracks the parent ids (gather_tree) into full [T, B, beam] id paths."""
+
+    As in Fluid 1.7, inputs and states are [B, beam, ...] (merged to [B * beam, ...]
+    for the cell), a step's outputs are OutputWrapper(scores, predicted_ids,
+    parent_ids) and its states StateWrapper(cell_states, log_probs, finished,
+    lengths); finalize backtracks the parent ids (gather_tree) into full id paths."""
+
+    OutputWrapper = collections.namedtuple("OutputWrapper",
+                                           ("scores", "predicted_ids", "parent_ids"))
+    StateWrapper = collections.namedtuple("StateWrapper",
+                                          ("cell_states", "log_probs", "finished", "lengths"))
+    kinf = 1e9
 
     def __init__(self, cell: RNNCell, start_token: int, end_token: int, beam_size: int,
                  embedding_fn=None, output_fn=None):
@@ -181,53 +203,76 @@ class BeamSearchDecoder(Decoder):
         self.beam_size = int(beam_size)
         self.embedding_fn, self.output_fn = embedding_fn, output_fn
 
+    @property
+    def tracks_own_finished(self):
+        return True  # beams are reordered every step: dynamic_decode keeps no flags of its own
+
     @staticmethod
     def tile_beam_merge_with_batch(x: Variable, beam_size: int) -> Variable:
         """[B, ...] -> [B * beam_size, ...], each row repeated beam_size times."""
-        tail = [d if d >= 0 else -1 for d in x.shape[1:]]
-        expanded = reshape(x, [-1, 1] + tail)
-        target = fill_constant_batch_size_like(x, [-1, beam_size] + tail, x.dtype, 0.0)
-        return reshape(expand_as(expanded, target), [-1] + tail)
+        rank = len(x.shape)
+        tiled = expand(unsqueeze(x, [1]), [1, beam_size] + [1] * (rank - 1))  # [B, beam, ...]
+        # as Fluid does: batch and beam moved last and merged there, where 0 keeps every
+        # other dim as it is (dims unknown when the program is built included)
+        last = transpose(tiled, list(range(2, rank + 1)) + [0, 1])          # [..., B, beam]
+        merged = reshape(last, [0] * (rank - 1) + [-1])                     # [..., B * beam]
+        return transpose(merged, [rank - 1] + list(range(rank - 1)))
 
     def _split(self, x: Variable) -> Variable:
-        return reshape(x, [-1, self.beam_size] + [d if d >= 0 else -1 for d in x.shape[1:]])
+        if any(d is None or d < 0 for d in x.shape[1:]):
+            raise InvalidProgramError(
+                f"BeamSearchDecoder: {x.name} [B * beam, ...] is split into [B, beam, ...], "
+                f"so its dims after the first must be known when the program is built, got "
+                f"shape {list(x.shape)}",
+                hint="give the cell's outputs and states a known width (an fc of that size)")
+        return reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
 
     def _merge(self, x: Variable) -> Variable:
         return reshape(x, [-1] + [d if d >= 0 else -1 for d in x.shape[2:]])
 
     def initialize(self, initial_cell_states):
-        states = map_structure(lambda s: self.tile_beam_merge_with_batch(s, self.beam_size),
-                      initial_cell_states)
+        states = map_structure(
+            lambda s: self._split(self.tile_beam_merge_with_batch(s, self.beam_size)),
+            initial_cell_states)
         ref = flatten_structure(initial_cell_states)[0]
         ids = fill_constant_batch_size_like(ref, [-1, self.beam_size], "int64",
                                             self.start_token)
-        # beam 0 starts with log-prob 0, the others with -inf so that the first step
+        # beam 0 starts with log-prob 0, the others with -kinf so that the first step
         # expands a single hypothesis
         first = fill_constant_batch_size_like(ref, [-1, 1], "float32", 0.0)
-        rest = fill_constant_batch_size_like(ref, [-1, self.beam_size - 1], "float32", -1e9)
+        rest = fill_constant_batch_size_like(ref, [-1, self.beam_size - 1], "float32",
+                                             -self.kinf)
         log_probs = concat([first, rest], axis=1) if self.beam_size > 1 else first
         finished = fill_constant_batch_size_like(ref, [-1, self.beam_size], "bool", 0)
         lengths = fill_constant_batch_size_like(ref, [-1, self.beam_size], "int64", 0)
         inputs = self.embedding_fn(ids) if self.embedding_fn else ids
-        return inputs, (states, log_probs, finished, lengths), finished
+        return inputs, self.StateWrapper(states, log_probs, finished, lengths), finished
 
     def step(self, time, inputs, states, **kwargs):
-        cell_states, log_probs, finished, lengths = states
         merged_in = map_structure(self._merge, inputs)
-        cell_out, next_cell = self.cell(merged_in, cell_states, **kwargs)
-        if self.output_fn is not None:
-            cell_out = self.output_fn(cell_out)
-        logits = self._split(cell_out)                               # [B, beam, V]
+        merged_states = map_structure(self._merge, states.cell_states)
+        cell_out, next_cell = self.cell(merged_in, merged_states, **kwargs)
+        # as in Fluid, output_fn sees the split [B, beam, ...] outputs (a sampling
+        # output_fn of the variational seq2seq squeezes the beam dim)
+        cell_out = map_structure(self._split, cell_out)
+        logits = self.output_fn(cell_out) if self.output_fn is not None else cell_out
         vocab = logits.shape[-1]
+        if vocab is None or vocab < 0:
+            raise InvalidProgramError(
+                f"BeamSearchDecoder: the vocabulary size (the last dim of the cell's "
+                f"outputs{' after output_fn' if self.output_fn else ''}, {logits.name}) must "
+                f"be known when the program is built, got shape {list(logits.shape)}",
+                hint="project the cell output with an fc of the vocabulary size (output_fn)")
+        logits = reshape(logits, [-1, self.beam_size, vocab])        # [B, beam, V]
         step_lp = log(softmax(logits))
-        # finished beams: 0 for end_token, -inf elsewhere, so they stay as they are
+        # finished beams: 0 for end_token, -kinf elsewhere, so they stay as they are
         end_row = cast(equal(range_(0, vocab, 1, "int64"),
                              fill_constant([1], "int64", self.end_token)), "float32")
-        ended = (end_row - 1.0) * 1e9                                # 0 at end, -1e9 elsewhere
-        fin = cast(reshape(finished, [-1, self.beam_size, 1]), "float32")
+        ended = (end_row - 1.0) * self.kinf                          # 0 at end, -kinf elsewhere
+        fin = cast(reshape(states.finished, [-1, self.beam_size, 1]), "float32")
         step_lp = elementwise_add(elementwise_mul(step_lp, 1.0 - fin),
                                   elementwise_mul(fin, ended, axis=-1))
-        total = elementwise_add(step_lp, reshape(log_probs, [-1, self.beam_size, 1]))
+        total = elementwise_add(step_lp, reshape(states.log_probs, [-1, self.beam_size, 1]))
         flat = reshape(total, [-1, self.beam_size * vocab])
         scores, idx = topk(flat, self.beam_size)                     # [B, beam]
         vocab_t = fill_constant([1], "int64", vocab)
@@ -235,19 +280,22 @@ class BeamSearchDecoder(Decoder):
         tokens = elementwise_mod(idx, vocab_t)
         batch_pos = _batch_offsets(parents, self.beam_size)
         rows = reshape(parents + batch_pos, [-1])                    # rows of [B * beam]
-        next_cell = map_structure(lambda s: gather(s, rows), next_cell)
-        prev_fin = reshape(gather(reshape(finished, [-1, 1]), rows), [-1, self.beam_size])
-        prev_len = reshape(gather(reshape(lengths, [-1, 1]), rows), [-1, self.beam_size])
+        next_cell = map_structure(lambda s: self._split(gather(s, rows)), next_cell)
+        prev_fin = reshape(gather(reshape(states.finished, [-1, 1]), rows),
+                           [-1, self.beam_size])
+        prev_len = reshape(gather(reshape(states.lengths, [-1, 1]), rows), [-1, self.beam_size])
         next_len = prev_len + cast(logical_not(prev_fin), "int64")
         next_fin = logical_or(prev_fin, equal(tokens, fill_constant([1], "int64",
                                                                     self.end_token)))
+        tokens.stop_gradient = True
         next_inputs = self.embedding_fn(tokens) if self.embedding_fn else tokens
-        outputs = (scores, tokens, parents)
-        return outputs, (next_cell, scores, next_fin, next_len), next_inputs, next_fin
+        outputs = self.OutputWrapper(scores, tokens, parents)
+        return (outputs, self.StateWrapper(next_cell, scores, next_fin, next_len), next_inputs,
+                next_fin)
 
     def finalize(self, outputs, final_states, sequence_lengths):
-        _, tokens, parents = outputs                                 # each [T, B, beam]
-        return gather_tree(tokens, parents), final_states
+        """The [T, B, beam] predicted ids, each beam's path traced back from its last step."""
+        return gather_tree(outputs.predicted_ids, outputs.parent_ids), final_states
 
 
 def _batch_offsets(parents: Variable, beam: int) -> Variable:
@@ -265,35 +313,52 @@ def _zeros_like_rows(ref: Variable, dtype: str, value=0):
 def dynamic_decode(decoder: Decoder, inits=None, max_step_num: int | None = None,
                    output_time_major: bool = False, impute_finished: bool = False,
                    is_test: bool = False, return_length: bool = False, **kwargs):
-    """Run decoder.step for max_step_num steps (unrolled); returns (outputs, final_states)
-    and, with return_length, the decoded lengths. Outputs are stacked on a time dim
-    (batch-major unless output_time_major) after decoder.finalize."""
-    if max_step_num is None:
-        raise InvalidProgramError("dynamic_decode needs max_step_num: the loop is unrolled "
-                                  "when the program is built")
+    """Run decoder.step in a While until every sequence is finished (or step max_step_num
+    has run); returns (outputs, final_states) and, with return_length, the decoded
+    lengths. Outputs are stacked on a time dim (batch-major unless output_time_major)
+    after decoder.finalize. kwargs go to every decoder.step."""
     inputs, states, finished = decoder.initialize(inits)
-    lengths = _zeros_like_rows(finished, "int64")
-    step_outputs = []
-    for t in range(int(max_step_num)):
-        time = fill_constant([1], "int64", t)
-        time.static_step = t
-        outputs, next_states, next_inputs, next_finished = decoder.step(time, inputs, states,
+    loop = TimeLoop(cond=logical_not(reduce_all(finished)), is_test=is_test)
+    inputs = map_structure(loop.carry, inputs)
+    states = map_structure(loop.carry, states)
+    finished = loop.carry(finished)
+    lengths = loop.carry(_zeros_like_rows(finished, "int64"))
+    finished.stop_gradient = lengths.stop_gradient = True
+    limit = None if max_step_num is None else fill_constant([1], "int64", int(max_step_num))
+    own = getattr(decoder, "tracks_own_finished", False)
+    if impute_finished and own:
+        warnings.warn("dynamic_decode: impute_finished is ignored for a decoder that tracks "
+                      "its own finished flags (BeamSearchDecoder), as in Fluid", stacklevel=2)
+    with loop.block() as step:
+        outputs, next_states, next_inputs, next_finished = decoder.step(step, inputs, states,
                                                                         **kwargs)
-        next_finished = logical_or(next_finished, finished)
-        lengths = lengths + cast(logical_not(finished), "int64")
-        if impute_finished:
-            next_states = map_structure(lambda n, o, f=finished: select_rows(logical_not(f), n, o)
-                               if len(n.shape) == len(o.shape) else n, next_states, states)
-        step_outputs.append(outputs)
-        inputs, states, finished = next_inputs, next_states, next_finished
-    stacked = map_structure(lambda *vs: stack_steps(list(vs), 0), *step_outputs)
-    final_outputs, final_states = decoder.finalize(stacked, states, lengths)
+        name = type(decoder).__name__
+        check_same_structure(states, next_states, f"the next states of {name}.step")
+        check_same_structure(inputs, next_inputs, f"the next inputs of {name}.step")
+        if own:
+            next_lengths = getattr(next_states, "lengths", lengths)
+        else:
+            next_finished = logical_or(next_finished, finished)
+            next_lengths = lengths + cast(logical_not(finished), "int64")
+            if impute_finished:  # a finished sequence keeps its state
+                next_states = map_structure(
+                    lambda n, o: select_rows(logical_not(finished), n, o), next_states, states)
+        for value in flatten_structure(outputs):
+            loop.collect(value)
+        map_structure(loop.update, inputs, next_inputs)
+        map_structure(loop.update, states, next_states)
+        loop.update(finished, next_finished)
+        loop.update(lengths, next_lengths)
+        loop.go_on(lambda t: _unfinished(finished, t, limit))
+    final_outputs = pack_structure(outputs, loop.stacked())
+    final_outputs, final_states = decoder.finalize(final_outputs, states, lengths)
     if not output_time_major:
-        final_outputs = map_structure(_batch_major, final_outputs)
+        final_outputs = map_structure(_swap_batch_time, final_outputs)
     return (final_outputs, final_states, lengths) if return_length else \
         (final_outputs, final_states)
 
 
-def _batch_major(x: Variable) -> Variable:
-    steps = x.shape[0]
-    return stack_steps([time_slice(x, t, 0) for t in range(steps)], 1)
+def _unfinished(finished: Variable, t: Variable, limit: Variable | None) -> Variable:
+    """Another step: some sequence is unfinished (and t <= max_step_num, Fluid's bound)."""
+    going = logical_not(reduce_all(finished))
+    return going if limit is None else logical_and(going, less_equal(t, limit))

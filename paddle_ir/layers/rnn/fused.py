@@ -36,6 +36,7 @@ from paddle_ir.framework import Variable
 from paddle_ir.framework.initializer import Uniform
 from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.control_flow.dynamic_rnn import DynamicRNN
+from paddle_ir.layers.control_flow.time_loop import TimeLoop, read_step, time_steps
 from paddle_ir.layers.helper import LayerHelper, _unary
 from paddle_ir.layers.nn.dense import fc, matmul
 from paddle_ir.layers.nn.elementwise import clip, elementwise_add, elementwise_mul
@@ -268,11 +269,12 @@ def lstm(input: Variable, init_h: Variable, init_c: Variable, max_len: int,  # n
          hidden_size: int, num_layers: int, dropout_prob: float = 0.0, is_bidirec: bool = False,
          is_test: bool = False, name=None, default_initializer=None, seed: int = -1):
     """(rnn_out [T, B, H * dirs], last_h, last_c [num_layers * dirs, B, H]) of a stacked
-    LSTM over input [T, B, D] (time-major, T = max_len known)."""
+    LSTM over input [T, B, D] (time-major). T is the input's own length, as in Fluid's
+    cudnn_lstm (max_len only bounds it there): unrolled when it is known when the program
+    is built, a While over the steps when it is not."""
     if dropout_prob and not is_test:
         raise ValueError("lstm: dropout between layers is not supported; pass "
                          "dropout_prob=0.0")
-    steps = input.shape[0] if input.shape[0] >= 0 else int(max_len)
     helper = LayerHelper("cudnn_lstm", name)
     init = default_initializer or Uniform(-1.0 / hidden_size ** 0.5, 1.0 / hidden_size ** 0.5)
     dirs = 2 if is_bidirec else 1
@@ -290,19 +292,40 @@ def lstm(input: Variable, init_h: Variable, init_c: Variable, max_len: int,  # n
                                         input.dtype)
             b = helper.create_parameter(ParamAttr(initializer=init), [4 * h_size],
                                         input.dtype, is_bias=True)
-            h = time_slice(init_h, k, 0)
-            c = time_slice(init_c, k, 0)
-            order = range(steps - 1, -1, -1) if direction else range(steps)
-            step_out = {}
-            for t in order:
-                gates = elementwise_add(matmul(time_slice(layer_in, t, 0), w) + matmul(h, u),
-                                        b)
+
+            def step(x_t, h, c, w=w, u=u, b=b):
+                gates = elementwise_add(matmul(x_t, w) + matmul(h, u), b)
                 i, f, g, o = (_cols(gates, q, h_size) for q in range(4))
                 c = sigmoid(f) * c + sigmoid(i) * tanh(g)
-                h = sigmoid(o) * tanh(c)
-                step_out[t] = h
-            outs.append(stack_steps([step_out[t] for t in range(steps)], 0))
+                return sigmoid(o) * tanh(c), c
+
+            out, h, c = _lstm_direction(layer_in, time_slice(init_h, k, 0),
+                                        time_slice(init_c, k, 0), step, bool(direction))
+            outs.append(out)
             last_h.append(h)
             last_c.append(c)
         layer_in = outs[0] if dirs == 1 else concat(outs, axis=2)
     return layer_in, stack_steps(last_h, 0), stack_steps(last_c, 0)
+
+
+def _lstm_direction(x: Variable, h: Variable, c: Variable, step, reverse: bool):
+    """(outputs [T, B, H], last h, last c) of step(x_t, h, c) -> (h, c) over time-major x,
+    from the last step to the first when reverse; outputs stay in input order."""
+    steps = x.shape[0]
+    if steps >= 0:
+        out = {}
+        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+            h, c = step(time_slice(x, t, 0), h, c)
+            out[t] = h
+        return stack_steps([out[t] for t in range(steps)], 0), h, c
+    count = time_steps(x, 0)
+    loop = TimeLoop(count)
+    h, c = loop.carry(h), loop.carry(c)
+    last = count - 1
+    with loop.block() as t:
+        index = last - t if reverse else t
+        new_h, new_c = step(read_step(x, index), h, c)
+        loop.update(h, new_h)
+        loop.update(c, new_c)
+        loop.collect(new_h, index)
+    return loop.stacked()[0], h, c
