@@ -39,7 +39,7 @@ class Translator:
         self.unmapped: dict[str, int] = {}
         self.problems: list[str] = []
         self.feeds: list[str] = []
-        self.fetches: list[tuple[int, str]] = []
+        self.fetches: list[tuple[int, str, str | None]] = []  # col, variable, Paddle's name
         self.uses: dict[int, int] = {}
         for op in doc.block.ops:
             for rid in op.operands:
@@ -290,12 +290,37 @@ class Translator:
                 f"{source}: {len(self.problems)} thing(s) paddle-ir cannot run as Paddle "
                 f"would:" + "".join(f"\n  {p}" for p in shown) + more)
         self.desc.feed_target_names.extend(self.feeds)
-        cols = [c for c, _ in self.fetches]
+        cols = [c for c, _, _ in self.fetches]
         if sorted(cols) != list(range(len(cols))):
             raise PaddleFormatError(f"{source}: the fetch ops' col attributes are "
                                     f"{sorted(cols)}; expected 0..{len(cols) - 1}, one each")
-        self.desc.fetch_target_names.extend(n for _, n in sorted(self.fetches))
+        self.name_fetches()
+        self.desc.fetch_target_names.extend(n for _, n, _ in sorted(self.fetches))
         return self.desc
+
+    def name_fetches(self) -> None:
+        """Fetch targets take the names Paddle gave them (the fetch op's `name`, e.g.
+        `fetch_name_0`, or the variable paddle-ir wrote), where that renames nothing
+        else: not a feed or a parameter, not a name in use, not fetched twice."""
+        counts: dict[str, int] = {}
+        for _, name, _ in self.fetches:
+            counts[name] = counts.get(name, 0) + 1
+        fixed = set(self.feeds) | {v.name for v in self.block.vars if v.persistable}
+        renamed = []
+        for col, name, wanted in self.fetches:
+            if (wanted is None or wanted == name or wanted in self.names or name in fixed
+                    or counts[name] > 1):
+                renamed.append((col, name, wanted))
+                continue
+            self.names.add(wanted)
+            for var in self.block.vars:
+                if var.name == name:
+                    var.name = wanted
+            for op in self.block.ops:
+                for slot in (*op.inputs, *op.outputs):
+                    slot.arguments[:] = [wanted if a == name else a for a in slot.arguments]
+            renamed.append((col, wanted, wanted))
+        self.fetches = renamed
 
 
 def _coerce(kind: str, value):

@@ -75,8 +75,8 @@ def writable_ops() -> list[str]:
 def tensor_type(dtype: int, dims, lod_level: int = 0) -> dict:
     element = _ELEMENT_NAMES.get(dtype)
     if element is None:
-        raise PaddleFormatError(f"PIR has no element type for data type "
-                                f"{pb.VarType.Type.Name(dtype) if dtype in pb.VarType.Type.values() else dtype}")
+        raise PaddleFormatError(f"PIR has no tensor element type for data type {dtype} "
+                                f"(it has {sorted(_ELEMENT_NAMES)})")
     return {"#": "0.t_dtensor", "D": [{"#": f"0.{element}"}, [int(d) for d in dims], "NCHW",
                                       [[] for _ in range(lod_level)], 0]}
 

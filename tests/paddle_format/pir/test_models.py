@@ -59,8 +59,10 @@ def test_every_path_to_the_model_finds_it(target):
 def test_feeds_follow_the_data_ops_and_fetches_the_col_order():
     program = paddle_format.load_paddle_program(PIR / "embedding")
     assert program.feed_target_names == ["ids", "extra", "mask"]
-    # Fetch targets are the fetched values' variables, named after op and value id.
-    assert program.fetch_target_names == ["sigmoid_18", "argmax_20"]
+    # Fetch targets take the names Paddle's fetch ops give them.
+    assert program.fetch_target_names == ["fetch_name_0", "fetch_name_1"]
+    ops = program.desc.blocks[0].ops
+    assert [o.type for o in ops if o.outputs[0].arguments[0] == "fetch_name_0"] == ["sigmoid"]
     block = program.desc.blocks[0]
     params = sorted(v.name for v in block.vars if v.persistable)
     assert params == ["embedding_1.w_0", "linear_6.b_0", "linear_6.w_0"]
