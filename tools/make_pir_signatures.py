@@ -43,8 +43,26 @@ SHAPES = {
     ("lookup_table_v2", "Ids"): [2, 5], ("lookup_table_v2", "W"): [10, 4],
     ("gather", "Index"): [2], ("gather_nd", "Index"): [2, 1], ("index_select", "Index"): [2],
     ("one_hot_v2", "X"): [2, 5],
+    ("bmm", "X"): [2, 3, 4], ("bmm", "Y"): [2, 4, 5], ("dot", "X"): [2, 4],
+    ("dot", "Y"): [2, 4], ("kron", "X"): [2, 3], ("kron", "Y"): [2, 2], ("mv", "X"): [3, 4],
+    ("mv", "Vec"): [4], ("addmm", "Input"): [2, 4], ("addmm", "X"): [2, 3],
+    ("addmm", "Y"): [3, 4], ("prelu", "Alpha"): [1], ("index_sample", "X"): [2, 8],
+    ("index_sample", "Index"): [2, 3], ("take_along_axis", "Index"): [2, 3, 8, 8],
+    ("diag_v2", "X"): [4], ("masked_select", "Mask"): [2, 3, 8, 8],
+    ("meshgrid", "X"): [3], ("conv3d", "Input"): [1, 3, 4, 4, 4],
+    ("conv3d", "Filter"): [2, 3, 3, 3, 3], ("conv3d_transpose", "Input"): [1, 3, 4, 4, 4],
+    ("conv3d_transpose", "Filter"): [3, 2, 3, 3, 3], ("pool3d", "X"): [1, 3, 4, 4, 4],
+    ("depthwise_conv2d_transpose", "Filter"): [3, 1, 3, 3],
+    ("trilinear_interp_v2", "X"): [1, 3, 4, 4, 4], ("linear_interp_v2", "X"): [1, 3, 8],
+    ("box_coder", "PriorBox"): [4, 4], ("box_coder", "PriorBoxVar"): [4, 4],
+    ("box_coder", "TargetBox"): [4, 4], ("prior_box", "Image"): [1, 3, 32, 32],
+    ("roi_align", "ROIs"): [2, 4], ("roi_align", "RoisNum"): [2],
+    ("yolo_box", "X"): [1, 14, 4, 4], ("yolo_box", "ImgSize"): [1, 2],
+    ("multiclass_nms3", "BBoxes"): [1, 6, 4], ("multiclass_nms3", "Scores"): [1, 3, 6],
+    ("pad3d", "X"): [1, 3, 4, 4, 4], ("expand_as_v2", "Y"): [2, 3, 8, 8],
 }
-INT_INPUTS = {"Ids", "Index"}
+INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize"}
+BOOL_INPUTS = {"Mask"}
 ATTRS = {  # attribute values an op needs to be valid at all
     "group_norm": {"groups": 1}, "reshape2": {"shape": [2, -1]},
     "transpose2": {"axis": [0, 2, 1, 3]}, "squeeze2": {"axes": []},
@@ -56,9 +74,30 @@ ATTRS = {  # attribute values an op needs to be valid at all
     "concat": {"axis": 1}, "fill_constant": {"shape": [2], "dtype": pb.FP32},
     # non-empty lists, so that Paddle shows their element kind
     "conv2d_transpose": {"output_padding": [0, 0]},
+    "depthwise_conv2d_transpose": {"output_padding": [0, 0], "groups": 3},
+    "flip": {"axis": [1]}, "roll": {"shifts": [1], "axis": [1]}, "logsumexp": {"axis": [1]},
+    "frobenius_norm": {"dim": [1, 2]}, "pixel_unshuffle": {"downscale_factor": 2},
+    "pixel_shuffle": {"upscale_factor": 1}, "channel_shuffle": {"groups": 3},
+    "repeat_interleave": {"Repeats": 2}, "expand_as_v2": {"target_shape": [2, 3, 8, 8]},
+    "pad3d": {"paddings": [1, 1, 1, 1, 1, 1]}, "pool3d": {"ksize": [2, 2, 2]},
+    "max_pool2d_with_index": {"ksize": [2, 2]}, "lrn": {"n": 3},
+    **{f"{k}_interp_v2": {"scale": [2.0] * n, "out_w": 4}
+       for k, n in (("linear", 1), ("bilinear", 2), ("trilinear", 3), ("bicubic", 2),
+                    ("nearest", 2))},
+    "box_coder": {"variance": [0.1, 0.1, 0.2, 0.2]},
+    "prior_box": {"min_sizes": [4.0], "max_sizes": [8.0], "aspect_ratios": [1.0]},
+    "conv3d_transpose": {"output_padding": [0, 0, 0], "output_size": [6, 6, 6]},
+    "roi_align": {"pooled_height": 2, "pooled_width": 2},
+    "yolo_box": {"anchors": [1, 2], "class_num": 2}, "unfold": {"kernel_sizes": [2, 2]},
 }
+# Attributes Paddle's translator wants that paddle-ir's old op has no spec for (the value
+# paddle-ir implements): (kind, value).
+EXTRA_ATTRS = {"pixel_shuffle": {"data_format": ("string", "NCHW")},
+               "prelu": {"data_format": ("string", "NCHW")},
+               "thresholded_relu": {"value": ("float", 0.0)}}
 # Old ops whose attributes pick a second PIR op: (old type, attributes, the PIR op).
-VARIANTS = [("split", {"num": 0, "sections": [1, 2], "axis": 1}, "pd_op.split"),
+VARIANTS = [("tril_triu", {"lower": True, "diagonal": 0}, "pd_op.tril"),
+            ("split", {"num": 0, "sections": [1, 2], "axis": 1}, "pd_op.split"),
             ("slice", {"axes": [1], "starts": [0], "ends": [1], "infer_flags": [1],
                        "decrease_axis": [1]}, "pd_op.slice")]
 
@@ -79,14 +118,15 @@ def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.Progra
     feeds = []
     slots = [a for a in entry.inputs if isinstance(a, str)]
     for slot in slots:
-        count = 2 if old_type in ("concat", "stack") else 1
+        count = 2 if old_type in ("concat", "stack", "meshgrid") else 1
         names = [var(f"{slot}_{k}", SHAPES.get((old_type, slot), [2, 3, 8, 8]),
-                     pb.INT64 if slot in INT_INPUTS else pb.FP32) for k in range(count)]
+                     pb.INT64 if slot in INT_INPUTS else pb.BOOL if slot in BOOL_INPUTS
+                     else pb.FP32) for k in range(count)]
         feeds += names
         op.inputs.add(parameter=slot, arguments=names)
     fetches = []
     for slot in opdef.outputs:
-        count = 3 if old_type == "split" else 2 if old_type == "unbind" else 1
+        count = 3 if old_type == "split" else 2 if old_type in ("unbind", "meshgrid") else 1
         names = [var(f"{slot.name}_{k}", []) for k in range(count)]
         op.outputs.add(parameter=slot.name, arguments=names)
         fetches.append(names[0])
@@ -96,6 +136,8 @@ def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.Progra
         if value is registry.REQUIRED or value is None:
             continue
         op.attrs.append(to_attr_proto(spec.name, spec.kind, value))
+    for name, (kind, value) in EXTRA_ATTRS.get(old_type, {}).items():
+        op.attrs.append(to_attr_proto(name, kind, value))
     desc.feed_target_names.extend(feeds)
     desc.fetch_target_names.extend(fetches[:1])
     return desc

@@ -49,6 +49,7 @@ DTYPE_NAMES = {
     "int32": pb.INT32, "int64": pb.INT64, "float16": pb.FP16, "bfloat16": pb.BF16,
     "float32": pb.FP32, "float64": pb.FP64, "complex64": pb.COMPLEX64,
     "complex128": pb.COMPLEX128, "Undefined": -1, "undefined": -1,
+    "Undefined(ALL_DTYPE)": -1,  # what Paddle's translator writes for "the input's"
 }
 
 

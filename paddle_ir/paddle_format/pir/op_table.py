@@ -102,7 +102,7 @@ OPS: dict[str, PirOp] = {
     "pd_op.hardsigmoid": PirOp("hard_sigmoid", ("X",)),  # slope, offset
     "pd_op.swish": PirOp("swish", ("X",), fixed={"beta": 1.0}),
     "pd_op.softplus": PirOp("softplus", ("X",)),  # beta, threshold
-    "pd_op.mish": PirOp("mish", ("X",)),  # threshold
+    "pd_op.mish": PirOp("mish", ("X",), attrs={"lambda": "threshold"}),
     "pd_op.softmax": PirOp("softmax", ("X",)),  # axis
     "pd_op.log_softmax": PirOp("log_softmax", ("X",)),  # axis
     "pd_op.scale": PirOp("scale", ("X", Arg("scale", "scalar"))),  # bias, bias_after_scale
@@ -170,6 +170,74 @@ OPS: dict[str, PirOp] = {
     "pd_op.topk": PirOp("top_k_v2", ("X", Arg("k", "scalar", slot="K")), ("Out", "Indices")),
     "pd_op.cumsum": PirOp("cumsum", ("X", Arg("axis", "scalar"))),
     "pd_op.p_norm": PirOp("p_norm", ("X",)),
+    "pd_op.logsumexp": PirOp("logsumexp", ("X",)),  # axis, keepdim, reduce_all
+    "pd_op.frobenius_norm": PirOp("frobenius_norm", ("X", Arg("dim")),
+                                  attrs={"keepdim": "keep_dim"}),
+    "pd_op.cumprod": PirOp("cumprod", ("X",)),  # dim, exclusive, reverse
+    "pd_op.argsort": PirOp("argsort", ("X",), ("Out", "Indices")),  # axis, descending
+    # --- more unary math and activations -----------------------------------------------
+    **{f"pd_op.{name}": _unary(name) for name in (
+        "acosh", "asinh", "atanh", "cosh", "sinh", "tan", "asin", "acos", "atan", "log10",
+        "log2", "log1p", "expm1", "trunc", "sign", "softsign", "tanh_shrink", "logsigmoid")},
+    **{f"pd_op.{name}": _unary(f"{name}_v2") for name in ("isnan", "isinf", "isfinite")},
+    "pd_op.celu": PirOp("celu", ("X",)),  # alpha
+    "pd_op.elu": PirOp("elu", ("X",)),  # alpha
+    "pd_op.selu": PirOp("selu", ("X",)),  # scale, alpha
+    "pd_op.logit": PirOp("logit", ("X",)),  # eps
+    "pd_op.hardshrink": PirOp("hard_shrink", ("X",)),  # threshold
+    "pd_op.softshrink": PirOp("softshrink", ("X",), attrs={"threshold": "lambda"}),
+    "pd_op.thresholded_relu": PirOp("thresholded_relu", ("X",)),  # threshold
+    "pd_op.prelu": PirOp("prelu", ("X", "Alpha")),  # mode
+    # --- more linear algebra -------------------------------------------------------------
+    "pd_op.bmm": PirOp("bmm", ("X", "Y")),
+    "pd_op.dot": PirOp("dot", ("X", "Y")),
+    "pd_op.kron": PirOp("kron", ("X", "Y")),
+    "pd_op.mv": PirOp("mv", ("X", "Vec")),
+    "pd_op.atan2": PirOp("atan2", ("X1", "X2")),
+    "pd_op.lerp": PirOp("lerp", ("X", "Y", "Weight")),
+    "pd_op.addmm": PirOp("addmm", ("Input", "X", "Y"), attrs={"beta": "Beta", "alpha": "Alpha"}),
+    "pd_op.trace": PirOp("trace", ("Input",)),  # offset, axis1, axis2
+    "pd_op.diag": PirOp("diag_v2", ("X",)),  # offset, padding_value
+    # --- more shapes and indexing ------------------------------------------------------
+    "pd_op.flip": PirOp("flip", ("X",)),  # axis
+    "pd_op.tril": PirOp("tril_triu", ("X",), fixed={"lower": True}),  # diagonal
+    "pd_op.triu": PirOp("tril_triu", ("X",), fixed={"lower": False}),
+    "pd_op.roll": PirOp("roll", ("X", Arg("shifts", slot="ShiftsTensor"))),  # axis
+    "pd_op.index_sample": PirOp("index_sample", ("X", "Index")),
+    "pd_op.take_along_axis": PirOp("take_along_axis", ("Input", "Index"), ("Result",),
+                                   attrs={"axis": "Axis"}),
+    "pd_op.masked_select": PirOp("masked_select", ("X", "Mask"), ("Y",)),
+    "pd_op.meshgrid": PirOp("meshgrid", ("X",)),
+    "pd_op.expand_as": PirOp("expand_as_v2", ("X", "Y")),  # target_shape
+    "pd_op.repeat_interleave": PirOp("repeat_interleave", ("X",),
+                                     attrs={"repeats": "Repeats", "axis": "dim"}),
+    "pd_op.channel_shuffle": PirOp("channel_shuffle", ("X",)),  # groups, data_format
+    "pd_op.pixel_shuffle": PirOp("pixel_shuffle", ("X",)),  # upscale_factor
+    "pd_op.pixel_unshuffle": PirOp("pixel_unshuffle", ("X",)),  # downscale_factor
+    "pd_op.pad3d": PirOp("pad3d", ("X", Arg("paddings", slot="Paddings")),
+                         attrs={"pad_value": "value"}),  # mode, data_format
+    "pd_op.unfold": PirOp("unfold", ("X",), ("Y",)),
+    # --- more convolution and pooling ----------------------------------------------------
+    "pd_op.depthwise_conv2d_transpose": PirOp(
+        "depthwise_conv2d_transpose", ("Input", "Filter", Arg("output_size")), ("Output",)),
+    "pd_op.conv3d": PirOp("conv3d", ("Input", "Filter"), ("Output",)),
+    "pd_op.conv3d_transpose": PirOp("conv3d_transpose", ("Input", "Filter"), ("Output",)),
+    "pd_op.pool3d": PirOp("pool3d", ("X",), attrs={"kernel_size": "ksize"}),
+    "pd_op.max_pool2d_with_index": PirOp("max_pool2d_with_index", ("X",), ("Out", "Mask"),
+                                         attrs={"kernel_size": "ksize"}),
+    "pd_op.lrn": PirOp("lrn", ("X",), ("Out", "MidOut")),  # n, k, alpha, beta, data_format
+    **{f"pd_op.{kind}_interp": PirOp(f"{kind}_interp_v2",
+                                     ("X", "OutSize", "SizeTensor", "Scale"),
+                                     attrs={"data_format": "data_layout"})
+       for kind in ("linear", "bilinear", "trilinear", "bicubic", "nearest")},
+    # --- detection -----------------------------------------------------------------------
+    "pd_op.box_coder": PirOp("box_coder", ("PriorBox", "PriorBoxVar", "TargetBox"),
+                             ("OutputBox",)),
+    "pd_op.prior_box": PirOp("prior_box", ("Input", "Image"), ("Boxes", "Variances")),
+    "pd_op.roi_align": PirOp("roi_align", ("X", "ROIs", "RoisNum")),
+    "pd_op.yolo_box": PirOp("yolo_box", ("X", "ImgSize"), ("Boxes", "Scores")),
+    "pd_op.multiclass_nms3": PirOp("multiclass_nms3", ("BBoxes", "Scores", "RoisNum"),
+                                   ("Out", "Index", "NmsRoisNum")),
 }
 
 # PIR attributes an entry leaves out on purpose, with the value that makes them a no-op
@@ -177,4 +245,8 @@ OPS: dict[str, PirOp] = {
 NOOP_ATTRS: dict[tuple[str, str], object] = {
     ("pd_op.sum", "dtype"): -1,  # -1: keep the input's type
     ("pd_op.gather", "axis"): 0,  # Fluid's gather takes rows (axis 0) only
+    ("pd_op.pixel_shuffle", "data_format"): "NCHW",
+    ("pd_op.prelu", "data_format"): "NCHW",
+    ("pd_op.thresholded_relu", "value"): 0.0,
+    ("pd_op.argsort", "stable"): False,  # paddle-ir's argsort is stable anyway  # what is left below the threshold
 }

@@ -58,11 +58,16 @@ INVERSE = inverse()
 
 
 def _pick(old_type: str, attrs: dict) -> str:
-    """The PIR op for an old op; split's sections choose pd_op.split over split_with_num."""
+    """The PIR op for an old op: the first whose fixed attributes the op has (tril_triu's
+    `lower` picks pd_op.tril or pd_op.triu); split's sections choose pd_op.split over
+    pd_op.split_with_num."""
     names = INVERSE[old_type]
     if old_type == "split":
         return "pd_op.split" if attrs.get("sections") else "pd_op.split_with_num"
-    return names[0]
+    for name in names:
+        if all(attrs.get(k, v) == v for k, v in OPS[name].fixed.items()):
+            return name
+    return names[0]  # mapped() says which fixed value does not fit
 
 
 def writable_ops() -> list[str]:
