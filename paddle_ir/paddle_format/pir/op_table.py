@@ -247,6 +247,6 @@ NOOP_ATTRS: dict[tuple[str, str], object] = {
     ("pd_op.gather", "axis"): 0,  # Fluid's gather takes rows (axis 0) only
     ("pd_op.pixel_shuffle", "data_format"): "NCHW",
     ("pd_op.prelu", "data_format"): "NCHW",
-    ("pd_op.thresholded_relu", "value"): 0.0,
-    ("pd_op.argsort", "stable"): False,  # paddle-ir's argsort is stable anyway  # what is left below the threshold
+    ("pd_op.thresholded_relu", "value"): 0.0,  # what is left below the threshold
+    ("pd_op.argsort", "stable"): False,
 }
