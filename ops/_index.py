@@ -26,6 +26,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "lod_rank_table", "max_sequence_len", "reorder_lod_tensor_by_rank",
         "reorder_lod_tensor_by_rank_grad",
     ),
+    "paddle_ir.ops.controlflow.select_io": (
+        "select_input", "select_output",
+    ),
     "paddle_ir.ops.controlflow.tensor_array": (
         "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
         "create_array", "tensor_array_to_tensor", "tensor_array_to_tensor_grad",

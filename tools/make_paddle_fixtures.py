@@ -655,8 +655,50 @@ def op_semantics(rng):
          lods={"ids": lengths})
 
 
+def _scale(v, scale, bias):
+    return _op("scale", {"X": [v]}, {"scale": scale, "bias": bias, "bias_after_scale": True})
+
+
+def cond_loop(rng):
+    """static.nn.cond returning two values (select_input / select_output around two
+    conditional_blocks) and static.nn.while_loop. The condition reads the feed; feeds.npz
+    takes the true branch, feeds_false.npz (with outputs_false.npz) the false one."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 4], "float32")
+        h = paddle.static.nn.fc(x, 4)
+        # cond negates the condition with paddle.logical_not, which 3.3.1 sends down its
+        # PIR-only path in old-IR mode: the old op, appended directly, instead
+        kept, paddle.logical_not = paddle.logical_not, lambda v: _op(
+            "logical_not", {"X": [v]}, {}, dtype="bool")
+        try:
+            a, b = paddle.static.nn.cond(
+                paddle.mean(x) > 0,
+                lambda: (_scale(_op("relu", {"X": [h]}, {}), 2.0, 0.0), _scale(h, 1.0, 1.0)),
+                lambda: (_op("tanh", {"X": [h]}, {}), _scale(h, 1.0, -1.0)))
+        finally:
+            paddle.logical_not = kept
+        i = paddle.full([1], 0, "int64")
+        three = paddle.full([1], 3, "int64")
+        _, looped = paddle.static.nn.while_loop(
+            lambda k, v: _op("less_than", {"X": [k], "Y": [three]}, {"axis": -1}, dtype="bool"),
+            lambda k, v: [_op("increment", {"X": [k]}, {"step": 1.0}, dtype="int64"),
+                          _op("elementwise_add", {"X": [_scale(v, 0.5, 0.0)], "Y": [a]},
+                              {"axis": -1})], [i, b])
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    positive = np.abs(rng.standard_normal((3, 4))).astype("float32")
+    save("cond_loop", [x], [a, looped], main, {"x": positive}, exe)
+    negative = -positive
+    outs = exe.run(main, feed={"x": negative}, fetch_list=[a, looped])
+    directory = os.path.join(OUT, "cond_loop")
+    np.savez(os.path.join(directory, "feeds_false.npz"), x=negative)
+    np.savez(os.path.join(directory, "outputs_false.npz"),
+             **{f"out.{i}": np.asarray(o) for i, o in enumerate(outs)})
+
+
 def main():
-    builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
+    builders = {"cond_loop": cond_loop, "mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,
