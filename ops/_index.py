@@ -39,8 +39,11 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.boxes": (
         "box_coder", "prior_box", "yolo_box",
     ),
+    "paddle_ir.ops.detection.matrix_nms": (
+        "matrix_nms",
+    ),
     "paddle_ir.ops.detection.multiclass_nms": (
-        "multiclass_nms3",
+        "multiclass_nms", "multiclass_nms2", "multiclass_nms3",
     ),
     "paddle_ir.ops.detection.similarity_focus": (
         "similarity_focus",

@@ -96,3 +96,24 @@ def assert_matches_paddle(name: str, outputs: list[np.ndarray]) -> None:
 
 def paddle_desc(path):
     return paddle_format.parse_paddle_program(Path(path).read_bytes(), str(path))
+
+
+def nms_cases(prefix: str = "") -> dict:
+    """Paddle's own NMS runs (tools/make_paddle_fixtures.py nms_ops): name -> (op type,
+    attrs, inputs {slot: array}, outputs {slot: array}, LoD {slot: str})."""
+    import json
+
+    with np.load(FIXTURES / "nms_ops" / "cases.npz", allow_pickle=False) as data:
+        found = {}
+        for name in sorted({k.split("/")[0] for k in data.files}):
+            if not name.startswith(prefix):
+                continue
+
+            def part(kind, name=name):
+                return {k.split("/")[2]: data[k] for k in data.files
+                        if k.startswith(f"{name}/{kind}/")}
+
+            found[name] = (str(data[f"{name}/op"]), json.loads(str(data[f"{name}/attrs"])),
+                           part("in"), part("out"),
+                           {k: str(v) for k, v in part("lod").items()})
+        return found

@@ -59,6 +59,7 @@ SHAPES = {
     ("roi_align", "ROIs"): [2, 4], ("roi_align", "RoisNum"): [2],
     ("yolo_box", "X"): [1, 14, 4, 4], ("yolo_box", "ImgSize"): [1, 2],
     ("multiclass_nms3", "BBoxes"): [1, 6, 4], ("multiclass_nms3", "Scores"): [1, 3, 6],
+    ("matrix_nms", "BBoxes"): [1, 6, 4], ("matrix_nms", "Scores"): [1, 3, 6],
     ("pad3d", "X"): [1, 3, 4, 4, 4], ("expand_as_v2", "Y"): [2, 3, 8, 8],
 }
 INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize"}

@@ -238,6 +238,7 @@ OPS: dict[str, PirOp] = {
     "pd_op.yolo_box": PirOp("yolo_box", ("X", "ImgSize"), ("Boxes", "Scores")),
     "pd_op.multiclass_nms3": PirOp("multiclass_nms3", ("BBoxes", "Scores", "RoisNum"),
                                    ("Out", "Index", "NmsRoisNum")),
+    "pd_op.matrix_nms": PirOp("matrix_nms", ("BBoxes", "Scores"), ("Out", "Index", "RoisNum")),
 }
 
 # PIR attributes an entry leaves out on purpose, with the value that makes them a no-op
