@@ -61,7 +61,11 @@ SHAPES = {
     ("multiclass_nms3", "BBoxes"): [1, 6, 4], ("multiclass_nms3", "Scores"): [1, 3, 6],
     ("matrix_nms", "BBoxes"): [1, 6, 4], ("matrix_nms", "Scores"): [1, 3, 6],
     ("pad3d", "X"): [1, 3, 4, 4, 4], ("expand_as_v2", "Y"): [2, 3, 8, 8],
+    ("rnn", "Input"): [5, 2, 4], ("fill_constant", "ValueTensor"): [1],
 }
+# Duplicable inputs of several shapes: (old type, slot) -> one shape per tensor.
+LIST_SHAPES = {("rnn", "PreState"): [[1, 2, 3], [1, 2, 3]],
+               ("rnn", "WeightList"): [[12, 4], [12, 3], [12], [12]]}
 INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize"}
 BOOL_INPUTS = {"Mask"}
 ATTRS = {  # attribute values an op needs to be valid at all
@@ -89,6 +93,8 @@ ATTRS = {  # attribute values an op needs to be valid at all
     "prior_box": {"min_sizes": [4.0], "max_sizes": [8.0], "aspect_ratios": [1.0]},
     "conv3d_transpose": {"output_padding": [0, 0, 0], "output_size": [6, 6, 6]},
     "roi_align": {"pooled_height": 2, "pooled_width": 2},
+    "rnn": {"mode": "LSTM", "input_size": 4, "hidden_size": 3, "num_layers": 1,
+            "is_test": True},
     "yolo_box": {"anchors": [1, 2], "class_num": 2}, "unfold": {"kernel_sizes": [2, 2]},
 }
 # Attributes Paddle's translator wants that paddle-ir's old op has no spec for (the value
@@ -120,6 +126,12 @@ def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.Progra
     slots = [a for a in entry.inputs if isinstance(a, str)]
     for slot in slots:
         count = 2 if old_type in ("concat", "stack", "meshgrid") else 1
+        shapes = LIST_SHAPES.get((old_type, slot))
+        if shapes:
+            names = [var(f"{slot}_{k}", shape) for k, shape in enumerate(shapes)]
+            feeds += names
+            op.inputs.add(parameter=slot, arguments=names)
+            continue
         names = [var(f"{slot}_{k}", SHAPES.get((old_type, slot), [2, 3, 8, 8]),
                      pb.INT64 if slot in INT_INPUTS else pb.BOOL if slot in BOOL_INPUTS
                      else pb.FP32) for k in range(count)]
@@ -127,7 +139,8 @@ def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.Progra
         op.inputs.add(parameter=slot, arguments=names)
     fetches = []
     for slot in opdef.outputs:
-        count = 3 if old_type == "split" else 2 if old_type in ("unbind", "meshgrid") else 1
+        count = 3 if old_type == "split" else 2 if old_type in ("unbind", "meshgrid") or (
+            old_type, slot.name) == ("rnn", "State") else 1
         names = [var(f"{slot.name}_{k}", []) for k in range(count)]
         op.outputs.add(parameter=slot.name, arguments=names)
         fetches.append(names[0])

@@ -256,8 +256,12 @@ class _Reader:
             self.fail(where, f"a parameter op's A must be [is_distributed, is_parameter, "
                              f"need_clip, name], got {_short(attrs)}")
         result = self.need(obj, "O", dict, where)
+        # OA is [persistable, stop_gradient, trainable]; a non-persistable one (rnn's
+        # dropout state) has no record in .pdiparams
+        flags = obj.get("OA") if isinstance(obj, dict) else None
+        persistable = not (isinstance(flags, list) and flags and flags[0] in (0, False))
         return Operation(PARAMETER_OP, index, [], [self.result(result, where)],
-                         {"parameter_name": attrs[3]})
+                         {"parameter_name": attrs[3], "persistable": persistable})
 
 
 def parse_document(data: bytes, source: str) -> Document:

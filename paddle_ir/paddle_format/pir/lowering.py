@@ -6,7 +6,8 @@ looks an op up in op_table.
   reshape of X when its trailing dims are more than one;
 - binary elementwise ops with an `axis` other than numpy's trailing alignment -> Y
   unsqueezed to line up at `axis`, then the op with axis -1;
-- `fill_constant` -> pd_op.full.
+- `fill_constant` -> pd_op.full; with a shape known at run time, the value as a
+  pd_op.full then the table's pd_op.full_with_tensor.
 
 Each function returns True when it wrote the op (or recorded why it cannot), False to
 let write.py map it through the table.
@@ -88,19 +89,33 @@ def _plain(w: Writer, old_type, inputs, outputs, attrs, where) -> bool:
 
 def _fill_constant(w: Writer, old_type, inputs, outputs, attrs, where) -> bool:
     out = outputs.get("Out", [None])[0]
-    tensors = [s for s in ("ShapeTensor", "ShapeTensorList", "ValueTensor") if inputs.get(s)]
-    if out is None or tensors:
-        w.problems.append(f"{where}: fill_constant with {tensors or 'no Out'}; the PIR "
-                          f"writer takes a constant shape and value")
+    if inputs.get("ValueTensor"):
+        return False  # pd_op.full_with_tensor, through the table
+    if out is None:
+        w.problems.append(f"{where}: fill_constant has no Out")
         return True
     value = float(attrs["str_value"]) if attrs.get("str_value") else attrs.get("value", 0.0)
-    (result,) = w.bind([out])
-    w.emit("pd_op.full", [], [result], [
-        {"N": "shape", "AT": _attr("1.a_intarray", [int(d) for d in attrs.get("shape", [])])},
-        {"N": "value", "AT": _attr("0.a_f64", float(value))},
-        {"N": "dtype", "AT": encode({"#": "1.a_dtype"}, attrs.get("dtype", pb.FP32), where)},
-        {"N": "place", "AT": _attr("1.a_place", [0, 0, ""])}])
+    dtype = attrs.get("dtype", pb.FP32)
+    if inputs.get("ShapeTensor") or inputs.get("ShapeTensorList"):
+        # a shape known at run time: the value as a one-element tensor, then
+        # pd_op.full_with_tensor (as Paddle's translator writes it)
+        held = w.scratch(f"{out}.value", dtype, [1])
+        _full(w, held, [1], value, dtype, where)
+        spent = {k: v for k, v in attrs.items() if k not in ("value", "str_value")}
+        w.mapped("pd_op.full_with_tensor", old_type, {**inputs, "ValueTensor": [held]},
+                 outputs, spent, op_registry.get_op_def(old_type), where)
+        return True
+    _full(w, out, [int(d) for d in attrs.get("shape", [])], value, dtype, where)
     return True
+
+
+def _full(w: Writer, name: str, shape: list[int], value: float, dtype: int, where) -> None:
+    (result,) = w.bind([name])
+    w.emit("pd_op.full", [], [result], [
+        {"N": "shape", "AT": _attr("1.a_intarray", shape)},
+        {"N": "value", "AT": _attr("0.a_f64", float(value))},
+        {"N": "dtype", "AT": encode({"#": "1.a_dtype"}, dtype, where)},
+        {"N": "place", "AT": _attr("1.a_place", [0, 0, ""])}])
 
 
 LOWERED: dict[str, Callable[..., bool]] = {

@@ -5,7 +5,8 @@ names each PIR op's old op and slots, and ir_adaptor/translator); written here o
 data. An entry says, for one PIR op:
 
 - `type`: the old op it becomes;
-- `inputs`: per PIR operand, in order, the old input slot (a str), or an `Arg` for an
+- `inputs`: per PIR operand, in order, the old input slot (a str), an `Unused` operand
+  the old op does without, or an `Arg` for an
   operand that Paddle 3 passes as a value although Fluid took it as an attribute (an
   IntArray or a Scalar, usually from pd_op.full_int_array / pd_op.full): folded into
   the attribute when its producer is a constant, else bound to the old op's tensor
@@ -41,9 +42,18 @@ class Arg:
 
 
 @dataclass(frozen=True)
+class Unused:
+    """An operand paddle-ir's op does without, that changes nothing at inference (rnn's
+    dropout state, which only training reads): dropped when read, written as a
+    pd_op.full of `value`, as Paddle's own translator does."""
+
+    value: float = 0.0
+
+
+@dataclass(frozen=True)
 class PirOp:
     type: str
-    inputs: tuple[str | Arg | None, ...]
+    inputs: tuple[str | Arg | Unused | None, ...]
     outputs: tuple[str | None, ...] = ("Out",)
     attrs: dict[str, str] = field(default_factory=dict)
     fixed: dict[str, object] = field(default_factory=dict)
@@ -157,6 +167,9 @@ OPS: dict[str, PirOp] = {
                                           list_slot="repeat_times_tensor"))),
     "pd_op.shape": PirOp("shape", ("Input",)),
     "pd_op.full_like": PirOp("fill_any_like", ("X", Arg("value", "scalar"))),  # dtype
+    "pd_op.full_with_tensor": PirOp(
+        "fill_constant", ("ValueTensor", Arg("shape", slot="ShapeTensor",
+                                             list_slot="ShapeTensorList"))),  # dtype
     "pd_op.one_hot": PirOp("one_hot_v2", ("X", Arg("depth", "scalar")),
                            fixed={"allow_out_of_range": False}),
     # --- reductions and search ---------------------------------------------------------
@@ -230,6 +243,9 @@ OPS: dict[str, PirOp] = {
                                      ("X", "OutSize", "SizeTensor", "Scale"),
                                      attrs={"data_format": "data_layout"})
        for kind in ("linear", "bilinear", "trilinear", "bicubic", "nearest")},
+    # --- recurrent ----------------------------------------------------------------------
+    "pd_op.rnn": PirOp("rnn", ("Input", "PreState", "WeightList", "SequenceLength", Unused()),
+                       ("Out", "DropoutState", "State", "Reserve")),
     # --- detection -----------------------------------------------------------------------
     "pd_op.box_coder": PirOp("box_coder", ("PriorBox", "PriorBoxVar", "TargetBox"),
                              ("OutputBox",)),

@@ -35,7 +35,7 @@ class Constant:
 def _parameter(t: Translator, op: Operation) -> None:
     rid, vtype = op.results[0]
     name = op.attrs["parameter_name"]
-    t.declare(name, vtype, persistable=True)
+    t.declare(name, vtype, persistable=op.attrs.get("persistable", True))
     t.env[rid], t.types[rid] = name, vtype
 
 

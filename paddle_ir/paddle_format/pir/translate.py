@@ -17,7 +17,7 @@ from paddle_ir.core.attrs import check_attr_value, to_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PROGRAM_FORMAT_VERSION, PaddleFormatError
 from paddle_ir.paddle_format.pir.document import Document, Operation, ValueType
-from paddle_ir.paddle_format.pir.op_table import IGNORED, NOOP_ATTRS, OPS, Arg, PirOp
+from paddle_ir.paddle_format.pir.op_table import IGNORED, NOOP_ATTRS, OPS, Arg, PirOp, Unused
 from paddle_ir.paddle_format.pir.program_ops import MAX_FOLDED, PROGRAM_OPS, Constant
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -194,6 +194,8 @@ class Translator:
                 continue  # the null value: an optional operand left out
             value = self.value(op, i)
             if value is None:
+                continue
+            if isinstance(arg, Unused):
                 continue
             if arg is None:
                 self.problems.append(f"{where}: operand #{i} is given, but paddle-ir's "

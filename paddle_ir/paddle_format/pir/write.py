@@ -25,7 +25,7 @@ from paddle_ir.core.attrs import from_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PaddleFormatError
 from paddle_ir.paddle_format.pir.document import DTYPE_NAMES, ELEMENT_TYPES
-from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, Arg, PirOp
+from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, Arg, PirOp, Unused
 from paddle_ir.paddle_format.pir.signatures import ATTRS, OPERANDS, RESULTS
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -280,6 +280,8 @@ class Writer:
                     operands.append(0)
             elif arg is None:
                 operands.append(0)
+            elif isinstance(arg, Unused):
+                operands.append(self.constant(pir, i, Arg("", "scalar"), arg.value, where))
             else:
                 consumed.add(arg.attr)
                 if arg.list_slot and inputs.get(arg.list_slot):
@@ -326,15 +328,16 @@ class Writer:
                 self.problems.append(
                     f"{where}: attribute {spec.name} = {attrs[spec.name]!r} has no place in "
                     f"PIR's {pir} (it holds {[n for n, _ in ATTRS.get(pir, ())]})")
-        slots = [s for s in entry.outputs]
-        count = RESULTS.get(pir, len(slots))
-        results = []
+        count = RESULTS.get(pir, len(entry.outputs))
+        vectors = {s.name for s in opdef.outputs if s.duplicable}
+        results, splits = [], []
         for k in range(count):
-            slot = slots[k] if k < len(slots) else None
+            slot = entry.outputs[k] if k < len(entry.outputs) else None
             names = outputs.get(slot, []) if slot else []
-            if k == 0 and RESULTS.get(pir) == 1 and pir in ("pd_op.split", "pd_op.split_with_num",
-                                                              "pd_op.unbind"):
-                results.append(self.vector(names))
+            if slot in vectors:  # a vector result, taken apart by builtin.split after
+                vec = self.vector(names)
+                results.append(vec)
+                splits.append((vec, names))
             elif names:
                 results.extend(self.bind(names[:1]))
             else:  # a result the old op leaves out (Mask, ReserveSpace): typed like X
@@ -342,8 +345,8 @@ class Writer:
                 results.append(self.new_value(tensor_type(
                     self.dtype(first) if first else pb.FP32, [-1])))
         self.emit(pir, operands, results, pir_attrs)
-        if results and results[0]["TT"]["#"] == "0.t_vec":
-            self.split_vector(results[0], outputs.get(slots[0], []))
+        for vec, names in splits:
+            self.split_vector(vec, names)
 
     def vector(self, names: list[str]) -> dict:
         return self.new_value({"#": "0.t_vec", "D": [self.var_type(n) for n in names]})

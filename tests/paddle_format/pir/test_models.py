@@ -14,7 +14,7 @@ from paddle_ir.executor import Executor, Scope
 from paddle_ir.paddle_format import PaddleFormatError
 
 PIR = Path(__file__).resolve().parents[2] / "fixtures" / "paddle_pir"
-MODELS = ("mlp", "conv", "attention", "embedding")
+MODELS = ("mlp", "conv", "attention", "embedding", "lstm")
 
 
 def _feeds(name):
