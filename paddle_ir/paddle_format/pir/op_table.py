@@ -61,7 +61,7 @@ class PirOp:
     derive: Callable[[dict, list], dict] | None = None
 
 
-def _reduce(attrs: dict, operands: list) -> dict:
+def reduce_all(attrs: dict, operands: list) -> dict:
     """PIR reduces over every axis when the axis list is empty; Fluid says reduce_all."""
     return {"reduce_all": not attrs.get("dim")}
 
@@ -174,10 +174,10 @@ OPS: dict[str, PirOp] = {
                            fixed={"allow_out_of_range": False}),
     # --- reductions and search ---------------------------------------------------------
     **{f"pd_op.{name}": PirOp(f"reduce_{name}", ("X", Arg("dim")),
-                              attrs={"keepdim": "keep_dim"}, derive=_reduce)
+                              attrs={"keepdim": "keep_dim"}, derive=reduce_all)
        for name in ("mean", "max", "min", "prod")},
     "pd_op.sum": PirOp("reduce_sum", ("X", Arg("dim")), attrs={"keepdim": "keep_dim"},
-                       derive=_reduce),
+                       derive=reduce_all),
     "pd_op.argmax": PirOp("arg_max", ("X", Arg("axis", "scalar"))),  # keepdims, flatten, dtype
     "pd_op.argmin": PirOp("arg_min", ("X", Arg("axis", "scalar"))),
     "pd_op.topk": PirOp("top_k_v2", ("X", Arg("k", "scalar", slot="K")), ("Out", "Indices")),

@@ -17,7 +17,7 @@ import pytest
 from paddle_ir import io
 from paddle_ir.cli.main import main
 from paddle_ir.executor import Executor, Scope
-from tests.paddle_format.pir.test_models import MODELS, PIR
+from tests.paddle_format.pir.test_models import PIR, STRAIGHT
 from tests.paddle_format.pir.test_write import WRITABLE
 from tests.paddle_helpers import DEEP, FIXTURES, paddle_outputs
 
@@ -96,7 +96,7 @@ def test_paddle_jit_load_takes_the_converted_model(tmp_path):
     _close("conv", got, paddle_outputs("conv"))
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", STRAIGHT)
 def test_a_pir_model_paddle_ir_rewrote_runs_in_paddle(name, tmp_path):
     scope = Scope()
     program, names, fetches = io.load_inference_model(str(PIR / name / "model"), scope=scope)
