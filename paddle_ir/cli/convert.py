@@ -50,7 +50,8 @@ def add_parser(subparsers, common) -> None:
     p.set_defaults(handler=convert_command)
 
 
-def _from_paddle(model, output: str, params: str | None) -> list[str]:
+def _read_paddle(model, params: str | None):
+    """(program, scope, whether parameters were loaded) of a Paddle model."""
     from paddle_ir.paddle_format import load_paddle_params, load_paddle_program
 
     program = load_paddle_program(model.program_file)
@@ -59,11 +60,16 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
         load_vars_file(params, program, scope)
     elif model.params_file or model.params_dir:
         load_paddle_params(model, program, scope)
-    elif output.endswith(".pb"):  # a program without parameters (a training main program)
+    return program, scope, bool(params or model.params_file or model.params_dir)
+
+
+def _from_paddle(model, output: str, params: str | None) -> list[str]:
+    program, scope, loaded = _read_paddle(model, params)
+    if not loaded and output.endswith(".pb"):  # a program alone (a training main program)
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
         save_program(output, program)
         return [output]
-    else:
+    if not loaded:
         scope = None  # the program alone: its directory loads no stale parameters
     data = program.serialize()
     files, every = {MODEL_FILENAME: lambda out: out.write(data)}, []
@@ -90,18 +96,12 @@ def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[
 
 def _to_pir(paddle, path: str, output: str, params: str | None) -> list[str]:
     """Any model paddle-ir reads, written as Paddle 3's PIR program and parameters."""
-    from paddle_ir.paddle_format import load_paddle_params, load_paddle_program, write_paddle_model
+    from paddle_ir.paddle_format import write_paddle_model
 
     if paddle is None:
         return _to_paddle(path, output, "pir", params)
-    program = load_paddle_program(paddle.program_file)
-    scope = Scope()
-    if params:
-        load_vars_file(params, program, scope)
-    elif paddle.params_file or paddle.params_dir:
-        load_paddle_params(paddle, program, scope)
-    return write_paddle_model(output, program, scope, "pir", params=bool(
-        params or paddle.params_file or paddle.params_dir))
+    program, scope, loaded = _read_paddle(paddle, params)
+    return write_paddle_model(output, program, scope, "pir", params=loaded)
 
 
 def convert_command(args) -> int:

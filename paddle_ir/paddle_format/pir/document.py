@@ -302,6 +302,22 @@ def parse_document(data: bytes, source: str) -> Document:
     return Document(source, version, bool(trainable), reader.block(blocks[0], "program", 0))
 
 
+MAX_LISTED = 20  # problems shown in one error; the rest are counted
+
+
+def listed(problems: list[str]) -> str:
+    """Problems one per line (the first MAX_LISTED, then how many more)."""
+    shown = problems[:MAX_LISTED]
+    more = (f"\n  ... and {len(problems) - len(shown)} more"
+            if len(problems) > len(shown) else "")
+    return "".join(f"\n  {p}" for p in shown) + more
+
+
+def counted(kinds: dict[str, int]) -> str:
+    """Op types with their counts: `pd_op.fancier, pd_op.fancy (x2)`."""
+    return ", ".join(f"{n} (x{c})" if c > 1 else n for n, c in sorted(kinds.items()))
+
+
 def _is_int(v) -> bool:
     """An integer Paddle could have written: an int64 (JSON itself has no bound)."""
     return isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63

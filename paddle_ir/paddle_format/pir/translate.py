@@ -17,7 +17,13 @@ from paddle_ir.core.attrs import check_attr_value, to_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PROGRAM_FORMAT_VERSION, PaddleFormatError
 from paddle_ir.paddle_format.pir.control_flow import CONTROL_FLOW
-from paddle_ir.paddle_format.pir.document import Document, Operation, ValueType
+from paddle_ir.paddle_format.pir.document import (
+    Document,
+    Operation,
+    ValueType,
+    counted,
+    listed,
+)
 from paddle_ir.paddle_format.pir.op_table import (
     IGNORED,
     NOOP_ATTRS,
@@ -29,8 +35,6 @@ from paddle_ir.paddle_format.pir.op_table import (
 )
 from paddle_ir.paddle_format.pir.program_ops import MAX_FOLDED, PROGRAM_OPS, Constant
 from paddle_ir.proto import framework_pb2 as pb
-
-_MAX_LISTED = 20
 
 
 class Translator:
@@ -335,22 +339,17 @@ class Translator:
     def finish(self) -> pb.ProgramDesc:
         source = self.doc.source
         if self.unmapped:
-            listed = ", ".join(f"{n} (x{c})" if c > 1 else n
-                               for n, c in sorted(self.unmapped.items()))
             hint = ("`paddle-ir ops` lists the op types paddle-ir has; docs/paddle_format.md "
                     "lists the PIR ops it maps")
             raise PaddleFormatError(
                 f"{source} is a Paddle 3 PIR program with {len(self.unmapped)} op type(s) "
-                f"paddle-ir cannot map: {listed}", hint=hint)
+                f"paddle-ir cannot map: {counted(self.unmapped)}", hint=hint)
         if not self.fetches:
             self.problems.append("the program has no pd_op.fetch: nothing to compute")
         if self.problems:
-            shown = self.problems[:_MAX_LISTED]
-            more = (f"\n  ... and {len(self.problems) - len(shown)} more"
-                    if len(self.problems) > len(shown) else "")
             raise PaddleFormatError(
                 f"{source}: {len(self.problems)} thing(s) paddle-ir cannot run as Paddle "
-                f"would:" + "".join(f"\n  {p}" for p in shown) + more)
+                f"would:" + listed(self.problems))
         self.desc.feed_target_names.extend(self.feeds)
         cols = [c for c, _, _ in self.fetches]
         if sorted(cols) != list(range(len(cols))):

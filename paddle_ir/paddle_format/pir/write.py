@@ -24,7 +24,7 @@ import json
 from paddle_ir.core.attrs import from_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PaddleFormatError
-from paddle_ir.paddle_format.pir.document import DTYPE_NAMES, ELEMENT_TYPES
+from paddle_ir.paddle_format.pir.document import DTYPE_NAMES, ELEMENT_TYPES, counted, listed
 from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, Arg, PirOp, Unused
 from paddle_ir.paddle_format.pir.signatures import ATTRS, OPERANDS, RESULTS
 from paddle_ir.proto import framework_pb2 as pb
@@ -33,7 +33,6 @@ WRITTEN_VERSION = 4  # what Paddle 3.3 writes (document.KNOWN_VERSIONS)
 _ELEMENT_NAMES = {v: k for k, v in ELEMENT_TYPES.items()}
 _DTYPE_NAMES = {v: k for k, v in DTYPE_NAMES.items() if v >= 0 and k[0].islower()}
 _UNDEFINED_DTYPE = "Undefined(ALL_DTYPE)"
-_MAX_LISTED = 20
 # Old attributes that only steer a device, a library or training bookkeeping: dropped
 # whatever their value. Any other old attribute PIR has no place for must keep its
 # default, or the op is refused (its meaning would be lost).
@@ -397,21 +396,16 @@ class Writer:
 
     def finish(self) -> None:
         if self.unwritable:
-            listed = ", ".join(f"{n} (x{c})" if c > 1 else n
-                               for n, c in sorted(self.unwritable.items()))
             raise PaddleFormatError(
                 f"the program has {len(self.unwritable)} op type(s) paddle-ir cannot write "
-                f"as Paddle 3 PIR: {listed}",
+                f"as Paddle 3 PIR: {counted(self.unwritable)}",
                 hint="docs/paddle_format.md lists the ops the PIR writer covers; save in "
                      "Paddle's old IR instead (--layout paddle: .pdmodel), which Paddle 3 "
                      "still runs with FLAGS_enable_pir_api=0")
         if self.problems:
-            shown = self.problems[:_MAX_LISTED]
-            more = (f"\n  ... and {len(self.problems) - len(shown)} more"
-                    if len(self.problems) > len(shown) else "")
             raise PaddleFormatError(
                 f"{len(self.problems)} thing(s) in the program cannot be written as Paddle 3 "
-                f"PIR:" + "".join(f"\n  {p}" for p in shown) + more)
+                f"PIR:" + listed(self.problems))
 
 
 _MISSING = object()

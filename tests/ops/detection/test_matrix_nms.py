@@ -9,18 +9,10 @@ import pytest
 import paddle_ir as pir
 from paddle_ir.core.errors import ProgramError
 from tests.op_test import build_one_op, check_op
+from tests.ops.detection.box_reference import candidates, detections, iou
 from tests.paddle_helpers import nms_cases
 
 rng = np.random.RandomState(5)
-
-
-def _iou(a, b, normalized):
-    e = 0 if normalized else 1
-    if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
-        return 0.0
-    inter = (min(a[2], b[2]) - max(a[0], b[0]) + e) * (min(a[3], b[3]) - max(a[1], b[1]) + e)
-    area = lambda t: (t[2] - t[0] + e) * (t[3] - t[1] + e)  # noqa: E731
-    return inter / (area(a) + area(b) - inter)
 
 
 def _reference(boxes, scores, a):
@@ -31,21 +23,19 @@ def _reference(boxes, scores, a):
         for c in range(scores.shape[1]):
             if c == a["background_label"]:
                 continue
-            cand = sorted((i for i in range(m) if scores[b, c, i] > a["score_threshold"]),
-                          key=lambda i: (-scores[b, c, i], i))
-            if a["nms_top_k"] > -1:
-                cand = cand[:a["nms_top_k"]]
-            iou = [[_iou(boxes[b, i], boxes[b, j], a["normalized"]) for j in cand]
-                   for i in cand]
-            max_iou = [max([iou[i][k] for k in range(i)], default=0.0)
+            cand = candidates(scores[b, c], a)
+            overlap = [[iou(boxes[b, i], boxes[b, j], a["normalized"]) for j in cand]
+                       for i in cand]
+            max_iou = [max([overlap[i][k] for k in range(i)], default=0.0)
                        for i in range(len(cand))]
             for i, box in enumerate(cand):
                 decay = 1.0
                 for j in range(i):
                     if a["use_gaussian"]:
-                        d = math.exp((max_iou[j] ** 2 - iou[i][j] ** 2) * a["gaussian_sigma"])
+                        d = math.exp((max_iou[j] ** 2 - overlap[i][j] ** 2)
+                                     * a["gaussian_sigma"])
                     else:
-                        d = (1 - iou[i][j]) / (1 - max_iou[j])
+                        d = (1 - overlap[i][j]) / (1 - max_iou[j])
                     decay = min(decay, d)
                 score = scores[b, c, box] * decay
                 if score > a["post_threshold"]:
@@ -61,9 +51,7 @@ def _reference(boxes, scores, a):
 
 
 def _inputs(n=2, m=12, c=3):
-    low = rng.uniform(0, 20, (n, m, 2))
-    boxes = np.concatenate([low, low + rng.uniform(4, 12, (n, m, 2))], axis=-1)
-    return boxes.astype(np.float32), rng.uniform(0, 1, (n, c, m)).astype(np.float32)
+    return detections(rng, n, m, c)
 
 
 @pytest.mark.parametrize("attrs", [

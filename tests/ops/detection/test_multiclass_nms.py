@@ -9,20 +9,10 @@ import paddle_ir as pir
 from paddle_ir.core.errors import ProgramError
 from paddle_ir.core.lod_tensor import LoDTensor
 from tests.op_test import build_one_op, check_op
+from tests.ops.detection.box_reference import candidates, detections, iou
 from tests.paddle_helpers import nms_cases
 
 rng = np.random.RandomState(71)
-
-
-def _iou(a, b, normalized):
-    e = 0 if normalized else 1
-    if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
-        return 0.0
-    iw = min(a[2], b[2]) - max(a[0], b[0]) + e
-    ih = min(a[3], b[3]) - max(a[1], b[1]) + e
-    inter = iw * ih
-    area = lambda t: (t[2] - t[0] + e) * (t[3] - t[1] + e)  # noqa: E731
-    return inter / (area(a) + area(b) - inter)
 
 
 def _reference(boxes, scores, a):
@@ -33,13 +23,10 @@ def _reference(boxes, scores, a):
         for c in range(scores.shape[1]):
             if c == a["background_label"]:
                 continue
-            cand = sorted((i for i in range(m) if scores[b, c, i] > a["score_threshold"]),
-                          key=lambda i: (-scores[b, c, i], i))
-            if a["nms_top_k"] > -1:
-                cand = cand[:a["nms_top_k"]]
+            cand = candidates(scores[b, c], a)
             kept, thr = [], a["nms_threshold"]
             for i in cand:
-                if all(_iou(boxes[b, i], boxes[b, k], a["normalized"]) <= thr for k in kept):
+                if all(iou(boxes[b, i], boxes[b, k], a["normalized"]) <= thr for k in kept):
                     kept.append(i)
                     if a["nms_eta"] < 1 and thr > 0.5:
                         thr *= a["nms_eta"]
@@ -58,9 +45,7 @@ def _reference(boxes, scores, a):
 
 
 def _inputs(n=2, m=15, c=3):
-    low = rng.uniform(0, 20, (n, m, 2))
-    boxes = np.concatenate([low, low + rng.uniform(4, 12, (n, m, 2))], axis=-1)
-    return boxes.astype(np.float32), rng.uniform(0, 1, (n, c, m)).astype(np.float32)
+    return detections(rng, n, m, c)
 
 
 @pytest.mark.parametrize("attrs", [
@@ -117,13 +102,10 @@ def _rois_reference(boxes, scores, rois_num, a):
         for c in range(classes):
             if c == a["background_label"]:
                 continue
-            cand = sorted((i for i in range(n) if s[i, c] > a["score_threshold"]),
-                          key=lambda i: (-s[i, c], i))
-            if a["nms_top_k"] > -1:
-                cand = cand[:a["nms_top_k"]]
+            cand = candidates(s[:, c], a)
             kept = []
             for i in cand:
-                if all(_iou(b[i, c], b[k, c], a["normalized"]) <= a["nms_threshold"]
+                if all(iou(b[i, c], b[k, c], a["normalized"]) <= a["nms_threshold"]
                        for k in kept):
                     kept.append(i)
             dets += [(c, i) for i in sorted(kept)]

@@ -19,6 +19,7 @@ from paddle_ir.cli.main import main
 from paddle_ir.executor import Executor, Scope
 from tests.paddle_format.pir.test_models import PIR, STRAIGHT
 from tests.paddle_format.pir.test_write import WRITABLE
+from tests.paddle_format.test_interop import _paddle_python
 from tests.paddle_helpers import DEEP, FIXTURES, paddle_outputs
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -43,14 +44,6 @@ outs = layer(*[paddle.to_tensor(data[n]) for n in sys.argv[4].split(",")])
 outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
 np.savez(sys.argv[3], **{f"out.{i}": o.numpy() for i, o in enumerate(outs)})
 """
-
-
-def _paddle_python() -> str:
-    named = os.environ.get("PADDLE_IR_PADDLE_PYTHON")
-    if named:
-        return named
-    pytest.importorskip("paddle")
-    return sys.executable
 
 
 def _in_paddle(script, prefix, feeds_file, tmp_path, *extra) -> list[np.ndarray]:
