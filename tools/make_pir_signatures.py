@@ -61,7 +61,7 @@ SHAPES = {
     ("multiclass_nms3", "BBoxes"): [1, 6, 4], ("multiclass_nms3", "Scores"): [1, 3, 6],
     ("matrix_nms", "BBoxes"): [1, 6, 4], ("matrix_nms", "Scores"): [1, 3, 6],
     ("pad3d", "X"): [1, 3, 4, 4, 4], ("expand_as_v2", "Y"): [2, 3, 8, 8],
-    ("rnn", "Input"): [5, 2, 4], ("fill_constant", "ValueTensor"): [1],
+    ("rnn", "Input"): [5, 2, 4], ("increment", "X"): [1], ("fill_constant", "ValueTensor"): [1],
 }
 # Duplicable inputs of several shapes: (old type, slot) -> one shape per tensor.
 LIST_SHAPES = {("rnn", "PreState"): [[1, 2, 3], [1, 2, 3]],

@@ -1,6 +1,6 @@
 """PIR control flow read as Fluid's: pd_op.if -> two conditional_blocks and select_input,
 pd_op.while -> a while over a sub-block, as Paddle 2.x's static.nn.cond / while_loop
-saved them.
+saved them; pd_op.select_input (Paddle's translation of the old op) -> select_input.
 
     %r... = pd_op.if(%cond) {true region ... cf.yield(%t...)} {false region ...
                                                                cf.yield(%f...)}
@@ -147,4 +147,20 @@ def _while(t: Translator, op: Operation) -> None:
         t.env[result_id], t.types[result_id] = name, vtype
 
 
-CONTROL_FLOW = {"pd_op.if": _if, "pd_op.while": _while}
+def _select_input(t: Translator, op: Operation) -> None:
+    """pd_op.select_input(%mask, %x...): what Paddle's translator makes of select_input."""
+    where = op.where()
+    if len(op.operands) < 2 or len(op.results) != 1:
+        t.problems.append(f"{where}: a pd_op.select_input needs a mask, inputs and one result")
+        for k in range(len(op.results)):
+            t.bind_result(op, k)
+        return
+    values = [t.value(op, i) for i in range(len(op.operands))]
+    if any(v is None for v in values):
+        return
+    mask, *xs = (t.tensor(v, where) for v in values)
+    t.add_op("select_input", {"X": xs, "Mask": [mask]}, {"Out": [t.bind_result(op, 0)]}, {},
+             where)
+
+
+CONTROL_FLOW = {"pd_op.if": _if, "pd_op.while": _while, "pd_op.select_input": _select_input}

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.pir.op_table import OPS
 from paddle_ir.paddle_format.pir.write import INVERSE, _attr, encode
+from paddle_ir.paddle_format.pir.write_regions import CONTROL_FLOW
 from paddle_ir.proto import framework_pb2 as pb
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ def _full(w: Writer, name: str, shape: list[int], value: float, dtype: int, wher
 
 
 LOWERED: dict[str, Callable[..., bool]] = {
+    **CONTROL_FLOW,
     "mul": _mul,
     "fill_constant": _fill_constant,
     **{entry.type: _broadcast for entry in OPS.values() if entry.fixed.get("axis") == -1},

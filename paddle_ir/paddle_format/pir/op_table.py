@@ -120,6 +120,7 @@ OPS: dict[str, PirOp] = {
     "pd_op.clip": PirOp("clip", ("X", Arg("min", "scalar"), Arg("max", "scalar"))),
     "pd_op.cast": PirOp("cast", ("X",), attrs={"dtype": "out_dtype"}, derive=_cast),
     "pd_op.assign": PirOp("assign", ("X",)),
+    "pd_op.increment": PirOp("increment", ("X",), attrs={"value": "step"}),
     # --- linear algebra, convolution, normalization --------------------------------------
     "pd_op.matmul": PirOp("matmul_v2", ("X", "Y"),
                           attrs={"transpose_x": "trans_x", "transpose_y": "trans_y"}),

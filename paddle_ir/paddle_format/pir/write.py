@@ -133,7 +133,10 @@ class Writer:
     def __init__(self, desc: pb.ProgramDesc):
         self.desc = desc
         self.block = desc.blocks[0]
-        self.vars = {v.name: v for v in self.block.vars}
+        self.vars = {}  # block 0's declarations first, then the sub-blocks' own
+        for block in desc.blocks:
+            for v in block.vars:
+                self.vars.setdefault(v.name, v)
         self.next_id = 1
         self.env: dict[str, int] = {}  # variable name -> its newest value id
         self.types: dict[int, dict] = {}
@@ -375,9 +378,6 @@ class Writer:
                 {"N": "dtype", "AT": encode({"#": "1.a_dtype"}, var.lod_desc.tensor.data_type,
                                             name)},
                 {"N": "place", "AT": _attr("1.a_place", [0, 0, ""])}])
-        if len(self.desc.blocks) > 1 and any(len(b.ops) for b in self.desc.blocks[1:]):
-            self.problems.append("the program has sub-blocks (control flow); paddle-ir writes "
-                                 "PIR for straight-line programs only")
         for index, op in enumerate(self.block.ops):
             if op.type in ("feed", "fetch"):
                 continue

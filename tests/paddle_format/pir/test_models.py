@@ -14,8 +14,6 @@ from paddle_ir.executor import Executor, Scope
 
 PIR = Path(__file__).resolve().parents[2] / "fixtures" / "paddle_pir"
 MODELS = ("mlp", "conv", "attention", "embedding", "lstm", "branch", "cond_loop")
-FLOW = ("branch", "cond_loop")  # pd_op.if / pd_op.while: read, not written back yet
-STRAIGHT = tuple(m for m in MODELS if m not in FLOW)
 
 
 def _feeds(name):

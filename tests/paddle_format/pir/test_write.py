@@ -22,9 +22,9 @@ from tests.paddle_helpers import FIXTURES, assert_matches_paddle, feeds
 # Old-IR fixtures whose every op has a PIR form; the others hold ops PIR has no
 # entry for (UNWRITABLE names them) and are refused.
 WRITABLE = ("mlp", "conv", "encoder", "mobilenet_v1", "cnn_head", "tensor_ops", "resize",
-            "detection", "rnn_text")
+            "detection", "rnn_text", "cond_loop")
 UNWRITABLE = {"text": "sequence_pool", "selection": "set_value", "math_ops": "einsum",
-              "op_semantics": "sequence_conv", "cond_loop": "conditional_block"}
+              "op_semantics": "sequence_conv"}
 
 
 def _round_trip(program: Program) -> Program:
@@ -166,10 +166,36 @@ def test_an_attribute_pir_cannot_express_is_refused(tmp_path):
 
 def test_a_pir_model_written_again_reads_the_same(tmp_path):
     """PIR fixtures Paddle saved: read, written by paddle-ir, read again: Paddle's outputs."""
-    from tests.paddle_format.pir.test_models import PIR, STRAIGHT, _assert_matches, _feeds
+    from tests.paddle_format.pir.test_models import MODELS, PIR, _assert_matches, _feeds
 
-    for name in STRAIGHT:
+    for name in MODELS:
         scope = Scope()
         program, _, _ = paddle_format.load_inference_model(str(PIR / name / "model"), scope)
         again = _round_trip(program)
         _assert_matches(name, _run(again, scope, _feeds(name)))
+
+
+@pytest.mark.parametrize("feeds_file,outputs_file", [("feeds", "outputs"),
+                                                     ("feeds_false", "outputs_false")])
+def test_control_flow_is_written_as_pir_regions(feeds_file, outputs_file):
+    """Old-IR static.nn.cond + while_loop (Paddle's cond_loop fixture) written as
+    pd_op.if / pd_op.select_input / pd_op.while, read back: Paddle's outputs, both
+    branches."""
+    scope = Scope()
+    program, _, _ = paddle_format.load_inference_model(str(FIXTURES / "cond_loop" / "model"),
+                                                       scope)
+    doc = json.loads(write_pir_program(program.desc))
+    names = [op["#"] for op in doc["program"]["regions"][0]["blocks"][0]["ops"]]
+    assert names.count("1.if") == 2 and names.count("1.select_input") == 2
+    assert names.count("1.while") == 1
+    (loop,) = [op for op in doc["program"]["regions"][0]["blocks"][0]["ops"]
+               if op["#"] == "1.while"]
+    body = loop["regions"][0]["blocks"][0]
+    assert [a["#"] for a in body["args"]] == [-1, -2] and body["ops"][-1]["#"] == "2.yield"
+    again = _round_trip(program)
+    with np.load(FIXTURES / "cond_loop" / f"{feeds_file}.npz") as data:
+        feed = {"x": data["x"]}
+    with np.load(FIXTURES / "cond_loop" / f"{outputs_file}.npz") as data:
+        want = [data[f"out.{i}"] for i in range(len(data.files))]
+    for got, w in zip(_run(again, scope, feed), want, strict=True):
+        np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)

@@ -17,7 +17,7 @@ import pytest
 from paddle_ir import io
 from paddle_ir.cli.main import main
 from paddle_ir.executor import Executor, Scope
-from tests.paddle_format.pir.test_models import PIR, STRAIGHT
+from tests.paddle_format.pir.test_models import MODELS, PIR
 from tests.paddle_format.pir.test_write import WRITABLE
 from tests.paddle_format.test_interop import _paddle_python
 from tests.paddle_helpers import DEEP, FIXTURES, paddle_outputs
@@ -79,6 +79,17 @@ def test_an_old_model_converted_to_pir_runs_in_paddle_3(name, source, tmp_path):
     _close(name, got, paddle_outputs(name))
 
 
+def test_converted_control_flow_takes_either_branch_in_paddle_3(tmp_path):
+    """static.nn.cond + while_loop saved by old-IR Paddle, converted: pd_op.if /
+    pd_op.while in Paddle 3 give Paddle's outputs for the false branch too."""
+    assert main(["convert", str(FIXTURES / "cond_loop" / "fluid"), str(tmp_path / "model"),
+                 "--to", "pir"]) == 0
+    got = _in_paddle(RUN_PIR_IN_PADDLE, tmp_path / "model",
+                     FIXTURES / "cond_loop" / "feeds_false.npz", tmp_path)
+    with np.load(FIXTURES / "cond_loop" / "outputs_false.npz") as data:
+        _close("cond_loop", got, [data[f"out.{i}"] for i in range(len(data.files))])
+
+
 def test_paddle_jit_load_takes_the_converted_model(tmp_path):
     assert main(["convert", str(FIXTURES / "conv" / "model.pdmodel"), str(tmp_path / "model"),
                  "--to", "pir"]) == 0
@@ -89,7 +100,7 @@ def test_paddle_jit_load_takes_the_converted_model(tmp_path):
     _close("conv", got, paddle_outputs("conv"))
 
 
-@pytest.mark.parametrize("name", STRAIGHT)
+@pytest.mark.parametrize("name", MODELS)
 def test_a_pir_model_paddle_ir_rewrote_runs_in_paddle(name, tmp_path):
     scope = Scope()
     program, names, fetches = io.load_inference_model(str(PIR / name / "model"), scope=scope)
