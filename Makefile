@@ -146,7 +146,8 @@ interop: $(STAMP)
 	$(PADDLE_ENV_PY) -c "import paddle; assert paddle.__version__ == '$(PADDLE_VERSION)'" \
 	  2>/dev/null || $(PADDLE_ENV_PY) -m pip install --quiet --disable-pip-version-check \
 	    "paddlepaddle==$(PADDLE_VERSION)" numpy
-	PADDLE_IR_PADDLE_PYTHON=$(PADDLE_ENV_PY) $(PY) -m pytest -rs tests/paddle_format/test_interop.py
+	PADDLE_IR_PADDLE_PYTHON=$(PADDLE_ENV_PY) $(PY) -m pytest -rs tests/paddle_format/test_interop.py \
+	  tests/paddle_format/pir/test_write_interop.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out fuzz-crashes

@@ -286,9 +286,10 @@ class BlockCompiler:
                 op=location_fn(), hint="`paddle-ir ops` lists the registered op types")
         ins, outs = _slot_map(op.inputs), _slot_map(op.outputs)
         attrs = checked_attrs(op, opdef, ins, outs, location_fn())
+        unset_ok = {s.name for s in opdef.inputs if s.may_be_unset}
         for slot, names in ins.items():
             for n in names:
-                if env[self.index[n]] is None:
+                if env[self.index[n]] is None and slot not in unset_ok:
                     raise MissingVariableError(
                         f"input {slot} reads {n!r}, which has no value in the scope",
                         op=location_fn(self._shapes(env, ins)),

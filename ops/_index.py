@@ -26,6 +26,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "lod_rank_table", "max_sequence_len", "reorder_lod_tensor_by_rank",
         "reorder_lod_tensor_by_rank_grad",
     ),
+    "paddle_ir.ops.controlflow.select_io": (
+        "select_input", "select_output",
+    ),
     "paddle_ir.ops.controlflow.tensor_array": (
         "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
         "create_array", "tensor_array_to_tensor", "tensor_array_to_tensor_grad",
@@ -36,8 +39,11 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.boxes": (
         "box_coder", "prior_box", "yolo_box",
     ),
+    "paddle_ir.ops.detection.matrix_nms": (
+        "matrix_nms",
+    ),
     "paddle_ir.ops.detection.multiclass_nms": (
-        "multiclass_nms3",
+        "multiclass_nms", "multiclass_nms2", "multiclass_nms3",
     ),
     "paddle_ir.ops.detection.similarity_focus": (
         "similarity_focus",

@@ -71,6 +71,9 @@ class Slot:
     # The kernels read only this input's shape and dtype (Paddle's NoNeedBufferVars): the
     # executor may free its data after the last op that reads the data.
     no_need_buffer: bool = False
+    # The op reads one of this slot's variables, chosen at run time (select_input): the
+    # others may hold no value, which the executor then does not count as an error.
+    may_be_unset: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,8 @@ class AttrSpec:
 
 
 def In(name: str, doc: str = "", *, duplicable=False, dispensable=False,  # noqa: N802
-       no_need_buffer=False) -> Slot:
-    return Slot(name, doc, duplicable, dispensable, no_need_buffer)
+       no_need_buffer=False, may_be_unset=False) -> Slot:
+    return Slot(name, doc, duplicable, dispensable, no_need_buffer, may_be_unset)
 
 
 Out = In

@@ -14,7 +14,7 @@ from paddle_ir.executor import Executor, Scope
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
 # Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
 SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
-         "math_ops", "resize", "tensor_ops", "op_semantics")
+         "math_ops", "resize", "tensor_ops", "op_semantics", "cond_loop")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
 PIXELS = ("detection",)
@@ -50,6 +50,11 @@ OP_TYPES = {
                      "conv3d_transpose", "pool3d", "elementwise_add"},
     "resize": {"linear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2",
                "elementwise_mul"},
+    # static.nn.cond returning values (select_input after two conditional_blocks), while_loop
+    # (block 0's ops; relu, tanh, scale, increment, assign are in the sub-blocks)
+    "cond_loop": {"cast", "conditional_block", "elementwise_add", "fill_constant",
+                  "greater_than", "less_than", "logical_not", "mul", "reduce_mean",
+                  "select_input", "while"},
     "math_ops": {"flip", "roll", "logsumexp", "cumprod", "kron", "diag_v2", "trace", "dot",
                  "celu", "abs", "log1p", "expm1", "arg_min", "einsum", "unsqueeze2",
                  "max_pool2d_with_index", "frobenius_norm", "depthwise_conv2d_transpose"},
@@ -91,3 +96,24 @@ def assert_matches_paddle(name: str, outputs: list[np.ndarray]) -> None:
 
 def paddle_desc(path):
     return paddle_format.parse_paddle_program(Path(path).read_bytes(), str(path))
+
+
+def nms_cases(prefix: str = "") -> dict:
+    """Paddle's own NMS runs (tools/make_paddle_fixtures.py nms_ops): name -> (op type,
+    attrs, inputs {slot: array}, outputs {slot: array}, LoD {slot: str})."""
+    import json
+
+    with np.load(FIXTURES / "nms_ops" / "cases.npz", allow_pickle=False) as data:
+        found = {}
+        for name in sorted({k.split("/")[0] for k in data.files}):
+            if not name.startswith(prefix):
+                continue
+
+            def part(kind, name=name):
+                return {k.split("/")[2]: data[k] for k in data.files
+                        if k.startswith(f"{name}/{kind}/")}
+
+            found[name] = (str(data[f"{name}/op"]), json.loads(str(data[f"{name}/attrs"])),
+                           part("in"), part("out"),
+                           {k: str(v) for k, v in part("lod").items()})
+        return found

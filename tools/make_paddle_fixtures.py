@@ -26,6 +26,7 @@ few ops are appended with LayerHelper directly.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -655,8 +656,124 @@ def op_semantics(rng):
          lods={"ids": lengths})
 
 
+def _scale(v, scale, bias):
+    return _op("scale", {"X": [v]}, {"scale": scale, "bias": bias, "bias_after_scale": True})
+
+
+def cond_loop(rng):
+    """static.nn.cond returning two values (select_input / select_output around two
+    conditional_blocks) and static.nn.while_loop. The condition reads the feed; feeds.npz
+    takes the true branch, feeds_false.npz (with outputs_false.npz) the false one."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 4], "float32")
+        h = paddle.static.nn.fc(x, 4)
+        # cond negates the condition with paddle.logical_not, which 3.3.1 sends down its
+        # PIR-only path in old-IR mode: the old op, appended directly, instead
+        kept, paddle.logical_not = paddle.logical_not, lambda v: _op(
+            "logical_not", {"X": [v]}, {}, dtype="bool")
+        try:
+            a, b = paddle.static.nn.cond(
+                paddle.mean(x) > 0,
+                lambda: (_scale(_op("relu", {"X": [h]}, {}), 2.0, 0.0), _scale(h, 1.0, 1.0)),
+                lambda: (_op("tanh", {"X": [h]}, {}), _scale(h, 1.0, -1.0)))
+        finally:
+            paddle.logical_not = kept
+        i = paddle.full([1], 0, "int64")
+        three = paddle.full([1], 3, "int64")
+        _, looped = paddle.static.nn.while_loop(
+            lambda k, v: _op("less_than", {"X": [k], "Y": [three]}, {"axis": -1}, dtype="bool"),
+            lambda k, v: [_op("increment", {"X": [k]}, {"step": 1.0}, dtype="int64"),
+                          _op("elementwise_add", {"X": [_scale(v, 0.5, 0.0)], "Y": [a]},
+                              {"axis": -1})], [i, b])
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    positive = np.abs(rng.standard_normal((3, 4))).astype("float32")
+    save("cond_loop", [x], [a, looped], main, {"x": positive}, exe)
+    negative = -positive
+    outs = exe.run(main, feed={"x": negative}, fetch_list=[a, looped])
+    directory = os.path.join(OUT, "cond_loop")
+    np.savez(os.path.join(directory, "feeds_false.npz"), x=negative)
+    np.savez(os.path.join(directory, "outputs_false.npz"),
+             **{f"out.{i}": np.asarray(o) for i, o in enumerate(outs)})
+
+
+def _nms_case(name, op_type, inputs, attrs, outputs, cases):
+    """Run one NMS op in Paddle; keep its inputs, outputs and the outputs' LoD."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        feeds = {k: paddle.static.data(k, list(v.shape), str(v.dtype)) for k, v in inputs.items()}
+        helper = LayerHelper(op_type)
+        made = {slot: helper.create_variable_for_type_inference(
+            "float32" if slot == "Out" else "int32") for slot in outputs}
+        helper.append_op(type=op_type, inputs={k: [feeds[k]] for k in inputs},
+                         outputs={k: [v] for k, v in made.items()}, attrs=dict(attrs))
+    exe = paddle.static.Executor(PLACE)
+    got = exe.run(main, feed=inputs, fetch_list=[made[s] for s in outputs],
+                  return_numpy=False)
+    for key, value in inputs.items():
+        cases[f"{name}/in/{key}"] = value
+    for slot, tensor in zip(outputs, got, strict=True):
+        cases[f"{name}/out/{slot}"] = np.array(tensor)
+        cases[f"{name}/lod/{slot}"] = np.asarray(str(tensor.lod()))
+    cases[f"{name}/op"] = np.asarray(op_type)
+    cases[f"{name}/attrs"] = np.asarray(json.dumps(attrs))
+
+
+def nms_ops(rng):
+    """multiclass_nms, multiclass_nms3 (3-D, and 2-D with RoisNum) and
+    matrix_nms run by Paddle on small random detections: op-level truth, LoD included
+    (NAME/in/SLOT, NAME/out/SLOT, NAME/lod/SLOT, NAME/op, NAME/attrs in cases.npz)."""
+
+    def boxes(*lead, scale=1.0):
+        xy = rng.uniform(0, 0.7, (*lead, 2))
+        wh = rng.uniform(0.1, 0.4, (*lead, 2))
+        return (np.concatenate([xy, xy + wh], -1) * scale).astype("float32")
+
+    b3, s3 = boxes(2, 10), rng.uniform(0, 1, (2, 3, 10)).astype("float32")
+    nms = {"background_label": 0, "score_threshold": 0.05, "nms_top_k": 6,
+           "keep_top_k": 5, "nms_threshold": 0.4, "normalized": True, "nms_eta": 1.0}
+    matrix = {"background_label": 0, "score_threshold": 0.05, "post_threshold": 0.1,
+              "nms_top_k": 6, "keep_top_k": 8, "normalized": True, "use_gaussian": False,
+              "gaussian_sigma": 2.0}
+    cases = {}
+    _nms_case("v1", "multiclass_nms", {"BBoxes": b3, "Scores": s3}, nms, ["Out"], cases)
+    _nms_case("v1_empty", "multiclass_nms", {"BBoxes": b3, "Scores": s3},
+              dict(nms, score_threshold=2.0), ["Out"], cases)
+    # multiclass_nms2 (Paddle 2.x: multiclass_nms's kernel returning Index) is gone from
+    # 3.3.1; multiclass_nms3 on 3-D input is the same kernel, so these stand for it too.
+    _nms_case("v3_all", "multiclass_nms3", {"BBoxes": b3, "Scores": s3},
+              dict(nms, background_label=-1, keep_top_k=-1), ["Out", "Index", "NmsRoisNum"],
+              cases)
+    _nms_case("v3_empty", "multiclass_nms3", {"BBoxes": b3, "Scores": s3},
+              dict(nms, score_threshold=2.0), ["Out", "Index", "NmsRoisNum"], cases)
+    _nms_case("v3_pixels", "multiclass_nms3",
+              {"BBoxes": boxes(2, 10, scale=40.0), "Scores": s3},
+              dict(nms, normalized=False, nms_eta=0.7, nms_threshold=0.6),
+              ["Out", "Index", "NmsRoisNum"], cases)
+    _nms_case("v3", "multiclass_nms3", {"BBoxes": b3, "Scores": s3}, nms,
+              ["Out", "Index", "NmsRoisNum"], cases)
+    _nms_case("v3_rois", "multiclass_nms3",
+              {"BBoxes": boxes(7, 3), "Scores": rng.uniform(0, 1, (7, 3)).astype("float32"),
+               "RoisNum": np.array([3, 4], "int32")},
+              dict(nms, keep_top_k=4), ["Out", "Index", "NmsRoisNum"], cases)
+    _nms_case("matrix", "matrix_nms", {"BBoxes": b3, "Scores": s3}, matrix,
+              ["Out", "Index", "RoisNum"], cases)
+    _nms_case("matrix_gaussian", "matrix_nms", {"BBoxes": b3, "Scores": s3},
+              dict(matrix, use_gaussian=True, keep_top_k=-1, background_label=-1),
+              ["Out", "Index", "RoisNum"], cases)
+    _nms_case("matrix_empty", "matrix_nms", {"BBoxes": b3, "Scores": s3},
+              dict(matrix, score_threshold=2.0), ["Out", "Index", "RoisNum"], cases)
+    directory = os.path.join(OUT, "nms_ops")
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    np.savez(os.path.join(directory, "cases.npz"), **cases)
+    print("nms_ops", sorted({k.split("/")[0] for k in cases}))
+
+
 def main():
-    builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
+    builders = {"cond_loop": cond_loop, "nms_ops": nms_ops,
+                "mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,

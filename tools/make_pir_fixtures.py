@@ -17,7 +17,7 @@ Writes under OUT_DIR (default tests/fixtures/paddle_pir/), per model NAME:
 
 Every model is a dygraph Layer saved with paddle.jit.save, as model zoos ship them; its
 parameters (and batch-norm statistics) are drawn at random first, so that a wrong
-formula shows. `branch` holds a pd_op.if, which paddle-ir refuses by name.
+formula shows. `branch` and `cond_loop` hold pd_op.if / pd_op.while (control flow).
 
 tools/make_paddle_fixtures.py writes the old-IR fixtures; this one leaves
 FLAGS_enable_pir_api at its default (on), so Paddle writes .json programs.
@@ -158,6 +158,52 @@ class Branch(paddle.nn.Layer):
         return h
 
 
+class CondLoop(paddle.nn.Layer):
+    """paddle.static.nn.cond returning two values (pd_op.if with two results) and
+    paddle.static.nn.while_loop (pd_op.while carrying a counter and a tensor)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.fc(x)
+        a, b = paddle.static.nn.cond(paddle.mean(x) > 0,
+                                     lambda: (paddle.nn.functional.relu(h) * 2.0, h + 1.0),
+                                     lambda: (paddle.tanh(h), h - 1.0))
+        i = paddle.full([1], 0, "int64")
+        _, looped = paddle.static.nn.while_loop(lambda k, v: k < 3,
+                                                lambda k, v: [k + 1, v * 0.5 + a], [i, b])
+        return a, looped
+
+
+def _save_both_branches(rng):
+    """cond_loop as saved, then the false branch's feeds and outputs beside it
+    (feeds_false.npz, outputs_false.npz)."""
+    x = np.abs(rng.standard_normal((3, 4))).astype("float32")
+    _save_jit("cond_loop", CondLoop(), [("x", [-1, 4], "float32")], {"x": x})
+    directory = os.path.join(OUT, "cond_loop")
+    loaded = paddle.jit.load(os.path.join(directory, "model"))
+    outs = loaded(paddle.to_tensor(-x))
+    np.savez(os.path.join(directory, "feeds_false.npz"), x=-x)
+    np.savez(os.path.join(directory, "outputs_false.npz"),
+             **{f"out.{i}": o.numpy() for i, o in enumerate(outs)})
+
+
+class LSTMClassifier(paddle.nn.Layer):
+    """Embedding -> 2-layer LSTM -> the last step -> Linear (pd_op.rnn)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = paddle.nn.Embedding(20, 6)
+        self.lstm = paddle.nn.LSTM(6, 8, num_layers=2)
+        self.fc = paddle.nn.Linear(8, 3)
+
+    def forward(self, ids):
+        out, _ = self.lstm(self.embedding(ids))
+        return self.fc(out[:, -1])
+
+
 def main():
     chosen = sys.argv[2:]
     rng = np.random.default_rng(0)
@@ -178,6 +224,9 @@ def main():
              "mask": rng.random((3, 7)) > 0.3}),
         "branch": lambda: _save_jit("branch", Branch(), [("x", [-1, 4], "float32")],
                                     {"x": rng.standard_normal((2, 4)).astype("float32")}),
+        "cond_loop": lambda: _save_both_branches(rng),
+        "lstm": lambda: _save_jit("lstm", LSTMClassifier(), [("ids", [-1, 5], "int64")],
+                                  {"ids": rng.integers(0, 20, (3, 5)).astype("int64")}),
     }
     for name in chosen or list(models):
         paddle.seed(0)

@@ -6,6 +6,9 @@
                                                     OUT/model.pdiparams (Paddle 2.x/3.x)
     paddle-ir convert MODEL_DIR OUT --layout fluid  paddle-ir -> OUT/__model__ + a file
                                                     per parameter (fluid 1.x)
+    paddle-ir convert OLD_MODEL OUT/model --to pir  any model (a .pdmodel, a fluid 1.x
+                                                    directory, paddle-ir's) -> Paddle 3's
+                                                    OUT/model.json + OUT/model.pdiparams
 
 Which way is told by IN (see --format). A bare program file converts alone
 (OUT.pb, or OUT.pdmodel) unless --params names its parameter file.
@@ -36,15 +39,19 @@ def add_parser(subparsers, common) -> None:
         description=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="a Paddle model, or a paddle-ir model directory or .pb")
     p.add_argument("output", help="where to write (a directory, a prefix, or a .pb)")
-    p.add_argument("--layout", choices=("paddle", "fluid"), default="paddle",
-                   help="Paddle files to write: PREFIX.pdmodel + .pdiparams (default) or a "
-                        "fluid 1.x directory")
+    p.add_argument("--layout", choices=("paddle", "fluid", "pir"), default="paddle",
+                   help="Paddle files to write: PREFIX.pdmodel + .pdiparams (default), a "
+                        "fluid 1.x directory, or Paddle 3's PREFIX.json + .pdiparams")
+    p.add_argument("--to", choices=("pir",), default=None,
+                   help="pir: write Paddle 3's PIR (PREFIX.json + .pdiparams) from any model "
+                        "paddle-ir reads: the migration of old Paddle models to Paddle 3")
     p.add_argument("--params", metavar="FILE", help="parameter file for a bare program file")
     paddle_input.add_format_option(p)
     p.set_defaults(handler=convert_command)
 
 
-def _from_paddle(model, output: str, params: str | None) -> list[str]:
+def _read_paddle(model, params: str | None):
+    """(program, scope, whether parameters were loaded) of a Paddle model."""
     from paddle_ir.paddle_format import load_paddle_params, load_paddle_program
 
     program = load_paddle_program(model.program_file)
@@ -53,11 +60,16 @@ def _from_paddle(model, output: str, params: str | None) -> list[str]:
         load_vars_file(params, program, scope)
     elif model.params_file or model.params_dir:
         load_paddle_params(model, program, scope)
-    elif output.endswith(".pb"):  # a program without parameters (a training main program)
+    return program, scope, bool(params or model.params_file or model.params_dir)
+
+
+def _from_paddle(model, output: str, params: str | None) -> list[str]:
+    program, scope, loaded = _read_paddle(model, params)
+    if not loaded and output.endswith(".pb"):  # a program alone (a training main program)
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
         save_program(output, program)
         return [output]
-    else:
+    if not loaded:
         scope = None  # the program alone: its directory loads no stale parameters
     data = program.serialize()
     files, every = {MODEL_FILENAME: lambda out: out.write(data)}, []
@@ -82,9 +94,21 @@ def _to_paddle(path: str, output: str, layout: str, params: str | None) -> list[
     return write_paddle_model(output, program, scope, layout)  # a staged save, whole
 
 
+def _to_pir(paddle, path: str, output: str, params: str | None) -> list[str]:
+    """Any model paddle-ir reads, written as Paddle 3's PIR program and parameters."""
+    from paddle_ir.paddle_format import write_paddle_model
+
+    if paddle is None:
+        return _to_paddle(path, output, "pir", params)
+    program, scope, loaded = _read_paddle(paddle, params)
+    return write_paddle_model(output, program, scope, "pir", params=loaded)
+
+
 def convert_command(args) -> int:
     paddle = paddle_input.paddle_model(args.input, args.model_format)
-    if paddle is not None:
+    if args.to == "pir" or args.layout == "pir":
+        written = _to_pir(paddle, args.input, args.output, args.params)
+    elif paddle is not None:
         written = _from_paddle(paddle, args.output, args.params)
     else:
         written = _to_paddle(args.input, args.output, args.layout, args.params)

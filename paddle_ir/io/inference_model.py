@@ -10,8 +10,8 @@ The program and its parameters replace the previous ones in the directory as one
 whole (params_file.commit_save). Both functions take Fluid's signatures:
 `model_filename=None` and `params_filename=None` (the names above then), Fluid's
 positional order (model_filename after main_program / executor); a string where
-paddle-ir takes `scope` is read as the model file name. `format="paddle"` and
-`format="fluid"` write Paddle's formats instead, and a Paddle model is loaded too,
+paddle-ir takes `scope` is read as the model file name. `format="paddle"`, `"pir"` and
+`"fluid"` write Paddle's formats instead, and a Paddle model is loaded too,
 through paddle_ir.paddle_format (imported only then: it is large).
 """
 
@@ -52,8 +52,10 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor=None,
     values come from `scope` (the global scope by default). The program and
     its parameters replace the previous ones in `dirname` as one whole.
     `format="paddle"` writes Paddle's DIR/model.pdmodel + DIR/model.pdiparams
-    instead, and `format="fluid"` fluid 1.x's DIR/__model__ + one file per
-    parameter (paddle_ir.paddle_format).
+    instead, `format="pir"` Paddle 3's DIR/model.json + DIR/model.pdiparams (what
+    paddle.jit.load and paddle.static.load_inference_model read with PIR on), and
+    `format="fluid"` fluid 1.x's DIR/__model__ + one file per parameter
+    (paddle_ir.paddle_format).
 
     `export_for_deployment` is accepted (the saved program is always the pruned
     test-mode one); `program_only=True` is refused rather than ignored.

@@ -48,6 +48,7 @@ from paddle_ir.model_files.params_file import (
 
 PDMODEL = ".pdmodel"
 PDIPARAMS = ".pdiparams"
+PIR_JSON = ".json"  # Paddle 3's PIR program, beside its .pdiparams
 FLUID_MODEL = "__model__"
 FLUID_PARAMS = "__params__"
 PADDLE_STEM = "model"  # save_inference_model(format="paddle")'s DIR/model.pdmodel
@@ -56,7 +57,7 @@ PADDLE_STEM = "model"  # save_inference_model(format="paddle")'s DIR/model.pdmod
 MODEL_NAMES = (
     MODEL_FILENAME, PARAMS_FILENAME, PARAMS_FILENAME + SELECTED_ROWS_SUFFIX,
     PARAMS_FILENAME + CSR_SUFFIX, FLUID_MODEL, FLUID_PARAMS, PADDLE_STEM + PDMODEL,
-    PADDLE_STEM + PDIPARAMS)
+    PADDLE_STEM + PDIPARAMS, PADDLE_STEM + PIR_JSON)
 
 # Names a variable's file may not take in a directory: the files of the other saves.
 _TAKEN = frozenset(MODEL_NAMES) | frozenset(LEGACY_NAMES) | {

@@ -39,7 +39,7 @@ from paddle_ir.core.file_kinds import is_pir_json
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.core.names import file_name_problem
 from paddle_ir.framework import Program
-from paddle_ir.model_files.layouts import FLUID_MODEL, FLUID_PARAMS, PDIPARAMS, PDMODEL
+from paddle_ir.model_files.layouts import FLUID_MODEL, FLUID_PARAMS, PDIPARAMS, PDMODEL, PIR_JSON
 from paddle_ir.model_files.params_file import load_vars_file, persistable_names
 from paddle_ir.model_files.program_file import read_program_bytes
 from paddle_ir.paddle_format.convert import (
@@ -49,8 +49,7 @@ from paddle_ir.paddle_format.convert import (
 )
 from paddle_ir.proto import framework_pb2 as pb
 
-PIR_JSON = ".json"  # Paddle 3's PIR program (paddle_format/pir/)
-LAYOUTS = ("paddle", "fluid")
+LAYOUTS = ("paddle", "fluid", "pir")
 
 
 @dataclass(frozen=True)

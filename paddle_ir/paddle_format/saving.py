@@ -2,6 +2,7 @@
 
     layout "paddle"   PREFIX.pdmodel + PREFIX.pdiparams, committed into PREFIX's directory
     layout "fluid"    DIR/__model__ + one file per persistable, committed into DIR
+    layout "pir"      PREFIX.json (Paddle 3's PIR, pir/write.py) + PREFIX.pdiparams
 
 The files go into a new generation directory and are committed by replacing
 CURRENT; then the directory's top-level names are hard links to the
@@ -41,7 +42,8 @@ from paddle_ir.model_files.layouts import (
 )
 from paddle_ir.model_files.params_file import persistable_names
 from paddle_ir.paddle_format.convert import PaddleFormatError, to_paddle
-from paddle_ir.paddle_format.files import LAYOUTS, _global_scope
+from paddle_ir.paddle_format.files import LAYOUTS, PIR_JSON, _global_scope
+from paddle_ir.paddle_format.pir.write import write_pir_program
 from paddle_ir.proto import framework_pb2 as pb
 
 
@@ -71,7 +73,8 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
     the paths of the files (the program last).
 
     layout "paddle": PATH is a prefix (PATH.pdmodel + PATH.pdiparams; a trailing
-    .pdmodel is dropped). layout "fluid": PATH is a directory (__model__ plus one
+    .pdmodel is dropped); layout "pir" the same with PATH.json, the program Paddle
+    3.x loads with PIR on (its default). layout "fluid": PATH is a directory (__model__ plus one
     file per persistable variable; names that layout cannot hold are refused).
     `params=False` writes the program alone (dropping an older parameter file).
     `whole_directory` (always so for fluid) drops the other layouts' model files.
@@ -84,8 +87,9 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
     values = _dense_values(program, scope) if params else {}
     path = os.fspath(path)
     files = {}
-    if layout == "paddle":
-        prefix = path[: -len(PDMODEL)] if path.endswith(PDMODEL) else path
+    program_suffix = PIR_JSON if layout == "pir" else PDMODEL
+    if layout in ("paddle", "pir"):
+        prefix = path[: -len(program_suffix)] if path.endswith(program_suffix) else path
         directory, stem = os.path.split(os.path.abspath(prefix))
 
         def write_params(out):
@@ -94,8 +98,8 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
 
         if params:
             files[stem + PDIPARAMS] = write_params
-        files[stem + PDMODEL] = None
-        owned = {stem + PDMODEL, stem + PDIPARAMS}
+        files[stem + program_suffix] = None
+        owned = {stem + program_suffix, stem + PDIPARAMS}
     else:
         directory, prefix = path, path
         check_variable_file_names(values, "fluid")
@@ -104,8 +108,12 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
         files[FLUID_MODEL] = None
         owned = set(files)
         whole_directory = True
-    data = to_paddle(program.desc).SerializeToString(deterministic=True)
-    files[stem + PDMODEL if layout == "paddle" else FLUID_MODEL] = lambda out: out.write(data)
+    if layout == "pir":
+        data = write_pir_program(program.desc)
+    else:
+        data = to_paddle(program.desc).SerializeToString(deterministic=True)
+    files[FLUID_MODEL if layout == "fluid" else stem + program_suffix] = \
+        lambda out: out.write(data)
     if whole_directory:
         owned |= set(MODEL_NAMES)
     os.makedirs(directory, exist_ok=True)
@@ -113,7 +121,7 @@ def write_paddle_model(path, program: Program, scope=None, layout: str = "paddle
         commit_model_files(directory, files, owned)
     else:
         tensor_io.atomic_write_many({os.path.join(directory, n): w for n, w in files.items()})
-    if layout == "paddle":
+    if layout != "fluid":
         return [os.path.join(os.path.dirname(prefix), name) for name in files]
     return [os.path.join(path, name) for name in files]
 
@@ -123,11 +131,14 @@ def save_inference_model(dirname, program: Program, scope=None, layout: str = "p
     """paddle_ir.io.save_inference_model's Paddle formats, for an already pruned program.
 
     layout "paddle": DIR/model.pdmodel + DIR/model.pdiparams (or the prefix
-    `model_filename` names, when it ends in .pdmodel); "fluid": DIR/__model__ and
-    one file per persistable. Either replaces the model DIR held, in any layout.
+    `model_filename` names, when it ends in .pdmodel); "pir": DIR/model.json +
+    DIR/model.pdiparams (model_filename ending in .json likewise); "fluid":
+    DIR/__model__ and one file per persistable. Each replaces the model DIR held, in
+    any layout.
     """
-    if layout == "paddle":
-        stem = model_filename if model_filename and model_filename.endswith(PDMODEL) \
+    if layout in ("paddle", "pir"):
+        suffix = PIR_JSON if layout == "pir" else PDMODEL
+        stem = model_filename if model_filename and model_filename.endswith(suffix) \
             else PADDLE_STEM
         return write_paddle_model(os.path.join(dirname, stem), program, scope, layout,
                                   whole_directory=True)

@@ -72,13 +72,23 @@ def prune(program: Program, feed_names: Iterable[str], target_names: Iterable[st
 
     fed = set(feeds)
     needed = set(targets) - fed
+    # What the ops before each op write: a sub-block's write of an outer variable reads
+    # its old value (a branch that does not run keeps it) only when there is one; a
+    # conditional_block's output no earlier op writes (static.nn.cond's, which
+    # select_input picks from) needs nothing before it.
+    earlier, seen = [], set()
+    for op in block0.ops:
+        earlier.append(set(seen))
+        seen |= _args(op.outputs)
     kept: list[pb.OpDesc] = []
-    for op in reversed(block0.ops):
+    for i in reversed(range(len(block0.ops))):
+        op = block0.ops[i]
         writes = _args(op.outputs)
         if not writes & needed:
             continue
         kept.append(op)
-        needed = (needed - writes) | (_reads(desc, op) - fed)
+        reads = _reads(desc, op) - ((writes - _args(op.inputs)) - earlier[i])
+        needed = (needed - writes) | (reads - fed)
     unresolved = sorted(n for n in needed if not (n in declared and declared[n].persistable))
     if unresolved:
         raise InvalidProgramError(

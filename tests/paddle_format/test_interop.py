@@ -60,7 +60,7 @@ def _run_in_paddle(python: str, prefix, feeds_file, tmp_path,
 
 @pytest.mark.parametrize("name", ["mlp", "text", "cnn_head", "rnn_text", "selection",
                                   "math_ops", "detection", "resize",
-                                  "tensor_ops", "op_semantics"])
+                                  "tensor_ops", "op_semantics", "cond_loop"])
 def test_paddle_runs_a_round_tripped_model(name, tmp_path):
     python = _paddle_python()
     scope = Scope()

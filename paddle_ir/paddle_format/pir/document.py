@@ -49,6 +49,7 @@ DTYPE_NAMES = {
     "int32": pb.INT32, "int64": pb.INT64, "float16": pb.FP16, "bfloat16": pb.BF16,
     "float32": pb.FP32, "float64": pb.FP64, "complex64": pb.COMPLEX64,
     "complex128": pb.COMPLEX128, "Undefined": -1, "undefined": -1,
+    "Undefined(ALL_DTYPE)": -1,  # what Paddle's translator writes for "the input's"
 }
 
 
@@ -255,8 +256,12 @@ class _Reader:
             self.fail(where, f"a parameter op's A must be [is_distributed, is_parameter, "
                              f"need_clip, name], got {_short(attrs)}")
         result = self.need(obj, "O", dict, where)
+        # OA is [persistable, stop_gradient, trainable]; a non-persistable one (rnn's
+        # dropout state) has no record in .pdiparams
+        flags = obj.get("OA") if isinstance(obj, dict) else None
+        persistable = not (isinstance(flags, list) and flags and flags[0] in (0, False))
         return Operation(PARAMETER_OP, index, [], [self.result(result, where)],
-                         {"parameter_name": attrs[3]})
+                         {"parameter_name": attrs[3], "persistable": persistable})
 
 
 def parse_document(data: bytes, source: str) -> Document:
@@ -295,6 +300,22 @@ def parse_document(data: bytes, source: str) -> Document:
     if len(blocks) != 1:
         reader.fail("program region_0", f"has {len(blocks)} blocks; a program has one")
     return Document(source, version, bool(trainable), reader.block(blocks[0], "program", 0))
+
+
+MAX_LISTED = 20  # problems shown in one error; the rest are counted
+
+
+def listed(problems: list[str]) -> str:
+    """Problems one per line (the first MAX_LISTED, then how many more)."""
+    shown = problems[:MAX_LISTED]
+    more = (f"\n  ... and {len(problems) - len(shown)} more"
+            if len(problems) > len(shown) else "")
+    return "".join(f"\n  {p}" for p in shown) + more
+
+
+def counted(kinds: dict[str, int]) -> str:
+    """Op types with their counts: `pd_op.fancier, pd_op.fancy (x2)`."""
+    return ", ".join(f"{n} (x{c})" if c > 1 else n for n, c in sorted(kinds.items()))
 
 
 def _is_int(v) -> bool:

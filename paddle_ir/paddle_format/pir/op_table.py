@@ -5,7 +5,8 @@ names each PIR op's old op and slots, and ir_adaptor/translator); written here o
 data. An entry says, for one PIR op:
 
 - `type`: the old op it becomes;
-- `inputs`: per PIR operand, in order, the old input slot (a str), or an `Arg` for an
+- `inputs`: per PIR operand, in order, the old input slot (a str), an `Unused` operand
+  the old op does without, or an `Arg` for an
   operand that Paddle 3 passes as a value although Fluid took it as an attribute (an
   IntArray or a Scalar, usually from pd_op.full_int_array / pd_op.full): folded into
   the attribute when its producer is a constant, else bound to the old op's tensor
@@ -41,9 +42,18 @@ class Arg:
 
 
 @dataclass(frozen=True)
+class Unused:
+    """An operand paddle-ir's op does without, that changes nothing at inference (rnn's
+    dropout state, which only training reads): dropped when read, written as a
+    pd_op.full of `value`, as Paddle's own translator does."""
+
+    value: float = 0.0
+
+
+@dataclass(frozen=True)
 class PirOp:
     type: str
-    inputs: tuple[str | Arg | None, ...]
+    inputs: tuple[str | Arg | Unused | None, ...]
     outputs: tuple[str | None, ...] = ("Out",)
     attrs: dict[str, str] = field(default_factory=dict)
     fixed: dict[str, object] = field(default_factory=dict)
@@ -51,7 +61,7 @@ class PirOp:
     derive: Callable[[dict, list], dict] | None = None
 
 
-def _reduce(attrs: dict, operands: list) -> dict:
+def reduce_all(attrs: dict, operands: list) -> dict:
     """PIR reduces over every axis when the axis list is empty; Fluid says reduce_all."""
     return {"reduce_all": not attrs.get("dim")}
 
@@ -102,7 +112,7 @@ OPS: dict[str, PirOp] = {
     "pd_op.hardsigmoid": PirOp("hard_sigmoid", ("X",)),  # slope, offset
     "pd_op.swish": PirOp("swish", ("X",), fixed={"beta": 1.0}),
     "pd_op.softplus": PirOp("softplus", ("X",)),  # beta, threshold
-    "pd_op.mish": PirOp("mish", ("X",)),  # threshold
+    "pd_op.mish": PirOp("mish", ("X",), attrs={"lambda": "threshold"}),
     "pd_op.softmax": PirOp("softmax", ("X",)),  # axis
     "pd_op.log_softmax": PirOp("log_softmax", ("X",)),  # axis
     "pd_op.scale": PirOp("scale", ("X", Arg("scale", "scalar"))),  # bias, bias_after_scale
@@ -110,6 +120,7 @@ OPS: dict[str, PirOp] = {
     "pd_op.clip": PirOp("clip", ("X", Arg("min", "scalar"), Arg("max", "scalar"))),
     "pd_op.cast": PirOp("cast", ("X",), attrs={"dtype": "out_dtype"}, derive=_cast),
     "pd_op.assign": PirOp("assign", ("X",)),
+    "pd_op.increment": PirOp("increment", ("X",), attrs={"value": "step"}),
     # --- linear algebra, convolution, normalization --------------------------------------
     "pd_op.matmul": PirOp("matmul_v2", ("X", "Y"),
                           attrs={"transpose_x": "trans_x", "transpose_y": "trans_y"}),
@@ -157,19 +168,94 @@ OPS: dict[str, PirOp] = {
                                           list_slot="repeat_times_tensor"))),
     "pd_op.shape": PirOp("shape", ("Input",)),
     "pd_op.full_like": PirOp("fill_any_like", ("X", Arg("value", "scalar"))),  # dtype
+    "pd_op.full_with_tensor": PirOp(
+        "fill_constant", ("ValueTensor", Arg("shape", slot="ShapeTensor",
+                                             list_slot="ShapeTensorList"))),  # dtype
     "pd_op.one_hot": PirOp("one_hot_v2", ("X", Arg("depth", "scalar")),
                            fixed={"allow_out_of_range": False}),
     # --- reductions and search ---------------------------------------------------------
     **{f"pd_op.{name}": PirOp(f"reduce_{name}", ("X", Arg("dim")),
-                              attrs={"keepdim": "keep_dim"}, derive=_reduce)
+                              attrs={"keepdim": "keep_dim"}, derive=reduce_all)
        for name in ("mean", "max", "min", "prod")},
     "pd_op.sum": PirOp("reduce_sum", ("X", Arg("dim")), attrs={"keepdim": "keep_dim"},
-                       derive=_reduce),
+                       derive=reduce_all),
     "pd_op.argmax": PirOp("arg_max", ("X", Arg("axis", "scalar"))),  # keepdims, flatten, dtype
     "pd_op.argmin": PirOp("arg_min", ("X", Arg("axis", "scalar"))),
     "pd_op.topk": PirOp("top_k_v2", ("X", Arg("k", "scalar", slot="K")), ("Out", "Indices")),
     "pd_op.cumsum": PirOp("cumsum", ("X", Arg("axis", "scalar"))),
     "pd_op.p_norm": PirOp("p_norm", ("X",)),
+    "pd_op.logsumexp": PirOp("logsumexp", ("X",)),  # axis, keepdim, reduce_all
+    "pd_op.frobenius_norm": PirOp("frobenius_norm", ("X", Arg("dim")),
+                                  attrs={"keepdim": "keep_dim"}),
+    "pd_op.cumprod": PirOp("cumprod", ("X",)),  # dim, exclusive, reverse
+    "pd_op.argsort": PirOp("argsort", ("X",), ("Out", "Indices")),  # axis, descending
+    # --- more unary math and activations -----------------------------------------------
+    **{f"pd_op.{name}": _unary(name) for name in (
+        "acosh", "asinh", "atanh", "cosh", "sinh", "tan", "asin", "acos", "atan", "log10",
+        "log2", "log1p", "expm1", "trunc", "sign", "softsign", "tanh_shrink", "logsigmoid")},
+    **{f"pd_op.{name}": _unary(f"{name}_v2") for name in ("isnan", "isinf", "isfinite")},
+    "pd_op.celu": PirOp("celu", ("X",)),  # alpha
+    "pd_op.elu": PirOp("elu", ("X",)),  # alpha
+    "pd_op.selu": PirOp("selu", ("X",)),  # scale, alpha
+    "pd_op.logit": PirOp("logit", ("X",)),  # eps
+    "pd_op.hardshrink": PirOp("hard_shrink", ("X",)),  # threshold
+    "pd_op.softshrink": PirOp("softshrink", ("X",), attrs={"threshold": "lambda"}),
+    "pd_op.thresholded_relu": PirOp("thresholded_relu", ("X",)),  # threshold
+    "pd_op.prelu": PirOp("prelu", ("X", "Alpha")),  # mode
+    # --- more linear algebra -------------------------------------------------------------
+    "pd_op.bmm": PirOp("bmm", ("X", "Y")),
+    "pd_op.dot": PirOp("dot", ("X", "Y")),
+    "pd_op.kron": PirOp("kron", ("X", "Y")),
+    "pd_op.mv": PirOp("mv", ("X", "Vec")),
+    "pd_op.atan2": PirOp("atan2", ("X1", "X2")),
+    "pd_op.lerp": PirOp("lerp", ("X", "Y", "Weight")),
+    "pd_op.addmm": PirOp("addmm", ("Input", "X", "Y"), attrs={"beta": "Beta", "alpha": "Alpha"}),
+    "pd_op.trace": PirOp("trace", ("Input",)),  # offset, axis1, axis2
+    "pd_op.diag": PirOp("diag_v2", ("X",)),  # offset, padding_value
+    # --- more shapes and indexing ------------------------------------------------------
+    "pd_op.flip": PirOp("flip", ("X",)),  # axis
+    "pd_op.tril": PirOp("tril_triu", ("X",), fixed={"lower": True}),  # diagonal
+    "pd_op.triu": PirOp("tril_triu", ("X",), fixed={"lower": False}),
+    "pd_op.roll": PirOp("roll", ("X", Arg("shifts", slot="ShiftsTensor"))),  # axis
+    "pd_op.index_sample": PirOp("index_sample", ("X", "Index")),
+    "pd_op.take_along_axis": PirOp("take_along_axis", ("Input", "Index"), ("Result",),
+                                   attrs={"axis": "Axis"}),
+    "pd_op.masked_select": PirOp("masked_select", ("X", "Mask"), ("Y",)),
+    "pd_op.meshgrid": PirOp("meshgrid", ("X",)),
+    "pd_op.expand_as": PirOp("expand_as_v2", ("X", "Y")),  # target_shape
+    "pd_op.repeat_interleave": PirOp("repeat_interleave", ("X",),
+                                     attrs={"repeats": "Repeats", "axis": "dim"}),
+    "pd_op.channel_shuffle": PirOp("channel_shuffle", ("X",)),  # groups, data_format
+    "pd_op.pixel_shuffle": PirOp("pixel_shuffle", ("X",)),  # upscale_factor
+    "pd_op.pixel_unshuffle": PirOp("pixel_unshuffle", ("X",)),  # downscale_factor
+    "pd_op.pad3d": PirOp("pad3d", ("X", Arg("paddings", slot="Paddings")),
+                         attrs={"pad_value": "value"}),  # mode, data_format
+    "pd_op.unfold": PirOp("unfold", ("X",), ("Y",)),
+    # --- more convolution and pooling ----------------------------------------------------
+    "pd_op.depthwise_conv2d_transpose": PirOp(
+        "depthwise_conv2d_transpose", ("Input", "Filter", Arg("output_size")), ("Output",)),
+    "pd_op.conv3d": PirOp("conv3d", ("Input", "Filter"), ("Output",)),
+    "pd_op.conv3d_transpose": PirOp("conv3d_transpose", ("Input", "Filter"), ("Output",)),
+    "pd_op.pool3d": PirOp("pool3d", ("X",), attrs={"kernel_size": "ksize"}),
+    "pd_op.max_pool2d_with_index": PirOp("max_pool2d_with_index", ("X",), ("Out", "Mask"),
+                                         attrs={"kernel_size": "ksize"}),
+    "pd_op.lrn": PirOp("lrn", ("X",), ("Out", "MidOut")),  # n, k, alpha, beta, data_format
+    **{f"pd_op.{kind}_interp": PirOp(f"{kind}_interp_v2",
+                                     ("X", "OutSize", "SizeTensor", "Scale"),
+                                     attrs={"data_format": "data_layout"})
+       for kind in ("linear", "bilinear", "trilinear", "bicubic", "nearest")},
+    # --- recurrent ----------------------------------------------------------------------
+    "pd_op.rnn": PirOp("rnn", ("Input", "PreState", "WeightList", "SequenceLength", Unused()),
+                       ("Out", "DropoutState", "State", "Reserve")),
+    # --- detection -----------------------------------------------------------------------
+    "pd_op.box_coder": PirOp("box_coder", ("PriorBox", "PriorBoxVar", "TargetBox"),
+                             ("OutputBox",)),
+    "pd_op.prior_box": PirOp("prior_box", ("Input", "Image"), ("Boxes", "Variances")),
+    "pd_op.roi_align": PirOp("roi_align", ("X", "ROIs", "RoisNum")),
+    "pd_op.yolo_box": PirOp("yolo_box", ("X", "ImgSize"), ("Boxes", "Scores")),
+    "pd_op.multiclass_nms3": PirOp("multiclass_nms3", ("BBoxes", "Scores", "RoisNum"),
+                                   ("Out", "Index", "NmsRoisNum")),
+    "pd_op.matrix_nms": PirOp("matrix_nms", ("BBoxes", "Scores"), ("Out", "Index", "RoisNum")),
 }
 
 # PIR attributes an entry leaves out on purpose, with the value that makes them a no-op
@@ -177,4 +263,8 @@ OPS: dict[str, PirOp] = {
 NOOP_ATTRS: dict[tuple[str, str], object] = {
     ("pd_op.sum", "dtype"): -1,  # -1: keep the input's type
     ("pd_op.gather", "axis"): 0,  # Fluid's gather takes rows (axis 0) only
+    ("pd_op.pixel_shuffle", "data_format"): "NCHW",
+    ("pd_op.prelu", "data_format"): "NCHW",
+    ("pd_op.thresholded_relu", "value"): 0.0,  # what is left below the threshold
+    ("pd_op.argsort", "stable"): False,
 }

@@ -35,7 +35,7 @@ class Constant:
 def _parameter(t: Translator, op: Operation) -> None:
     rid, vtype = op.results[0]
     name = op.attrs["parameter_name"]
-    t.declare(name, vtype, persistable=True)
+    t.declare(name, vtype, persistable=op.attrs.get("persistable", True))
     t.env[rid], t.types[rid] = name, vtype
 
 
@@ -58,7 +58,8 @@ def _fetch(t: Translator, op: Operation) -> None:
     value = t.value(op, 0)
     name = t.tensor(value, op.where()) if value is not None else None
     if name is not None:
-        t.fetches.append((col, name))
+        wanted = op.attrs.get("name")
+        t.fetches.append((col, name, wanted if isinstance(wanted, str) and wanted else None))
     for k in range(len(op.results)):
         t.env[op.results[k][0]] = name
 

@@ -16,13 +16,25 @@ from __future__ import annotations
 from paddle_ir.core.attrs import check_attr_value, to_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PROGRAM_FORMAT_VERSION, PaddleFormatError
-from paddle_ir.paddle_format.pir.document import Document, Operation, ValueType
-from paddle_ir.paddle_format.pir.op_table import IGNORED, NOOP_ATTRS, OPS, Arg, PirOp
+from paddle_ir.paddle_format.pir.control_flow import CONTROL_FLOW
+from paddle_ir.paddle_format.pir.document import (
+    Document,
+    Operation,
+    ValueType,
+    counted,
+    listed,
+)
+from paddle_ir.paddle_format.pir.op_table import (
+    IGNORED,
+    NOOP_ATTRS,
+    OPS,
+    Arg,
+    PirOp,
+    Unused,
+    reduce_all,
+)
 from paddle_ir.paddle_format.pir.program_ops import MAX_FOLDED, PROGRAM_OPS, Constant
 from paddle_ir.proto import framework_pb2 as pb
-
-_MAX_LISTED = 20
-_CONTROL_FLOW = {"pd_op.if": "conditional_block", "pd_op.while": "while"}
 
 
 class Translator:
@@ -39,11 +51,18 @@ class Translator:
         self.unmapped: dict[str, int] = {}
         self.problems: list[str] = []
         self.feeds: list[str] = []
-        self.fetches: list[tuple[int, str]] = []
+        self.fetches: list[tuple[int, str, str | None]] = []  # col, variable, Paddle's name
         self.uses: dict[int, int] = {}
-        for op in doc.block.ops:
+        self.count_uses(doc.block.ops)
+        self.block_constants: list[list[Constant]] = [[]]  # written per open block
+
+    def count_uses(self, ops) -> None:
+        for op in ops:
             for rid in op.operands:
                 self.uses[rid] = self.uses.get(rid, 0) + 1
+            for blocks in op.regions:
+                for block in blocks:
+                    self.count_uses(block.ops)
 
     # --- variables --------------------------------------------------------------------
 
@@ -99,6 +118,7 @@ class Translator:
         if isinstance(value, Constant):
             if value.var is None:
                 value.var = self.write_constant(value)
+                self.block_constants[-1].append(value)
             return value.var
         self.problems.append(f"{where}: a vector of values is read where a tensor is "
                              f"expected")
@@ -153,8 +173,45 @@ class Translator:
             ours.attrs.append(to_attr_proto(name, spec.kind, value))
 
     def translate(self) -> pb.ProgramDesc:
-        for op in self.doc.block.ops:
-            handler = PROGRAM_OPS.get(op.name)
+        self.translate_ops(self.doc.block.ops)
+        return self.finish()
+
+    def sub_block(self, ops, before=None, after=None) -> pb.BlockDesc:
+        """A new block under the current one holding `ops`; `before(block)` binds its
+        arguments first, `after(yielded)` writes what its cf.yield gives back."""
+        parent = self.block
+        block = self.desc.blocks.add(idx=len(self.desc.blocks), parent_idx=parent.idx)
+        self.block = block
+        self.block_constants.append([])
+        try:
+            if before is not None:
+                before(block)
+            body = [op for op in ops if op.name != "cf.yield"]
+            self.translate_ops(body)
+            yields = [op for op in ops if op.name == "cf.yield"]
+            if after is not None:
+                after([self.value(yields[-1], i) for i in range(len(yields[-1].operands))]
+                      if yields else [])
+        finally:
+            for const in self.block_constants.pop():
+                const.var = None  # written inside the block: not visible after it
+            self.block = parent
+        return block
+
+    def outer_reads(self, block: pb.BlockDesc) -> list[str]:
+        """Variables `block` reads that it does not declare: what its op lists as inputs."""
+        own = {v.name for v in block.vars}
+        found: dict[str, None] = {}
+        for op in block.ops:
+            for slot in op.inputs:
+                for name in slot.arguments:
+                    if name not in own:
+                        found[name] = None
+        return list(found)
+
+    def translate_ops(self, ops) -> None:
+        for op in ops:
+            handler = PROGRAM_OPS.get(op.name) or CONTROL_FLOW.get(op.name)
             if handler is not None:
                 handler(self, op)
                 continue
@@ -168,7 +225,6 @@ class Translator:
                     self.bind_result(op, k)
                 continue
             self.mapped(op, entry)
-        return self.finish()
 
     def count_nested(self, op: Operation) -> None:
         """Unmapped ops inside an unmapped op's regions, so that one report lists all."""
@@ -176,8 +232,9 @@ class Translator:
             for block in blocks:
                 for inner in block.ops:
                     known = (inner.name in OPS or inner.name in PROGRAM_OPS
-                             or inner.name.startswith("cf.") or inner.name[:-1] in OPS)
-                    if not known or inner.regions:
+                             or inner.name in CONTROL_FLOW or inner.name.startswith("cf.")
+                             or inner.name[:-1] in OPS)
+                    if not known or (inner.regions and inner.name not in CONTROL_FLOW):
                         self.unmapped[inner.name] = self.unmapped.get(inner.name, 0) + 1
                     self.count_nested(inner)
 
@@ -194,6 +251,8 @@ class Translator:
                 continue  # the null value: an optional operand left out
             value = self.value(op, i)
             if value is None:
+                continue
+            if isinstance(arg, Unused):
                 continue
             if arg is None:
                 self.problems.append(f"{where}: operand #{i} is given, but paddle-ir's "
@@ -241,7 +300,18 @@ class Translator:
                 # An output Fluid required and PIR dropped (reshape2's XShape): a scratch.
                 outputs[slot.name] = [self.fresh(f"{entry.type}_{slot.name}",
                                                  ValueType("tensor"))]
+        zero_d = (entry.derive is reduce_all and op.results and op.results[0][1].dims == ()
+                  and outputs.get(entry.outputs[0]))
+        if zero_d:
+            # PIR's reduction to a 0-D tensor; Fluid's reduce ops give [1]: reduce into a
+            # [1] and squeeze it, so that the value has Paddle 3's shape [] downstream
+            (result,) = outputs[entry.outputs[0]]
+            vtype = op.results[0][1]
+            ones = self.fresh(f"{result}.as_1", ValueType("tensor", vtype.dtype, (1,)))
+            outputs[entry.outputs[0]] = [ones]
         self.add_op(entry.type, inputs, outputs, kept, where)
+        if zero_d:
+            self.add_op("squeeze2", {"X": [ones]}, {"Out": [result]}, {"axes": [0]}, where)
 
     def argument(self, op, i, arg: Arg, value, entry, inputs, attrs) -> None:
         const = self.constant(value)
@@ -269,33 +339,52 @@ class Translator:
     def finish(self) -> pb.ProgramDesc:
         source = self.doc.source
         if self.unmapped:
-            listed = ", ".join(f"{n} (x{c})" if c > 1 else n
-                               for n, c in sorted(self.unmapped.items()))
-            flow = sorted(n for n in self.unmapped if n in _CONTROL_FLOW)
             hint = ("`paddle-ir ops` lists the op types paddle-ir has; docs/paddle_format.md "
                     "lists the PIR ops it maps")
-            if flow:
-                hint += (f"; control flow ({', '.join(flow)}) is not mapped yet: save the "
-                         f"model in old-IR mode (FLAGS_enable_pir_api=0) as .pdmodel")
             raise PaddleFormatError(
                 f"{source} is a Paddle 3 PIR program with {len(self.unmapped)} op type(s) "
-                f"paddle-ir cannot map: {listed}", hint=hint)
+                f"paddle-ir cannot map: {counted(self.unmapped)}", hint=hint)
         if not self.fetches:
             self.problems.append("the program has no pd_op.fetch: nothing to compute")
         if self.problems:
-            shown = self.problems[:_MAX_LISTED]
-            more = (f"\n  ... and {len(self.problems) - len(shown)} more"
-                    if len(self.problems) > len(shown) else "")
             raise PaddleFormatError(
                 f"{source}: {len(self.problems)} thing(s) paddle-ir cannot run as Paddle "
-                f"would:" + "".join(f"\n  {p}" for p in shown) + more)
+                f"would:" + listed(self.problems))
         self.desc.feed_target_names.extend(self.feeds)
-        cols = [c for c, _ in self.fetches]
+        cols = [c for c, _, _ in self.fetches]
         if sorted(cols) != list(range(len(cols))):
             raise PaddleFormatError(f"{source}: the fetch ops' col attributes are "
                                     f"{sorted(cols)}; expected 0..{len(cols) - 1}, one each")
-        self.desc.fetch_target_names.extend(n for _, n in sorted(self.fetches))
+        self.name_fetches()
+        self.desc.fetch_target_names.extend(n for _, n, _ in sorted(self.fetches))
         return self.desc
+
+    def name_fetches(self) -> None:
+        """Fetch targets take the names Paddle gave them (the fetch op's `name`, e.g.
+        `fetch_name_0`, or the variable paddle-ir wrote), where that renames nothing
+        else: not a feed or a parameter, not a name in use, not fetched twice."""
+        counts: dict[str, int] = {}
+        for _, name, _ in self.fetches:
+            counts[name] = counts.get(name, 0) + 1
+        fixed = set(self.feeds) | {v.name for b in self.desc.blocks for v in b.vars
+                                   if v.persistable}
+        renamed = []
+        for col, name, wanted in self.fetches:
+            if (wanted is None or wanted == name or wanted in self.names or name in fixed
+                    or counts[name] > 1):
+                renamed.append((col, name, wanted))
+                continue
+            self.names.add(wanted)
+            for block in self.desc.blocks:
+                for var in block.vars:
+                    if var.name == name:
+                        var.name = wanted
+                for op in block.ops:
+                    for slot in (*op.inputs, *op.outputs):
+                        slot.arguments[:] = [wanted if a == name else a
+                                             for a in slot.arguments]
+            renamed.append((col, wanted, wanted))
+        self.fetches = renamed
 
 
 def _coerce(kind: str, value):

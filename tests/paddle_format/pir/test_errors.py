@@ -45,6 +45,18 @@ def test_unknown_ops_are_all_listed_in_one_error():
         _read(doc)
 
 
+def test_unknown_ops_inside_control_flow_are_listed_too():
+    """Ops nested in a pd_op.if's regions are read (control_flow.py) and an unknown one
+    there is named with the rest."""
+    doc = json.loads((PIR / "branch" / "model.json").read_text())
+    (branch,) = [op for op in _ops(doc) if op["#"] == "1.if"]
+    inner = branch["regions"][0]["blocks"][0]["ops"]
+    inner[[op["#"] for op in inner].index("1.relu")]["#"] = "1.fancy"
+    with pytest.raises(PaddleFormatError, match=r"with 1 op type\(s\) paddle-ir cannot map: "
+                                                r"pd_op.fancy\n"):
+        _read(doc)
+
+
 @pytest.mark.parametrize("version", [0, 5, 99])
 def test_an_unknown_version_is_refused_by_name(version):
     doc = _mlp()

@@ -11,10 +11,9 @@ import pytest
 from paddle_ir import io, paddle_format
 from paddle_ir.cli.main import main
 from paddle_ir.executor import Executor, Scope
-from paddle_ir.paddle_format import PaddleFormatError
 
 PIR = Path(__file__).resolve().parents[2] / "fixtures" / "paddle_pir"
-MODELS = ("mlp", "conv", "attention", "embedding")
+MODELS = ("mlp", "conv", "attention", "embedding", "lstm", "branch", "cond_loop")
 
 
 def _feeds(name):
@@ -59,8 +58,10 @@ def test_every_path_to_the_model_finds_it(target):
 def test_feeds_follow_the_data_ops_and_fetches_the_col_order():
     program = paddle_format.load_paddle_program(PIR / "embedding")
     assert program.feed_target_names == ["ids", "extra", "mask"]
-    # Fetch targets are the fetched values' variables, named after op and value id.
-    assert program.fetch_target_names == ["sigmoid_18", "argmax_20"]
+    # Fetch targets take the names Paddle's fetch ops give them.
+    assert program.fetch_target_names == ["fetch_name_0", "fetch_name_1"]
+    ops = program.desc.blocks[0].ops
+    assert [o.type for o in ops if o.outputs[0].arguments[0] == "fetch_name_0"] == ["sigmoid"]
     block = program.desc.blocks[0]
     params = sorted(v.name for v in block.vars if v.persistable)
     assert params == ["embedding_1.w_0", "linear_6.b_0", "linear_6.w_0"]
@@ -106,12 +107,33 @@ def test_convert_a_pir_model_to_paddle_ir_files_and_back_to_pdmodel(capsys, tmp_
     _assert_matches("conv", _run(tmp_path / "old" / "model.pdmodel", _feeds("conv")))
 
 
-def test_check_names_control_flow_it_cannot_map(capsys):
-    code, out, _ = _cli(capsys, "check", PIR / "branch")
-    assert code == 1
-    assert "paddle-ir cannot map: pd_op.if" in out
-    with pytest.raises(PaddleFormatError, match=r"control flow \(pd_op.if\) is not mapped"):
-        io.load_inference_model(str(PIR / "branch"), scope=Scope())
+def test_control_flow_takes_either_branch_as_paddle_does():
+    """cond_loop's pd_op.if (two results) and pd_op.while, on the feed Paddle saved and on
+    its negation, which takes the false branch (tools/make_pir_fixtures.py)."""
+    with np.load(PIR / "cond_loop" / "feeds_false.npz") as data:
+        feed = {"x": data["x"]}
+    with np.load(PIR / "cond_loop" / "outputs_false.npz") as data:
+        want = [data[f"out.{i}"] for i in range(len(data.files))]
+    got = _run(PIR / "cond_loop", feed)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and np.abs(g - w).max() <= 1e-5
+
+
+def test_control_flow_becomes_fluids_blocks():
+    program = paddle_format.load_paddle_program(PIR / "cond_loop")
+    blocks = program.desc.blocks
+    top = [op.type for op in blocks[0].ops]
+    assert top.count("conditional_block") == 2 and top.count("select_input") == 2
+    assert top.count("while") == 1 and "logical_not" in top
+    assert len(blocks) == 4 and all(b.parent_idx == 0 for b in blocks[1:])
+    # the full reduction PIR makes 0-D stays 0-D: Paddle 3's shape, squeezed from Fluid's [1]
+    (squeeze,) = [op for op in blocks[0].ops if op.type == "squeeze2"]
+    assert [a.ints for a in squeeze.attrs if a.name == "axes"] == [[0]]
+
+
+def test_check_passes_a_model_with_control_flow(capsys):
+    code, out, _ = _cli(capsys, "check", PIR / "cond_loop")
+    assert code == 0 and ": OK (4 block(s)" in out
 
 
 def test_format_pir_reads_a_pir_program_under_any_name(capsys, tmp_path):

@@ -12,7 +12,7 @@ from paddle_ir.framework import Program
 from paddle_ir.ops import registry
 from paddle_ir.paddle_format.pir import OPS, read_pir_program
 from paddle_ir.paddle_format.pir.op_table import Arg
-from tests.paddle_format.pir.documents import Doc, attr
+from tests.paddle_format.pir.documents import Doc, attr, tensor_type
 
 RNG = np.random.default_rng(25)
 
@@ -325,11 +325,60 @@ def test_layer_norm_against_numpy():
                                rtol=1e-4, atol=1e-5)
 
 
-def test_docs_table_lists_every_entry():
-    """docs/paddle_format.md's PIR coverage table is the table's own rows."""
-    from pathlib import Path
+def _branch_doc(swap: bool):
+    """x -> if (sum(x) > 0) {yield x * 2, x} else {yield x - 1, x + 1}, then a while that
+    runs 3 times swapping its two values (yield(b, a)) when `swap`."""
+    doc = Doc()
+    x = doc.data("x", "float32", (2,))
+    s = doc.op("1.sum", [x, doc.int_array([])], [("float32", ())],
+               [attr("keepdim", "a_bool", False), attr("dtype", "a_dtype", "Undefined")])[0]
+    cond = doc.op("1.greater_than", [s, doc.full(0.0, shape=())], [("bool", ())])[0]
+    outer = doc.ops
+    doc.ops = []
+    two = doc.full(2.0)
+    t0 = doc.op("1.scale", [x, two], [("float32", (2,))],
+                [attr("bias", "a_f32", 0.0), attr("bias_after_scale", "a_bool", True)])[0]
+    doc.op("2.yield", [t0, x], [])
+    true_ops, doc.ops = doc.ops, []
+    one = doc.full(1.0)
+    f0 = doc.op("1.subtract", [x, one], [("float32", (2,))])[0]
+    f1 = doc.op("1.add", [x, one], [("float32", (2,))])[0]
+    doc.op("2.yield", [f0, f1], [])
+    false_ops, doc.ops = doc.ops, outer
+    a, b = doc.op("1.if", [cond], [("float32", (2,)), ("float32", (2,))])
+    doc.ops[-1]["regions"] = [{"#": "region_1", "blocks": [
+        {"#": "block_1", "args": [], "ops": true_ops}]}, {"#": "region_2", "blocks": [
+            {"#": "block_2", "args": [], "ops": false_ops}]}]
+    i0 = doc.full(0, "int64")
+    three = doc.full(3, "int64")
+    c0 = doc.op("1.less_than", [i0, three], [("bool", (1,))])[0]
+    outer, doc.ops = doc.ops, []
+    args = [-1, -2, -3]
+    step = doc.op("1.scale", [-1, doc.full(1.0, "int64")], [("int64", (1,))],
+                  [attr("bias", "a_f32", 1.0), attr("bias_after_scale", "a_bool", True)])[0]
+    again = doc.op("1.less_than", [step, three], [("bool", (1,))])[0]
+    grown = doc.op("1.add", [-2, a], [("float32", (2,))])[0]
+    doc.op("2.yield", [again, step, -3, grown] if swap else [again, step, grown, -3], [])
+    body, doc.ops = doc.ops, outer
+    _, p, q = doc.op("1.while", [c0, i0, a, b],
+                     [("int64", (1,)), ("float32", (2,)), ("float32", (2,))])
+    doc.ops[-1]["regions"] = [{"#": "region_3", "blocks": [{"#": "block_3", "args": [
+        {"#": aid, "TT": tensor_type(d, s)} for aid, (d, s) in zip(
+            args, [("int64", (1,)), ("float32", (2,)), ("float32", (2,))], strict=True)],
+        "ops": body}]}]
+    doc.fetch(p, "float32", (2,))
+    doc.fetch(q, "float32", (2,))
+    return doc
 
-    docs = (Path(__file__).resolve().parents[3] / "docs" / "paddle_format.md").read_text()
-    rows = {line.split("`")[1]: line.split("`")[3] for line in docs.splitlines()
-            if line.startswith("| `pd_op.")}
-    assert rows == {name: entry.type for name, entry in OPS.items()}
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("x", [[1.0, 2.0], [-3.0, 1.0]])
+def test_if_and_while_against_python(x, swap):
+    x = np.asarray(x, np.float32)
+    a, b = (x * 2, x) if x.sum() > 0 else (x - 1, x + 1)
+    p, q = a, b
+    for _ in range(3):  # PIR's yield is simultaneous: a swap reads the old values
+        p, q = (q, p + a) if swap else (p + a, q)
+    got = _run(_branch_doc(swap), {"x": x})
+    np.testing.assert_allclose(got[0], p, rtol=1e-6)
+    np.testing.assert_allclose(got[1], q, rtol=1e-6)
