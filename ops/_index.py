@@ -259,6 +259,33 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.optimizers.weight_decay": (
         "l1_decay", "l2_decay",
     ),
+    "paddle_ir.ops.quantize.dequantize_abs_max": (
+        "dequantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_channel_wise_dequantize_max_abs": (
+        "fake_channel_wise_dequantize_max_abs",
+    ),
+    "paddle_ir.ops.quantize.fake_channel_wise_quantize_abs_max": (
+        "fake_channel_wise_quantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_dequantize_max_abs": (
+        "fake_dequantize_max_abs",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_abs_max": (
+        "fake_quantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_moving_average_abs_max": (
+        "fake_quantize_moving_average_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_range_abs_max": (
+        "fake_quantize_range_abs_max",
+    ),
+    "paddle_ir.ops.quantize.moving_average_abs_max_scale": (
+        "moving_average_abs_max_scale", "straight_through_estimator_grad",
+    ),
+    "paddle_ir.ops.quantize.quantize_linear": (
+        "dequantize_linear", "quantize_linear",
+    ),
     "paddle_ir.ops.reduce_ops.frobenius_norm": (
         "frobenius_norm", "frobenius_norm_grad",
     ),

@@ -14,7 +14,7 @@ from paddle_ir.executor import Executor, Scope
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
 # Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
 SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
-         "math_ops", "resize", "tensor_ops", "op_semantics")
+         "math_ops", "resize", "tensor_ops", "op_semantics", "quantize")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
 PIXELS = ("detection",)
@@ -48,6 +48,12 @@ OP_TYPES = {
     "op_semantics": {"lookup_table_v2", "reshape2", "squeeze2", "sequence_conv", "concat",
                      "sequence_pool", "lrn", "hierarchical_sigmoid", "conv3d",
                      "conv3d_transpose", "pool3d", "elementwise_add"},
+    # PaddleSlim's quantize and dequantize ops (issue 26), in inference mode.
+    "quantize": {"fake_quantize_abs_max", "fake_channel_wise_quantize_abs_max",
+                 "fake_quantize_moving_average_abs_max", "fake_quantize_range_abs_max",
+                 "quantize_linear", "slice", "fake_dequantize_max_abs",
+                 "fake_channel_wise_dequantize_max_abs", "transpose2", "dequantize_abs_max",
+                 "dequantize_linear"},
     "resize": {"linear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2",
                "elementwise_mul"},
     "math_ops": {"flip", "roll", "logsumexp", "cumprod", "kron", "diag_v2", "trace", "dot",

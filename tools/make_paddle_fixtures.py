@@ -655,12 +655,108 @@ def op_semantics(rng):
          lods={"ids": lengths})
 
 
+def quantize(rng):
+    """PaddleSlim's quantize ops in inference mode, with values placed on rounding ties
+    (k + 0.5 steps) so that each round_type shows: fake_quantize_abs_max, the channel-wise
+    quantize (axes 0 and 1), fake_quantize_moving_average_abs_max and
+    fake_quantize_range_abs_max, the dequantize ops (one and two channel-wise scales, int8
+    dequantize_abs_max) and quantize_linear/dequantize_linear per tensor and per channel.
+    A saved inference program sets is_test, so the training updates are checked against
+    numpy in tests/ops/quantize; in inference Paddle leaves OutScale unwritten, so only Out
+    is fetched."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+
+    def op(op_type, inputs, attrs, outputs, dtypes=None):
+        made = {}
+        for slot in outputs:
+            made[slot] = block.create_var(name=f"{op_type}.{len(block.ops)}.{slot}",
+                                          dtype=(dtypes or {}).get(slot, "float32"))
+        block.append_op(type=op_type, inputs=inputs,
+                        outputs={k: [v] for k, v in made.items()}, attrs=attrs)
+        return [made[slot] for slot in outputs]
+
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [4, 3, 5], "float32")
+        w = paddle.static.data("w", [6, 4], "float32")
+        q8 = paddle.static.data("q8", [3, 4], "int8")
+        # The scales are persistables, as in a quantized model's parameter file.
+        scale = paddle.static.create_parameter(
+            [1], "float32", name="q.scale",
+            default_initializer=paddle.nn.initializer.Assign(np.array([2.54], "float32")))
+        chan = paddle.static.create_parameter(
+            [6], "float32", name="q.chan", default_initializer=paddle.nn.initializer.Assign(
+                rng.uniform(0.5, 2.0, 6).astype("float32")))
+        accum = paddle.static.data("accum", [1], "float32")
+        state = paddle.static.data("state", [1], "float32")
+        zero = paddle.static.data("zero", [1], "float32")
+        zeros = paddle.static.data("zeros", [6], "float32")
+        fetches = []
+        for rt in (0, 1):
+            fetches += op("fake_quantize_abs_max", {"X": [x]},
+                          {"bit_length": 8, "round_type": rt}, ("Out", "OutScale"))
+            for axis in (0, 1):
+                fetches += op("fake_channel_wise_quantize_abs_max", {"X": [w]},
+                              {"bit_length": 8, "round_type": rt, "quant_axis": axis},
+                              ("Out", "OutScale"))
+            fetches += op("fake_quantize_moving_average_abs_max",
+                          {"X": [x], "InScale": [scale], "InAccum": [accum],
+                           "InState": [state]},
+                          {"bit_length": 5, "round_type": rt, "is_test": True,
+                           "moving_rate": 0.8}, ("Out", "OutScale"))[:1]
+            fetches += op("fake_quantize_range_abs_max", {"X": [x], "InScale": [scale]},
+                          {"bit_length": 8, "round_type": rt, "is_test": True,
+                           "window_size": 4}, ("Out", "OutScale"))[:1]
+            for axis, qmin in ((-1, -128), (1, -127)):
+                fetches += op("quantize_linear",
+                              {"X": [w], "Scale": [scale if axis < 0 else
+                                                   paddle.slice(chan, [0], [0], [4])],
+                               "ZeroPoint": [zero if axis < 0 else
+                                             paddle.slice(zeros, [0], [0], [4])]},
+                              {"quant_axis": axis, "bit_length": 8, "qmin": qmin, "qmax": 127,
+                               "round_type": rt, "is_test": True, "only_observer": False},
+                              ("Y",))
+        fetches += op("fake_dequantize_max_abs", {"X": [x], "Scale": [scale]},
+                      {"max_range": 127.0}, ("Out",))
+        fetches += op("fake_channel_wise_dequantize_max_abs", {"X": [w], "Scales": [chan]},
+                      {"quant_bits": [8], "quant_axis": 0}, ("Out",))
+        fetches += op("fake_channel_wise_dequantize_max_abs",
+                      {"X": [paddle.transpose(w, [1, 0])],
+                       "Scales": [chan, scale]},
+                      {"quant_bits": [8, 4], "quant_axis": 0, "x_num_col_dims": 1}, ("Out",))
+        fetches += op("dequantize_abs_max", {"X": [q8], "Scale": [scale]},
+                      {"max_range": 127.0}, ("Out",))
+        for axis in (-1, 0):
+            fetches += op("dequantize_linear",
+                          {"X": [q8], "Scale": [scale if axis < 0 else
+                                                paddle.slice(chan, [0], [0], [3])],
+                           "ZeroPoint": [zero if axis < 0 else
+                                         paddle.slice(zeros, [0], [0], [3])]},
+                          {"quant_axis": axis, "bit_length": 8, "qmin": -128, "qmax": 127,
+                           "round_type": 0, "is_test": True, "only_observer": False}, ("Y",))
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    # Steps of 1/127 of the scale 2.54, some on ties; a few beyond the scale.
+    step = np.float32(2.54) / np.float32(127)
+    ticks = rng.integers(-140, 140, size=(4, 3, 5)).astype("float32")
+    ticks[0, 0, :3] = [0.5, 1.5, -2.5]
+    feed = {"x": (ticks * step).astype("float32"),
+            "w": (rng.standard_normal((6, 4)) * 0.7).astype("float32"),
+            "q8": rng.integers(-128, 128, size=(3, 4)).astype("int8"),
+            "accum": np.array([1.7], "float32"), "state": np.array([2.3], "float32"),
+            "zero": np.zeros(1, "float32"),
+            "zeros": np.zeros(6, "float32")}
+    save("quantize", [x, w, q8, accum, state, zero, zeros], fetches, main,
+         feed, exe)
+
+
 def main():
     builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,
-                "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics}
+                "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
+                "quantize": quantize}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)
