@@ -9,8 +9,9 @@ Scale [1]) or per channel of quant_axis (Scale [X.shape[quant_axis]]):
 
 Y holds integers in X's float dtype. qmin and qmax are accepted and, as in Paddle's CPU
 kernel, not read: the bounds come from bit_length. Training (is_test False, per tensor)
-first updates the moving-average scale as fake_quantize_moving_average_abs_max does (OutState, OutAccum,
-OutScale from InState, InAccum) and quantizes with it; only_observer leaves Y = X.
+first updates the moving-average scale as fake_quantize_moving_average_abs_max does
+(OutState, OutAccum, OutScale from InState, InAccum) and quantizes with it; only_observer
+leaves Y = X.
 
 dequantize_linear: Y = X * s / bin_cnt, per tensor or per channel as above; an int8/int16
 X gives Scale's float dtype. ZeroPoint is read by neither (Paddle's are symmetric: zero).
