@@ -33,14 +33,38 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.while_op": (
         "while", "while_grad",
     ),
+    "paddle_ir.ops.detection.anchor_generator": (
+        "anchor_generator",
+    ),
+    "paddle_ir.ops.detection.bipartite_match": (
+        "bipartite_match",
+    ),
+    "paddle_ir.ops.detection.box_clip": (
+        "box_clip",
+    ),
     "paddle_ir.ops.detection.boxes": (
         "box_coder", "prior_box", "yolo_box",
+    ),
+    "paddle_ir.ops.detection.collect_fpn_proposals": (
+        "collect_fpn_proposals",
+    ),
+    "paddle_ir.ops.detection.distribute_fpn_proposals": (
+        "distribute_fpn_proposals",
+    ),
+    "paddle_ir.ops.detection.generate_proposals": (
+        "generate_proposals", "generate_proposals_v2",
+    ),
+    "paddle_ir.ops.detection.iou_similarity": (
+        "iou_similarity",
     ),
     "paddle_ir.ops.detection.multiclass_nms": (
         "multiclass_nms3",
     ),
     "paddle_ir.ops.detection.similarity_focus": (
         "similarity_focus",
+    ),
+    "paddle_ir.ops.detection.target_assign": (
+        "target_assign",
     ),
     "paddle_ir.ops.distributed_ops.dist_comm": (
         "fetch_barrier", "listen_and_serv", "prefetch", "recv", "send", "send_barrier",
@@ -216,6 +240,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.nn.roi_align": (
         "roi_align", "roi_align_grad",
+    ),
+    "paddle_ir.ops.nn.roi_pool": (
+        "roi_pool", "roi_pool_grad",
     ),
     "paddle_ir.ops.nn.softmax": (
         "softmax", "softmax_grad",

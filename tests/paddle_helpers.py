@@ -17,7 +17,7 @@ SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
          "math_ops", "resize", "tensor_ops", "op_semantics", "quantize")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
-PIXELS = ("detection",)
+PIXELS = ("detection", "proposals")
 MODELS = SMALL + DEEP + PIXELS
 # The op types each fixture's program uses (besides feed and fetch), as Paddle saved them.
 OP_TYPES = {
@@ -48,6 +48,10 @@ OP_TYPES = {
     "op_semantics": {"lookup_table_v2", "reshape2", "squeeze2", "sequence_conv", "concat",
                      "sequence_pool", "lrn", "hierarchical_sigmoid", "conv3d",
                      "conv3d_transpose", "pool3d", "elementwise_add"},
+    # A two-stage detector's proposal path and SSD's matching (issue 26).
+    "proposals": {"elementwise_add", "anchor_generator", "generate_proposals_v2", "generate_proposals",
+                  "distribute_fpn_proposals", "roi_pool", "scale", "collect_fpn_proposals",
+                  "box_clip", "bipartite_match"},
     # PaddleSlim's quantize and dequantize ops (issue 26), in inference mode.
     "quantize": {"fake_quantize_abs_max", "fake_channel_wise_quantize_abs_max",
                  "fake_quantize_moving_average_abs_max", "fake_quantize_range_abs_max",

@@ -78,7 +78,12 @@ def save(name, feeds, fetches, main, feed_values, exe, lods=None):
             feed[var.name] = tensor
         else:
             feed[var.name] = value
-    outs = exe.run(main, feed=feed, fetch_list=fetches)
+    tensors = exe.run(main, feed=feed, fetch_list=fetches, return_numpy=False)
+    outs = [np.array(t) for t in tensors]
+    # Outputs with a LoD (detection ops' boxes per image) keep it beside: lod.K holds
+    # output K's offsets, level by level, as a JSON string.
+    lod_of = {f"lod.{i}": np.asarray(str([list(level) for level in t.lod()]))
+              for i, t in enumerate(tensors) if hasattr(t, "lod") and t.lod()}
     prefix = os.path.join(directory, "model")
     paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
     arrays = dict(feed_values)
@@ -87,6 +92,8 @@ def save(name, feeds, fetches, main, feed_values, exe, lods=None):
     np.savez(os.path.join(directory, "feeds.npz"), **arrays)
     np.savez(os.path.join(directory, "outputs.npz"),
              **{f"out.{i}": np.asarray(out) for i, out in enumerate(outs)})
+    if lod_of:
+        np.savez(os.path.join(directory, "output_lods.npz"), **lod_of)
     _fluid_layout(prefix, os.path.join(directory, "fluid"), exe)
     print(name, [np.asarray(o).shape for o in outs])
 
@@ -750,13 +757,109 @@ def quantize(rng):
          feed, exe)
 
 
+def proposals(rng):
+    """A two-stage detector's proposal path and the SSD matching ops, as Paddle's
+    operators (old IR): anchor_generator -> generate_proposals_v2 (and v1 over ImInfo) ->
+    distribute_fpn_proposals -> roi_pool per level -> collect_fpn_proposals; box_clip over
+    LoD boxes; bipartite_match (both match types) over a LoD distance matrix."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+
+    def op(op_type, inputs, attrs, outputs, dtypes=None, counts=None):
+        made = {}
+        for slot in outputs:
+            made[slot] = [block.create_var(name=f"{op_type}.{len(block.ops)}.{slot}.{k}",
+                                           dtype=(dtypes or {}).get(slot, "float32"))
+                          for k in range((counts or {}).get(slot, 1))]
+        block.append_op(type=op_type, inputs=inputs, outputs=made, attrs=attrs)
+        return made
+
+    with paddle.static.program_guard(main, startup):
+        image = paddle.static.data("feat", [2, 3, 6, 8], "float32")
+        # A parameter on the way, as a detector's feature map has (and a params file).
+        feat = image + _param("p.shift", [3, 1, 1], rng)
+        scores = paddle.static.data("scores", [2, 3, 6, 8], "float32")
+        deltas = paddle.static.data("deltas", [2, 12, 6, 8], "float32")
+        im_shape = paddle.static.data("im_shape", [2, 2], "float32")
+        im_info = paddle.static.data("im_info", [2, 3], "float32")
+        boxes = paddle.static.data("boxes", [-1, 4], "float32", lod_level=1)
+        dist = paddle.static.data("dist", [-1, 7], "float32", lod_level=1)
+        gen = op("anchor_generator", {"Input": [feat]},
+                 {"anchor_sizes": [16.0, 40.0, 96.0], "aspect_ratios": [1.0],
+                  "variances": [0.1, 0.1, 0.2, 0.2], "stride": [8.0, 8.0], "offset": 0.5},
+                 ("Anchors", "Variances"))
+        anchors, variances = gen["Anchors"][0], gen["Variances"][0]
+        common = {"pre_nms_topN": 60, "post_nms_topN": 20, "nms_thresh": 0.6,
+                  "min_size": 2.0, "eta": 1.0}
+        v2 = op("generate_proposals_v2",
+                {"Scores": [scores], "BboxDeltas": [deltas], "ImShape": [im_shape],
+                 "Anchors": [anchors], "Variances": [variances]},
+                dict(common, pixel_offset=True), ("RpnRois", "RpnRoiProbs", "RpnRoisNum"),
+                dtypes={"RpnRoisNum": "int32"})
+        v1 = op("generate_proposals",
+                {"Scores": [scores], "BboxDeltas": [deltas], "ImInfo": [im_info],
+                 "Anchors": [anchors], "Variances": [variances]},
+                dict(common, nms_thresh=0.5, eta=0.9, post_nms_topN=0),
+                ("RpnRois", "RpnRoiProbs", "RpnRoisNum"), dtypes={"RpnRoisNum": "int32"})
+        rois, probs, rois_num = v2["RpnRois"][0], v2["RpnRoiProbs"][0], v2["RpnRoisNum"][0]
+        dist_out = op("distribute_fpn_proposals", {"FpnRois": [rois], "RoisNum": [rois_num]},
+                      {"min_level": 2, "max_level": 4, "refer_level": 3, "refer_scale": 24,
+                       "pixel_offset": True},
+                      ("MultiFpnRois", "RestoreIndex", "MultiLevelRoIsNum"),
+                      dtypes={"RestoreIndex": "int32", "MultiLevelRoIsNum": "int32"},
+                      counts={"MultiFpnRois": 3, "MultiLevelRoIsNum": 3})
+        pooled = []
+        for lv in range(3):
+            pooled.append(op("roi_pool", {"X": [feat], "ROIs": [dist_out["MultiFpnRois"][lv]],
+                                          "RoisNum": [dist_out["MultiLevelRoIsNum"][lv]]},
+                             {"pooled_height": 2, "pooled_width": 3,
+                              "spatial_scale": 1.0 / 8}, ("Out", "Argmax"),
+                             dtypes={"Argmax": "int64"}))
+        # Two levels to gather again; the second's scores scaled so that no two tie
+        # (Paddle orders tied scores as its sort happens to leave them).
+        second_scores = paddle.scale(v1["RpnRoiProbs"][0], 0.93, 0.011)
+        collected = op("collect_fpn_proposals",
+                       {"MultiLevelRois": [rois, v1["RpnRois"][0]],
+                        "MultiLevelScores": [probs, second_scores],
+                        "MultiLevelRoIsNum": [rois_num, v1["RpnRoisNum"][0]]},
+                       {"post_nms_topN": 25}, ("FpnRois", "RoisNum"),
+                       dtypes={"RoisNum": "int32"})
+        clipped = op("box_clip", {"Input": [boxes], "ImInfo": [im_info]}, {}, ("Output",))
+        matched = [op("bipartite_match", {"DistMat": [dist]},
+                      {"match_type": kind, "dist_threshold": 0.3},
+                      ("ColToRowMatchIndices", "ColToRowMatchDist"),
+                      dtypes={"ColToRowMatchIndices": "int32"})
+                   for kind in ("bipartite", "per_prediction")]
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    low = rng.uniform(-10, 60, (9, 2))
+    feed = {"feat": rng.standard_normal((2, 3, 6, 8)).astype("float32"),
+            "scores": rng.standard_normal((2, 3, 6, 8)).astype("float32"),
+            "deltas": (rng.standard_normal((2, 12, 6, 8)) * 0.3).astype("float32"),
+            "im_shape": np.array([[48, 64], [40, 50]], "float32"),
+            "im_info": np.array([[48, 64, 1.0], [80, 100, 2.0]], "float32"),
+            "boxes": np.hstack([low, low + rng.uniform(1, 40, (9, 2))]).astype("float32"),
+            "dist": rng.uniform(0, 1, (5, 7)).astype("float32")}
+    feed["dist"][feed["dist"] < 0.25] = 0
+    fetches = [gen["Anchors"][0], gen["Variances"][0], rois, probs, rois_num,
+               v1["RpnRois"][0], v1["RpnRoiProbs"][0], v1["RpnRoisNum"][0],
+               *dist_out["MultiFpnRois"], dist_out["RestoreIndex"][0],
+               *dist_out["MultiLevelRoIsNum"],
+               *[p["Out"][0] for p in pooled], *[p["Argmax"][0] for p in pooled],
+               collected["FpnRois"][0], collected["RoisNum"][0], clipped["Output"][0],
+               *[m[s][0] for m in matched
+                 for s in ("ColToRowMatchIndices", "ColToRowMatchDist")]]
+    save("proposals", [image, scores, deltas, im_shape, im_info, boxes, dist], fetches, main,
+         feed, exe, lods={"boxes": [4, 5], "dist": [2, 3]})
+
+
 def main():
     builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,
                 "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
-                "quantize": quantize}
+                "quantize": quantize, "proposals": proposals}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)
