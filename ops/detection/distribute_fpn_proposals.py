@@ -49,8 +49,9 @@ def _(ctx):
     ctx.enforce(ctx.attr("refer_scale") > 0,
                 f"refer_scale must be > 0, got {ctx.attr('refer_scale')}")
     levels = hi - lo + 1
-    ctx.enforce(len(ctx.output_names("MultiFpnRois")) == levels, f"MultiFpnRois must name one output per level ({levels}), got "
-                           f"{len(ctx.output_names('MultiFpnRois'))}")
+    named = len(ctx.output_names("MultiFpnRois"))
+    ctx.enforce(named == levels,
+                f"MultiFpnRois must name one output per level ({levels}), got {named}")
     ctx.enforce(ctx.has_input("RoisNum") or ctx.input_lod_level("FpnRois") == 1,
                 "FpnRois needs 1 LoD level (boxes per image) or RoisNum")
     counts = ctx.output_names("MultiLevelRoIsNum")
