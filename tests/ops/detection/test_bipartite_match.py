@@ -39,7 +39,8 @@ def test_bipartite_match(kind):
     dist[dist < 0.3] = 0
     lengths = [3, 0, 4]
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    parts = [_reference(dist[a:b], kind, 0.4) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+    parts = [_reference(dist[a:b], kind, 0.4)
+             for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
     check_op("bipartite_match", {"DistMat": LoDTensor(dist, [offsets.tolist()])},
              {"match_type": kind, "dist_threshold": 0.4},
              {"ColToRowMatchIndices": np.array([p[0] for p in parts], np.int32),
