@@ -66,6 +66,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.target_assign": (
         "target_assign",
     ),
+    "paddle_ir.ops.detection.yolov3_loss": (
+        "yolov3_loss", "yolov3_loss_grad",
+    ),
     "paddle_ir.ops.distributed_ops.dist_comm": (
         "fetch_barrier", "listen_and_serv", "prefetch", "recv", "send", "send_barrier",
     ),

@@ -17,7 +17,7 @@ SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
          "math_ops", "resize", "tensor_ops", "op_semantics", "quantize")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
-PIXELS = ("detection", "proposals")
+PIXELS = ("detection", "proposals", "yolo_loss")
 MODELS = SMALL + DEEP + PIXELS
 # The op types each fixture's program uses (besides feed and fetch), as Paddle saved them.
 OP_TYPES = {
@@ -52,6 +52,8 @@ OP_TYPES = {
     "proposals": {"elementwise_add", "anchor_generator", "generate_proposals_v2", "generate_proposals",
                   "distribute_fpn_proposals", "roi_pool", "scale", "collect_fpn_proposals",
                   "box_clip", "bipartite_match"},
+    # YOLOv3's training loss over two heads (issue 26).
+    "yolo_loss": {"conv2d", "yolov3_loss"},
     # PaddleSlim's quantize and dequantize ops (issue 26), in inference mode.
     "quantize": {"fake_quantize_abs_max", "fake_channel_wise_quantize_abs_max",
                  "fake_quantize_moving_average_abs_max", "fake_quantize_range_abs_max",

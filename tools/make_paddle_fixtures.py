@@ -853,13 +853,59 @@ def proposals(rng):
          feed, exe, lods={"boxes": [4, 5], "dist": [2, 3]})
 
 
+def yolo_loss(rng):
+    """YOLOv3's loss heads as PaddleDetection trains them: yolov3_loss over a conv head (two
+    heads with different masks and scale_x_y, with and without GTScore and label
+    smoothing), with padding boxes and two boxes in one cell."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+    with paddle.static.program_guard(main, startup):
+        image = paddle.static.data("image", [2, 3, 32, 32], "float32")
+        gt_box = paddle.static.data("gt_box", [2, 5, 4], "float32")
+        gt_label = paddle.static.data("gt_label", [2, 5], "int32")
+        gt_score = paddle.static.data("gt_score", [2, 5], "float32")
+        fetches = []
+        anchors = [10, 13, 16, 30, 33, 23, 30, 61, 62, 45, 59, 119]
+        for k, (mask, ratio, smooth, s, with_score) in enumerate(
+                ((([3, 4, 5], 8, True, 1.0, False)), ([0, 1, 2], 4, False, 1.05, True))):
+            feat = paddle.static.nn.conv2d(image, len(mask) * (5 + 4), 3, stride=ratio,
+                                           padding=1,
+                                           param_attr=paddle.ParamAttr(name=f"yolo.w{k}"),
+                                           bias_attr=False)
+            outs = {slot: block.create_var(name=f"yolo{k}.{slot}",
+                                           dtype="int32" if slot == "GTMatchMask"
+                                           else "float32")
+                    for slot in ("Loss", "ObjectnessMask", "GTMatchMask")}
+            inputs = {"X": [feat], "GTBox": [gt_box], "GTLabel": [gt_label]}
+            if with_score:
+                inputs["GTScore"] = [gt_score]
+            block.append_op(type="yolov3_loss", inputs=inputs,
+                            outputs={k2: [v] for k2, v in outs.items()},
+                            attrs={"anchors": anchors, "anchor_mask": mask, "class_num": 4,
+                                   "ignore_thresh": 0.5, "downsample_ratio": ratio,
+                                   "use_label_smooth": smooth, "scale_x_y": s})
+            fetches += [outs["Loss"], outs["ObjectnessMask"], outs["GTMatchMask"]]
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    centres = rng.uniform(0.05, 0.95, (2, 5, 2))
+    sizes = rng.uniform(0.05, 0.8, (2, 5, 2))
+    boxes = np.concatenate([centres, sizes], -1).astype("float32")
+    boxes[0, 4] = 0  # padding
+    boxes[1, 3, :2] = boxes[1, 2, :2] + 0.001  # the same cell as box 2
+    feed = {"image": rng.standard_normal((2, 3, 32, 32)).astype("float32"),
+            "gt_box": boxes, "gt_label": rng.integers(0, 4, (2, 5)).astype("int32"),
+            "gt_score": rng.uniform(0.3, 1.0, (2, 5)).astype("float32")}
+    save("yolo_loss", [image, gt_box, gt_label, gt_score], fetches, main, feed, exe)
+
+
 def main():
     builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,
                 "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
-                "quantize": quantize, "proposals": proposals}
+                "quantize": quantize, "proposals": proposals,
+                "yolo_loss": yolo_loss}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)
