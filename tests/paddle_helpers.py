@@ -49,7 +49,8 @@ OP_TYPES = {
                      "sequence_pool", "lrn", "hierarchical_sigmoid", "conv3d",
                      "conv3d_transpose", "pool3d", "elementwise_add"},
     # A two-stage detector's proposal path and SSD's matching (issue 26).
-    "proposals": {"elementwise_add", "anchor_generator", "generate_proposals_v2", "generate_proposals",
+    "proposals": {"elementwise_add", "anchor_generator", "generate_proposals_v2",
+                  "generate_proposals",
                   "distribute_fpn_proposals", "roi_pool", "scale", "collect_fpn_proposals",
                   "box_clip", "bipartite_match"},
     # YOLOv3's training loss over two heads (issue 26).
