@@ -241,6 +241,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.prelu_maxout": (
         "maxout", "maxout_grad", "prelu", "prelu_grad",
     ),
+    "paddle_ir.ops.nn.psroi_pool": (
+        "psroi_pool", "psroi_pool_grad",
+    ),
     "paddle_ir.ops.nn.roi_align": (
         "roi_align", "roi_align_grad",
     ),

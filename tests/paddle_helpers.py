@@ -52,7 +52,7 @@ OP_TYPES = {
     "proposals": {"elementwise_add", "anchor_generator", "generate_proposals_v2",
                   "generate_proposals",
                   "distribute_fpn_proposals", "roi_pool", "scale", "collect_fpn_proposals",
-                  "box_clip", "bipartite_match"},
+                  "box_clip", "bipartite_match", "psroi_pool"},
     # YOLOv3's training loss over two heads (issue 26).
     "yolo_loss": {"conv2d", "yolov3_loss"},
     # PaddleSlim's quantize and dequantize ops (issue 26), in inference mode.

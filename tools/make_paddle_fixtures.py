@@ -761,7 +761,8 @@ def proposals(rng):
     """A two-stage detector's proposal path and the SSD matching ops, as Paddle's
     operators (old IR): anchor_generator -> generate_proposals_v2 (and v1 over ImInfo) ->
     distribute_fpn_proposals -> roi_pool per level -> collect_fpn_proposals; box_clip over
-    LoD boxes; bipartite_match (both match types) over a LoD distance matrix."""
+    LoD boxes; bipartite_match (both match types) over a LoD distance matrix; psroi_pool of
+    the proposals."""
     main, startup = paddle.static.Program(), paddle.static.Program()
     block = main.global_block()
 
@@ -824,6 +825,11 @@ def proposals(rng):
                         "MultiLevelRoIsNum": [rois_num, v1["RpnRoisNum"][0]]},
                        {"post_nms_topN": 25}, ("FpnRois", "RoisNum"),
                        dtypes={"RoisNum": "int32"})
+        # R-FCN's position-sensitive pooling of the same proposals.
+        ps_feat = paddle.static.data("ps_feat", [2, 12, 6, 8], "float32")
+        ps_pooled = op("psroi_pool", {"X": [ps_feat], "ROIs": [rois], "RoisNum": [rois_num]},
+                       {"pooled_height": 2, "pooled_width": 2, "output_channels": 3,
+                        "spatial_scale": 1.0 / 8}, ("Out",))
         clipped = op("box_clip", {"Input": [boxes], "ImInfo": [im_info]}, {}, ("Output",))
         matched = [op("bipartite_match", {"DistMat": [dist]},
                       {"match_type": kind, "dist_threshold": 0.3},
@@ -841,6 +847,7 @@ def proposals(rng):
             "boxes": np.hstack([low, low + rng.uniform(1, 40, (9, 2))]).astype("float32"),
             "dist": rng.uniform(0, 1, (5, 7)).astype("float32")}
     feed["dist"][feed["dist"] < 0.25] = 0
+    feed["ps_feat"] = rng.standard_normal((2, 12, 6, 8)).astype("float32")
     fetches = [gen["Anchors"][0], gen["Variances"][0], rois, probs, rois_num,
                v1["RpnRois"][0], v1["RpnRoiProbs"][0], v1["RpnRoisNum"][0],
                *dist_out["MultiFpnRois"], dist_out["RestoreIndex"][0],
@@ -848,8 +855,9 @@ def proposals(rng):
                *[p["Out"][0] for p in pooled], *[p["Argmax"][0] for p in pooled],
                collected["FpnRois"][0], collected["RoisNum"][0], clipped["Output"][0],
                *[m[s][0] for m in matched
-                 for s in ("ColToRowMatchIndices", "ColToRowMatchDist")]]
-    save("proposals", [image, scores, deltas, im_shape, im_info, boxes, dist], fetches, main,
+                 for s in ("ColToRowMatchIndices", "ColToRowMatchDist")], ps_pooled["Out"][0]]
+    save("proposals", [image, scores, deltas, im_shape, im_info, boxes, dist, ps_feat],
+         fetches, main,
          feed, exe, lods={"boxes": [4, 5], "dist": [2, 3]})
 
 
