@@ -42,11 +42,17 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.box_clip": (
         "box_clip",
     ),
+    "paddle_ir.ops.detection.box_decoder_and_assign": (
+        "box_decoder_and_assign",
+    ),
     "paddle_ir.ops.detection.boxes": (
         "box_coder", "prior_box", "yolo_box",
     ),
     "paddle_ir.ops.detection.collect_fpn_proposals": (
         "collect_fpn_proposals",
+    ),
+    "paddle_ir.ops.detection.density_prior_box": (
+        "density_prior_box",
     ),
     "paddle_ir.ops.detection.distribute_fpn_proposals": (
         "distribute_fpn_proposals",
@@ -59,6 +65,12 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.detection.multiclass_nms": (
         "multiclass_nms3",
+    ),
+    "paddle_ir.ops.detection.polygon_box_transform": (
+        "polygon_box_transform",
+    ),
+    "paddle_ir.ops.detection.sigmoid_focal_loss": (
+        "sigmoid_focal_loss", "sigmoid_focal_loss_grad",
     ),
     "paddle_ir.ops.detection.similarity_focus": (
         "similarity_focus",
