@@ -38,7 +38,7 @@ def _(ctx):
     target, score = ctx.input_shape("TargetBox"), ctx.input_shape("BoxScore")
     ctx.enforce(len(prior) == 2 and prior[1] in (-1, 4),
                 f"PriorBox must be [N, 4], got {shape_str(prior)}")
-    ctx.enforce(all(d < 0 for d in var) or int(np.prod(var)) >= 4,
+    ctx.enforce(any(d < 0 for d in var) or int(np.prod(var)) >= 4,
                 f"PriorBoxVar must hold the 4 variances, got {shape_str(var)}")
     ctx.enforce(len(score) == 2, f"BoxScore must be [N, C], got {shape_str(score)}")
     ctx.enforce(len(target) == 2 and (target[1] < 0 or score[1] < 0

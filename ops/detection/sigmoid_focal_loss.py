@@ -38,7 +38,7 @@ def _(ctx):
     ctx.enforce(len(label) == 2 and label[1] in (-1, 1)
                 and (label[0] < 0 or x[0] < 0 or label[0] == x[0]),
                 f"Label must be [{x[0]}, 1] for X {shape_str(x)}, got {shape_str(label)}")
-    ctx.enforce(all(d < 0 for d in fg) or int(np.prod(fg)) == 1,
+    ctx.enforce(any(d < 0 for d in fg) or int(np.prod(fg)) == 1,
                 f"FgNum must hold one value, got {shape_str(fg)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")

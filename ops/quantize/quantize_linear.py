@@ -67,7 +67,7 @@ def _check(ctx) -> None:
                     f"Scale must hold one scale per channel of axis {axis} ([{x[axis]}]), "
                     f"got {shape_str(scale)}")
     else:
-        ctx.enforce(all(d < 0 for d in scale) or int(np.prod(scale)) == 1,
+        ctx.enforce(any(d < 0 for d in scale) or int(np.prod(scale)) == 1,
                     f"Scale must hold one value when quant_axis < 0, got {shape_str(scale)}")
 
 

@@ -12,8 +12,10 @@ from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper
 
 __all__ = ["anchor_generator", "bipartite_match", "box_clip", "box_coder",
-           "collect_fpn_proposals", "distribute_fpn_proposals", "generate_proposals",
-           "iou_similarity", "prior_box", "target_assign", "yolo_box", "yolov3_loss"]
+           "box_decoder_and_assign", "collect_fpn_proposals", "density_prior_box",
+           "distribute_fpn_proposals", "generate_proposals", "iou_similarity",
+           "polygon_box_transform", "prior_box", "sigmoid_focal_loss", "target_assign",
+           "yolo_box", "yolov3_loss"]
 
 
 def _outputs(op_type: str, name, inputs: dict, slots: dict, attrs: dict | None = None):
@@ -196,3 +198,47 @@ def yolo_box(x: Variable, img_size: Variable, anchors, class_num: int, conf_thre
          "conf_thresh": float(conf_thresh), "downsample_ratio": downsample_ratio,
          "clip_bbox": clip_bbox, "scale_x_y": float(scale_x_y)})
     return boxes, scores
+
+
+def sigmoid_focal_loss(x: Variable, label: Variable, fg_num: Variable, gamma: float = 2.0,
+                       alpha: float = 0.25):
+    """RetinaNet's focal loss per logit, [N, C] (label int32 [N, 1], fg_num int32 [1])."""
+    return _outputs("sigmoid_focal_loss", None, {"X": x, "Label": label, "FgNum": fg_num},
+                    {"Out": x.dtype}, {"gamma": float(gamma), "alpha": float(alpha)})[0]
+
+
+def polygon_box_transform(input: Variable, name=None):  # noqa: A002
+    """EAST's geometry offsets [N, G, H, W] as absolute coordinates."""
+    return _outputs("polygon_box_transform", name, {"Input": input},
+                    {"Output": input.dtype})[0]
+
+
+def density_prior_box(input: Variable, image: Variable, densities=None,  # noqa: A002
+                      fixed_sizes=None, fixed_ratios=None, variance=(0.1, 0.1, 0.2, 0.2),
+                      clip: bool = False, steps=(0.0, 0.0), offset: float = 0.5,
+                      flatten_to_2d: bool = False, name=None):
+    """(boxes, variances): priors laid densities[k]^2 to a cell for fixed_sizes[k]."""
+    steps = _floats(steps)
+    if len(steps) != 2:
+        raise InvalidProgramError(f"density_prior_box: steps must be (step_w, step_h), got "
+                                  f"{steps}")
+    attrs = {"densities": [int(d) for d in densities or []],
+             "fixed_sizes": _floats(fixed_sizes or []),
+             "fixed_ratios": _floats(fixed_ratios or []), "variances": _floats(variance),
+             "clip": clip, "step_w": steps[0], "step_h": steps[1], "offset": float(offset),
+             "flatten_to_2d": flatten_to_2d}
+    boxes, variances = _outputs("density_prior_box", name, {"Input": input, "Image": image},
+                                {"Boxes": input.dtype, "Variances": input.dtype}, attrs)
+    boxes.stop_gradient = variances.stop_gradient = True
+    return boxes, variances
+
+
+def box_decoder_and_assign(prior_box: Variable, prior_box_var: Variable,
+                           target_box: Variable, box_score: Variable, box_clip: float,
+                           name=None):
+    """(decode_box [N, 4 C], output_assign_box [N, 4])."""
+    return tuple(_outputs("box_decoder_and_assign", name,
+                          {"PriorBox": prior_box, "PriorBoxVar": prior_box_var,
+                           "TargetBox": target_box, "BoxScore": box_score},
+                          {"DecodeBox": prior_box.dtype, "OutputAssignBox": prior_box.dtype},
+                          {"box_clip": float(box_clip)}))

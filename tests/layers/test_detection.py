@@ -131,3 +131,37 @@ def test_layer_argument_errors():
             layers.distribute_fpn_proposals(rois, 3, 2, 3, 224)
         with pytest.raises(InvalidProgramError, match="need 2 rois and scores, got 1"):
             layers.collect_fpn_proposals([rois], [rois], 2, 3, 10)
+
+
+def test_retinanet_east_and_dense_prior_layers():
+    logits = rng.randn(4, 3).astype(np.float32)
+    geo = rng.randn(1, 4, 2, 3).astype(np.float32)
+    ps = rng.randn(1, 8, 4, 4).astype(np.float32)
+
+    def build():
+        x = layers.data("x", [-1, 3], dtype="float32")
+        label = layers.data("label", [-1, 1], dtype="int32")
+        fg = layers.data("fg", [1], dtype="int32", append_batch_size=False)
+        g = layers.data("geo", [-1, 4, 2, 3], dtype="float32")
+        f = layers.data("ps", [-1, 8, 4, 4], dtype="float32")
+        rois = layers.data("rois", [-1, 4], dtype="float32", lod_level=1)
+        priors, _ = layers.density_prior_box(f, f, densities=[2], fixed_sizes=[2.0],
+                                             fixed_ratios=[1.0], flatten_to_2d=True)
+        decoded, assigned = layers.box_decoder_and_assign(
+            layers.reshape(rois, [-1, 4]), layers.data("var", [4], dtype="float32", append_batch_size=False),
+            layers.data("deltas", [-1, 8], dtype="float32"),
+            layers.data("score", [-1, 2], dtype="float32"), 4.0)
+        return (layers.sigmoid_focal_loss(x, label, fg), layers.polygon_box_transform(g),
+                layers.psroi_pool(f, rois, 2, 1.0, 2, 2), priors, decoded, assigned)
+
+    focal, poly, pooled, priors, decoded, assigned = run_built(build, {
+        "x": logits, "label": np.array([[0], [1], [3], [2]], np.int32),
+        "fg": np.array([2], np.int32), "geo": geo, "ps": ps,
+        "rois": LoDTensor(np.array([[0, 0, 2, 2], [1, 1, 3, 3]], np.float32), [[0, 2]]),
+        "var": np.float32([0.1, 0.1, 0.2, 0.2]), "deltas": np.zeros((2, 8), np.float32),
+        "score": np.array([[0.9, 0.1], [0.2, 0.7]], np.float32)})
+    assert focal.shape == (4, 3) and (focal >= 0).all()
+    np.testing.assert_allclose(poly[0, 0, 1], 4 * np.arange(3) - geo[0, 0, 1])
+    assert pooled.shape == (2, 2, 2, 2) and priors.shape == (64, 4)
+    np.testing.assert_allclose(assigned, [[0, 0, 2, 2], [1, 1, 3, 3]], atol=1e-5)
+    assert decoded.shape == (2, 8)

@@ -36,7 +36,6 @@ LEFT_OUT: dict[str, str] = {
                        "detection backbone op; left out with object detection",
     "deformable_roi_pooling": _ROI,
     "prroi_pool": _ROI,
-    "psroi_pool": _ROI,
     "hash": "Fluid hashes ids with XXH64 and the exact values are part of its meaning; "
             "paddle-ir has no XXH64, and another hash would silently map ids elsewhere",
     "py_func": "runs Python callables registered in the building process; a program holding "

@@ -1,5 +1,6 @@
 """Pooling layers of Fluid 1.7's layers.nn: pool2d, adaptive_pool2d, pool3d and
-adaptive_pool3d (NCDHW), and roi_pool and roi_align (pooling of regions of interest).
+adaptive_pool3d (NCDHW), and roi_pool, roi_align and psroi_pool (pooling of regions of
+interest).
 """
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper, _check_format, _padding, _pair, _three
 
-__all__ = ["adaptive_pool2d", "adaptive_pool3d", "pool2d", "pool3d", "roi_align",
-           "roi_pool"]
+__all__ = ["adaptive_pool2d", "adaptive_pool3d", "pool2d", "pool3d", "psroi_pool",
+           "roi_align", "roi_pool"]
 
 
 def pool2d(input, pool_size=-1, pool_type: str = "max", pool_stride=1,  # noqa: A002
@@ -112,4 +113,16 @@ def roi_align(input, rois, pooled_height: int = 1, pooled_width: int = 1,  # noq
     helper.append_op("roi_align", inputs={"X": input, "ROIs": rois}, outputs={"Out": out},
                      attrs={"pooled_height": pooled_height, "pooled_width": pooled_width,
                             "spatial_scale": spatial_scale, "sampling_ratio": sampling_ratio})
+    return out
+
+
+def psroi_pool(input, rois, output_channels: int, spatial_scale: float,  # noqa: A002
+               pooled_height: int, pooled_width: int, name=None) -> Variable:
+    """[R, output_channels, pooled_height, pooled_width] position-sensitive averages over the
+    ROIs (R-FCN), as Fluid's psroi_pool."""
+    helper = LayerHelper("psroi_pool", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("psroi_pool", inputs={"X": input, "ROIs": rois}, outputs={"Out": out},
+                     attrs={"output_channels": output_channels, "spatial_scale": spatial_scale,
+                            "pooled_height": pooled_height, "pooled_width": pooled_width})
     return out
