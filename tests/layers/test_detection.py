@@ -147,8 +147,9 @@ def test_retinanet_east_and_dense_prior_layers():
         rois = layers.data("rois", [-1, 4], dtype="float32", lod_level=1)
         priors, _ = layers.density_prior_box(f, f, densities=[2], fixed_sizes=[2.0],
                                              fixed_ratios=[1.0], flatten_to_2d=True)
+        var = layers.data("var", [4], dtype="float32", append_batch_size=False)
         decoded, assigned = layers.box_decoder_and_assign(
-            layers.reshape(rois, [-1, 4]), layers.data("var", [4], dtype="float32", append_batch_size=False),
+            layers.reshape(rois, [-1, 4]), var,
             layers.data("deltas", [-1, 8], dtype="float32"),
             layers.data("score", [-1, 2], dtype="float32"), 4.0)
         return (layers.sigmoid_focal_loss(x, label, fg), layers.polygon_box_transform(g),
