@@ -14,7 +14,7 @@ from paddle_ir.executor import Executor, Scope
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
 # Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
 SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
-         "math_ops", "resize", "tensor_ops", "op_semantics", "quantize")
+         "math_ops", "resize", "tensor_ops", "op_semantics", "quantize", "deformable")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
 PIXELS = ("detection", "proposals", "yolo_loss")
@@ -53,6 +53,9 @@ OP_TYPES = {
                   "generate_proposals",
                   "distribute_fpn_proposals", "roi_pool", "scale", "collect_fpn_proposals",
                   "box_clip", "bipartite_match", "psroi_pool"},
+    # DCN v2 and v1 with convolution-made offsets and masks (issue 26).
+    "deformable": {"conv2d", "elementwise_add", "scale", "sigmoid", "deformable_conv",
+                   "deformable_conv_v1"},
     # YOLOv3's training loss over two heads (issue 26).
     "yolo_loss": {"conv2d", "yolov3_loss"},
     # PaddleSlim's quantize and dequantize ops (issue 26), in inference mode.

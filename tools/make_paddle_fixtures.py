@@ -906,6 +906,38 @@ def yolo_loss(rng):
     save("yolo_loss", [image, gt_box, gt_label, gt_score], fetches, main, feed, exe)
 
 
+def deformable(rng):
+    """DCN: deformable_conv (v2, modulated; groups and deformable groups) and
+    deformable_conv_v1, their offsets and masks computed by convolutions as a DCN
+    backbone does, taps reaching past the map's edges."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 4, 7, 8], "float32")
+        fetches = []
+        for k, (op_type, groups, dg, stride) in enumerate(
+                (("deformable_conv", 2, 2, 1), ("deformable_conv_v1", 1, 1, 2))):
+            offset = paddle.static.nn.conv2d(x, 2 * dg * 9, 3, stride=stride, padding=1,
+                                             param_attr=paddle.ParamAttr(name=f"dcn.off{k}"))
+            offset = paddle.scale(offset, 3.0)  # offsets of a few pixels
+            inputs = {"Input": [x], "Offset": [offset],
+                      "Filter": [_param(f"dcn.w{k}", [6, 4 // groups, 3, 3], rng)]}
+            if op_type == "deformable_conv":
+                inputs["Mask"] = [_op("sigmoid", {"X": [paddle.static.nn.conv2d(
+                    x, dg * 9, 3, stride=stride, padding=1,
+                    param_attr=paddle.ParamAttr(name=f"dcn.mask{k}"))]}, {})]
+            out = block.create_var(name=f"dcn{k}.out", dtype="float32")
+            block.append_op(type=op_type, inputs=inputs, outputs={"Output": [out]},
+                            attrs={"strides": [stride, stride], "paddings": [1, 1],
+                                   "dilations": [1, 1], "groups": groups,
+                                   "deformable_groups": dg, "im2col_step": 1})
+            fetches.append(out)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    save("deformable", [x], fetches, main,
+         {"x": rng.standard_normal((2, 4, 7, 8)).astype("float32")}, exe)
+
+
 def main():
     builders = {"mlp": mlp, "text": text_classifier, "conv": conv_net,
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
@@ -913,7 +945,7 @@ def main():
                 "math_ops": math_ops, "detection": detection,
                 "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
                 "quantize": quantize, "proposals": proposals,
-                "yolo_loss": yolo_loss}
+                "yolo_loss": yolo_loss, "deformable": deformable}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)

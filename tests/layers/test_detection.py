@@ -166,3 +166,25 @@ def test_retinanet_east_and_dense_prior_layers():
     assert pooled.shape == (2, 2, 2, 2) and priors.shape == (64, 4)
     np.testing.assert_allclose(assigned, [[0, 0, 2, 2], [1, 1, 3, 3]], atol=1e-5)
     assert decoded.shape == (2, 8)
+
+
+@pytest.mark.parametrize("modulated", [True, False])
+def test_deformable_conv_layer_trains(modulated):
+    x = rng.randn(2, 3, 6, 6).astype(np.float32)
+    target = rng.randn(2, 4, 6, 6).astype(np.float32)
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        xv = layers.data("x", [-1, 3, 6, 6], dtype="float32")
+        tv = layers.data("t", [-1, 4, 6, 6], dtype="float32")
+        offset = layers.conv2d(xv, 2 * 9, 3, padding=1)
+        mask = layers.sigmoid(layers.conv2d(xv, 9, 3, padding=1)) if modulated else None
+        out = layers.deformable_conv(xv, offset, mask, 4, 3, padding=1, modulated=modulated)
+        loss = layers.reduce_mean(layers.square(out - tv))
+        pir.optimizer.SGD(0.05).minimize(loss)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    op_types = {op.type for op in main.global_block().ops}
+    assert ("deformable_conv" if modulated else "deformable_conv_v1") in op_types
+    losses = [float(exe.run(main, feed={"x": x, "t": target}, fetch_list=[loss],
+                            scope=scope)[0]) for _ in range(6)]
+    assert losses[-1] < losses[0]

@@ -32,8 +32,6 @@ CATEGORY_REASONS = {
 _ROI = ("a region-of-interest op of the detection family (it pools or samples boxes given "
         "as input); left out with object detection")
 LEFT_OUT: dict[str, str] = {
-    "deformable_conv": "deformable convolution (offsets and masks learned per position) is a "
-                       "detection backbone op; left out with object detection",
     "deformable_roi_pooling": _ROI,
     "prroi_pool": _ROI,
     "hash": "Fluid hashes ids with XXH64 and the exact values are part of its meaning; "
