@@ -256,6 +256,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.prelu_maxout": (
         "maxout", "maxout_grad", "prelu", "prelu_grad",
     ),
+    "paddle_ir.ops.nn.prroi_pool": (
+        "prroi_pool", "prroi_pool_grad",
+    ),
     "paddle_ir.ops.nn.psroi_pool": (
         "psroi_pool", "psroi_pool_grad",
     ),

@@ -153,9 +153,10 @@ def test_retinanet_east_and_dense_prior_layers():
             layers.data("deltas", [-1, 8], dtype="float32"),
             layers.data("score", [-1, 2], dtype="float32"), 4.0)
         return (layers.sigmoid_focal_loss(x, label, fg), layers.polygon_box_transform(g),
-                layers.psroi_pool(f, rois, 2, 1.0, 2, 2), priors, decoded, assigned)
+                layers.psroi_pool(f, rois, 2, 1.0, 2, 2), priors, decoded, assigned,
+                layers.prroi_pool(f, rois, 1.0, 2, 2))
 
-    focal, poly, pooled, priors, decoded, assigned = run_built(build, {
+    focal, poly, pooled, priors, decoded, assigned, precise = run_built(build, {
         "x": logits, "label": np.array([[0], [1], [3], [2]], np.int32),
         "fg": np.array([2], np.int32), "geo": geo, "ps": ps,
         "rois": LoDTensor(np.array([[0, 0, 2, 2], [1, 1, 3, 3]], np.float32), [[0, 2]]),
@@ -165,7 +166,7 @@ def test_retinanet_east_and_dense_prior_layers():
     np.testing.assert_allclose(poly[0, 0, 1], 4 * np.arange(3) - geo[0, 0, 1])
     assert pooled.shape == (2, 2, 2, 2) and priors.shape == (64, 4)
     np.testing.assert_allclose(assigned, [[0, 0, 2, 2], [1, 1, 3, 3]], atol=1e-5)
-    assert decoded.shape == (2, 8)
+    assert decoded.shape == (2, 8) and precise.shape == (2, 8, 2, 2)
 
 
 @pytest.mark.parametrize("modulated", [True, False])

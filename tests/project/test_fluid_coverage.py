@@ -33,7 +33,6 @@ _ROI = ("a region-of-interest op of the detection family (it pools or samples bo
         "as input); left out with object detection")
 LEFT_OUT: dict[str, str] = {
     "deformable_roi_pooling": _ROI,
-    "prroi_pool": _ROI,
     "hash": "Fluid hashes ids with XXH64 and the exact values are part of its meaning; "
             "paddle-ir has no XXH64, and another hash would silently map ids elsewhere",
     "py_func": "runs Python callables registered in the building process; a program holding "
