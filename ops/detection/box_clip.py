@@ -56,6 +56,9 @@ def box_clip_kernel(attrs, boxes, info):
     if counts.size != info.shape[0]:
         raise ValueError(f"box_clip: ImInfo has {info.shape[0]} images, but {what} need "
                          f"{counts.size}")
+    if not (info[:, 2] > 0).all():
+        raise ValueError(f"box_clip: ImInfo's scales (column 2) must be > 0, got "
+                         f"{info[:, 2].tolist()}")
     upper = np.tile(np.repeat(image_bounds(info).astype(data.dtype), counts, axis=0), 2)
     upper = upper.reshape((upper.shape[0],) + (1,) * (data.ndim - 2) + (4,))
     out = np.maximum(np.minimum(data, upper), 0).astype(data.dtype)

@@ -84,6 +84,11 @@ def batch_of_rois(rois, rois_num, n: int, op_type: str = "roi_align") -> np.ndar
     if counts.size != n or (counts < 0).any() or counts.sum() != rois.shape[0]:
         raise ValueError(f"{op_type}: ROIs per image {counts.tolist()} must cover the "
                          f"{rois.shape[0]} ROIs of the {n} images")
+    boxes = rois.numpy()
+    if not np.isfinite(boxes).all():
+        bad = int(np.flatnonzero(~np.isfinite(boxes).all(axis=-1))[0])
+        raise ValueError(f"{op_type}: ROIs must be finite, but ROI {bad} is "
+                         f"{boxes[bad].tolist()}")
     return np.repeat(np.arange(n), counts)
 
 

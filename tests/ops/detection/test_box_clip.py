@@ -38,6 +38,9 @@ def test_errors():
     with pytest.raises(ProgramError, match="ImInfo has 2 images, but the 3 sequences"):
         check_op("box_clip", {"Input": LoDTensor(np.ones((3, 4), np.float32), [[0, 1, 2, 3]]),
                               "ImInfo": INFO})
+    with pytest.raises(ProgramError, match=r"ImInfo's scales \(column 2\) must be > 0"):
+        check_op("box_clip", {"Input": LoDTensor(np.ones((1, 4), np.float32), [[0, 1]]),
+                              "ImInfo": np.array([[10, 10, 0]], np.float32)})
     with pytest.raises(ProgramError, match=r"ImInfo must be \[B, 3\]"):
         check_op("box_clip", {"Input": np.ones((2, 3, 4), np.float32),
                               "ImInfo": np.ones((2, 2), np.float32)})

@@ -79,3 +79,15 @@ def test_errors():
         check_op("roi_pool", {"X": x, "ROIs": ROIS, "RoisNum": np.array([4, 4], np.int32)})
     with pytest.raises(ProgramError, match=r"ROIs must be \[R, 4\]"):
         check_op("roi_pool", {"X": x, "ROIs": ROIS[:, :3], "RoisNum": np.array([2, 3])})
+
+
+@pytest.mark.parametrize("op_type,num", [("roi_pool", "RoisNum"), ("roi_align", "RoisNum"),
+                                         ("psroi_pool", "RoisNum"),
+                                         ("prroi_pool", "BatchRoINums")])
+def test_roi_ops_refuse_non_finite_rois(op_type, num):
+    rois = ROIS[:2].copy()
+    rois[1, 2] = np.nan
+    with pytest.raises(ProgramError, match=rf"{op_type}: ROIs must be finite, but ROI 1"):
+        check_op(op_type, {"X": rng.uniform(-1, 1, (1, 4, 7, 9)), "ROIs": rois,
+                           num: np.array([2], np.int32)},
+                 {"output_channels": 4} if op_type == "psroi_pool" else {})
