@@ -76,25 +76,30 @@ def pool_one(fmap: np.ndarray, box, attrs):
     x1, y1, x2, y2 = (_round_away(float(v) * scale) for v in box)
     rlo, rhi = bin_edges(y1, y2, ph, h)
     clo, chi = bin_edges(x1, x2, pw, w)
+    out = np.zeros((c, ph, pw), fmap.dtype)
+    arg = np.full((c, ph, pw), -1, np.int64)
+    top, bottom = int(rlo.min()), int(rhi.max())
+    if bottom <= top:
+        return out, arg
+    rows_of_roi = fmap[:, top:bottom]  # only the ROI's rows are scanned
     # Columns first, then rows: the row-major first maximum, as Paddle's scan finds it.
-    colmax = np.full((c, h, pw), -np.inf, fmap.dtype)
-    colarg = np.zeros((c, h, pw), np.int64)
+    colmax = np.full((c, bottom - top, pw), -np.inf, fmap.dtype)
+    colarg = np.zeros((c, bottom - top, pw), np.int64)
     for j in range(pw):
         if chi[j] > clo[j]:
-            part = fmap[:, :, clo[j]:chi[j]]
+            part = rows_of_roi[:, :, clo[j]:chi[j]]
             colarg[:, :, j] = np.argmax(part, axis=2) + clo[j]
             colmax[:, :, j] = np.take_along_axis(part, colarg[:, :, j:j + 1] - clo[j],
                                                  axis=2)[..., 0]
-    out = np.zeros((c, ph, pw), fmap.dtype)
-    arg = np.full((c, ph, pw), -1, np.int64)
     nonempty_cols = chi > clo
     for i in range(ph):
         if rhi[i] <= rlo[i]:
             continue
-        part = colmax[:, rlo[i]:rhi[i], :]
+        lo, hi = rlo[i] - top, rhi[i] - top
+        part = colmax[:, lo:hi, :]
         row = np.argmax(part, axis=1)  # [C, PW]
         value = np.take_along_axis(part, row[:, None, :], axis=1)[:, 0, :]
-        col = np.take_along_axis(colarg[:, rlo[i]:rhi[i], :], row[:, None, :], axis=1)[:, 0]
+        col = np.take_along_axis(colarg[:, lo:hi, :], row[:, None, :], axis=1)[:, 0]
         out[:, i, nonempty_cols] = value[:, nonempty_cols]
         arg[:, i, nonempty_cols] = ((row + rlo[i]) * w + col)[:, nonempty_cols]
     return out, arg
