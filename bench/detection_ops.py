@@ -10,6 +10,7 @@ Paddle's side runs in its own process (`--worker paddle`), as bench/run.py's wor
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -99,8 +100,8 @@ def paddle_ir_times(rounds):
         block.append_op(op_type, inputs=ins, outputs=outs, attrs=attrs)
         exe, scope = pir.Executor(), pir.Scope()
         fetch = [f"out.{s}" for s in outputs]
-        out[name] = _time(lambda: exe.run(prog, feed=inputs, fetch_list=fetch, scope=scope),
-                          rounds)
+        out[name] = _time(functools.partial(exe.run, prog, feed=inputs, fetch_list=fetch,
+                                            scope=scope), rounds)
     return out
 
 
@@ -119,8 +120,8 @@ def paddle_times(rounds):
             block.append_op(type=op_type, inputs=ins, outputs=outs, attrs=attrs)
         exe = paddle.static.Executor(paddle.CPUPlace())
         fetch = [f"out.{s}" for s in outputs]
-        out[name] = _time(lambda: exe.run(main, feed=inputs, fetch_list=fetch,
-                                          return_numpy=False), rounds)
+        out[name] = _time(functools.partial(exe.run, main, feed=inputs, fetch_list=fetch,
+                                            return_numpy=False), rounds)
     return out
 
 
