@@ -36,8 +36,35 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.while_op": (
         "while", "while_grad",
     ),
+    "paddle_ir.ops.detection.anchor_generator": (
+        "anchor_generator",
+    ),
+    "paddle_ir.ops.detection.bipartite_match": (
+        "bipartite_match",
+    ),
+    "paddle_ir.ops.detection.box_clip": (
+        "box_clip",
+    ),
+    "paddle_ir.ops.detection.box_decoder_and_assign": (
+        "box_decoder_and_assign",
+    ),
     "paddle_ir.ops.detection.boxes": (
         "box_coder", "prior_box", "yolo_box",
+    ),
+    "paddle_ir.ops.detection.collect_fpn_proposals": (
+        "collect_fpn_proposals",
+    ),
+    "paddle_ir.ops.detection.density_prior_box": (
+        "density_prior_box",
+    ),
+    "paddle_ir.ops.detection.distribute_fpn_proposals": (
+        "distribute_fpn_proposals",
+    ),
+    "paddle_ir.ops.detection.generate_proposals": (
+        "generate_proposals", "generate_proposals_v2",
+    ),
+    "paddle_ir.ops.detection.iou_similarity": (
+        "iou_similarity",
     ),
     "paddle_ir.ops.detection.matrix_nms": (
         "matrix_nms",
@@ -45,8 +72,20 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.multiclass_nms": (
         "multiclass_nms", "multiclass_nms2", "multiclass_nms3",
     ),
+    "paddle_ir.ops.detection.polygon_box_transform": (
+        "polygon_box_transform",
+    ),
+    "paddle_ir.ops.detection.sigmoid_focal_loss": (
+        "sigmoid_focal_loss", "sigmoid_focal_loss_grad",
+    ),
     "paddle_ir.ops.detection.similarity_focus": (
         "similarity_focus",
+    ),
+    "paddle_ir.ops.detection.target_assign": (
+        "target_assign",
+    ),
+    "paddle_ir.ops.detection.yolov3_loss": (
+        "yolov3_loss", "yolov3_loss_grad",
     ),
     "paddle_ir.ops.distributed_ops.dist_comm": (
         "fetch_barrier", "listen_and_serv", "prefetch", "recv", "send", "send_barrier",
@@ -177,6 +216,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.cvm": (
         "cvm", "cvm_grad",
     ),
+    "paddle_ir.ops.nn.deformable_conv": (
+        "deformable_conv", "deformable_conv_grad", "deformable_conv_v1", "deformable_conv_v1_grad",
+    ),
     "paddle_ir.ops.nn.dropout": (
         "dropout", "dropout_grad",
     ),
@@ -220,8 +262,17 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.prelu_maxout": (
         "maxout", "maxout_grad", "prelu", "prelu_grad",
     ),
+    "paddle_ir.ops.nn.prroi_pool": (
+        "prroi_pool", "prroi_pool_grad",
+    ),
+    "paddle_ir.ops.nn.psroi_pool": (
+        "psroi_pool", "psroi_pool_grad",
+    ),
     "paddle_ir.ops.nn.roi_align": (
         "roi_align", "roi_align_grad",
+    ),
+    "paddle_ir.ops.nn.roi_pool": (
+        "roi_pool", "roi_pool_grad",
     ),
     "paddle_ir.ops.nn.softmax": (
         "softmax", "softmax_grad",
@@ -264,6 +315,33 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.optimizers.weight_decay": (
         "l1_decay", "l2_decay",
+    ),
+    "paddle_ir.ops.quantize.dequantize_abs_max": (
+        "dequantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_channel_wise_dequantize_max_abs": (
+        "fake_channel_wise_dequantize_max_abs",
+    ),
+    "paddle_ir.ops.quantize.fake_channel_wise_quantize_abs_max": (
+        "fake_channel_wise_quantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_dequantize_max_abs": (
+        "fake_dequantize_max_abs",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_abs_max": (
+        "fake_quantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_moving_average_abs_max": (
+        "fake_quantize_moving_average_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_range_abs_max": (
+        "fake_quantize_range_abs_max",
+    ),
+    "paddle_ir.ops.quantize.moving_average_abs_max_scale": (
+        "moving_average_abs_max_scale", "straight_through_estimator_grad",
+    ),
+    "paddle_ir.ops.quantize.quantize_linear": (
+        "dequantize_linear", "quantize_linear",
     ),
     "paddle_ir.ops.reduce_ops.frobenius_norm": (
         "frobenius_norm", "frobenius_norm_grad",

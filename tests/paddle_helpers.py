@@ -14,10 +14,11 @@ from paddle_ir.executor import Executor, Scope
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
 # Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
 SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
-         "math_ops", "resize", "tensor_ops", "op_semantics", "cond_loop")
+         "math_ops", "resize", "tensor_ops", "op_semantics", "cond_loop", "quantize",
+         "deformable")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
-PIXELS = ("detection",)
+PIXELS = ("detection", "proposals", "yolo_loss")
 MODELS = SMALL + DEEP + PIXELS
 # The op types each fixture's program uses (besides feed and fetch), as Paddle saved them.
 OP_TYPES = {
@@ -48,6 +49,22 @@ OP_TYPES = {
     "op_semantics": {"lookup_table_v2", "reshape2", "squeeze2", "sequence_conv", "concat",
                      "sequence_pool", "lrn", "hierarchical_sigmoid", "conv3d",
                      "conv3d_transpose", "pool3d", "elementwise_add"},
+    # A two-stage detector's proposal path and SSD's matching (issue 26).
+    "proposals": {"elementwise_add", "anchor_generator", "generate_proposals_v2",
+                  "generate_proposals",
+                  "distribute_fpn_proposals", "roi_pool", "scale", "collect_fpn_proposals",
+                  "box_clip", "bipartite_match", "psroi_pool"},
+    # DCN v2 and v1 with convolution-made offsets and masks (issue 26).
+    "deformable": {"conv2d", "elementwise_add", "scale", "sigmoid", "deformable_conv",
+                   "deformable_conv_v1"},
+    # YOLOv3's training loss over two heads (issue 26).
+    "yolo_loss": {"conv2d", "yolov3_loss"},
+    # PaddleSlim's quantize and dequantize ops (issue 26), in inference mode.
+    "quantize": {"fake_quantize_abs_max", "fake_channel_wise_quantize_abs_max",
+                 "fake_quantize_moving_average_abs_max", "fake_quantize_range_abs_max",
+                 "quantize_linear", "slice", "fake_dequantize_max_abs",
+                 "fake_channel_wise_dequantize_max_abs", "transpose2", "dequantize_abs_max",
+                 "dequantize_linear"},
     "resize": {"linear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2",
                "elementwise_mul"},
     # static.nn.cond returning values (select_input after two conditional_blocks), while_loop

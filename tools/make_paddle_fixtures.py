@@ -79,7 +79,12 @@ def save(name, feeds, fetches, main, feed_values, exe, lods=None):
             feed[var.name] = tensor
         else:
             feed[var.name] = value
-    outs = exe.run(main, feed=feed, fetch_list=fetches)
+    tensors = exe.run(main, feed=feed, fetch_list=fetches, return_numpy=False)
+    outs = [np.array(t) for t in tensors]
+    # Outputs with a LoD (detection ops' boxes per image) keep it beside: lod.K holds
+    # output K's offsets, level by level, as a JSON string.
+    lod_of = {f"lod.{i}": np.asarray(str([list(level) for level in t.lod()]))
+              for i, t in enumerate(tensors) if hasattr(t, "lod") and t.lod()}
     prefix = os.path.join(directory, "model")
     paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
     arrays = dict(feed_values)
@@ -88,6 +93,8 @@ def save(name, feeds, fetches, main, feed_values, exe, lods=None):
     np.savez(os.path.join(directory, "feeds.npz"), **arrays)
     np.savez(os.path.join(directory, "outputs.npz"),
              **{f"out.{i}": np.asarray(out) for i, out in enumerate(outs)})
+    if lod_of:
+        np.savez(os.path.join(directory, "output_lods.npz"), **lod_of)
     _fluid_layout(prefix, os.path.join(directory, "fluid"), exe)
     print(name, [np.asarray(o).shape for o in outs])
 
@@ -769,6 +776,280 @@ def nms_ops(rng):
     os.makedirs(directory)
     np.savez(os.path.join(directory, "cases.npz"), **cases)
     print("nms_ops", sorted({k.split("/")[0] for k in cases}))
+def quantize(rng):
+    """PaddleSlim's quantize ops in inference mode, with values placed on rounding ties
+    (k + 0.5 steps) so that each round_type shows: fake_quantize_abs_max, the channel-wise
+    quantize (axes 0 and 1), fake_quantize_moving_average_abs_max and
+    fake_quantize_range_abs_max, the dequantize ops (one and two channel-wise scales, int8
+    dequantize_abs_max) and quantize_linear/dequantize_linear per tensor and per channel.
+    A saved inference program sets is_test, so the training updates are checked against
+    numpy in tests/ops/quantize; in inference Paddle leaves OutScale unwritten, so only Out
+    is fetched."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+
+    def op(op_type, inputs, attrs, outputs, dtypes=None):
+        made = {}
+        for slot in outputs:
+            made[slot] = block.create_var(name=f"{op_type}.{len(block.ops)}.{slot}",
+                                          dtype=(dtypes or {}).get(slot, "float32"))
+        block.append_op(type=op_type, inputs=inputs,
+                        outputs={k: [v] for k, v in made.items()}, attrs=attrs)
+        return [made[slot] for slot in outputs]
+
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [4, 3, 5], "float32")
+        w = paddle.static.data("w", [6, 4], "float32")
+        q8 = paddle.static.data("q8", [3, 4], "int8")
+        # The scales are persistables, as in a quantized model's parameter file.
+        scale = paddle.static.create_parameter(
+            [1], "float32", name="q.scale",
+            default_initializer=paddle.nn.initializer.Assign(np.array([2.54], "float32")))
+        chan = paddle.static.create_parameter(
+            [6], "float32", name="q.chan", default_initializer=paddle.nn.initializer.Assign(
+                rng.uniform(0.5, 2.0, 6).astype("float32")))
+        accum = paddle.static.data("accum", [1], "float32")
+        state = paddle.static.data("state", [1], "float32")
+        zero = paddle.static.data("zero", [1], "float32")
+        zeros = paddle.static.data("zeros", [6], "float32")
+        fetches = []
+        for rt in (0, 1):
+            fetches += op("fake_quantize_abs_max", {"X": [x]},
+                          {"bit_length": 8, "round_type": rt}, ("Out", "OutScale"))
+            for axis in (0, 1):
+                fetches += op("fake_channel_wise_quantize_abs_max", {"X": [w]},
+                              {"bit_length": 8, "round_type": rt, "quant_axis": axis},
+                              ("Out", "OutScale"))
+            fetches += op("fake_quantize_moving_average_abs_max",
+                          {"X": [x], "InScale": [scale], "InAccum": [accum],
+                           "InState": [state]},
+                          {"bit_length": 5, "round_type": rt, "is_test": True,
+                           "moving_rate": 0.8}, ("Out", "OutScale"))[:1]
+            fetches += op("fake_quantize_range_abs_max", {"X": [x], "InScale": [scale]},
+                          {"bit_length": 8, "round_type": rt, "is_test": True,
+                           "window_size": 4}, ("Out", "OutScale"))[:1]
+            for axis, qmin in ((-1, -128), (1, -127)):
+                fetches += op("quantize_linear",
+                              {"X": [w], "Scale": [scale if axis < 0 else
+                                                   paddle.slice(chan, [0], [0], [4])],
+                               "ZeroPoint": [zero if axis < 0 else
+                                             paddle.slice(zeros, [0], [0], [4])]},
+                              {"quant_axis": axis, "bit_length": 8, "qmin": qmin, "qmax": 127,
+                               "round_type": rt, "is_test": True, "only_observer": False},
+                              ("Y",))
+        fetches += op("fake_dequantize_max_abs", {"X": [x], "Scale": [scale]},
+                      {"max_range": 127.0}, ("Out",))
+        fetches += op("fake_channel_wise_dequantize_max_abs", {"X": [w], "Scales": [chan]},
+                      {"quant_bits": [8], "quant_axis": 0}, ("Out",))
+        fetches += op("fake_channel_wise_dequantize_max_abs",
+                      {"X": [paddle.transpose(w, [1, 0])],
+                       "Scales": [chan, scale]},
+                      {"quant_bits": [8, 4], "quant_axis": 0, "x_num_col_dims": 1}, ("Out",))
+        fetches += op("dequantize_abs_max", {"X": [q8], "Scale": [scale]},
+                      {"max_range": 127.0}, ("Out",))
+        for axis in (-1, 0):
+            fetches += op("dequantize_linear",
+                          {"X": [q8], "Scale": [scale if axis < 0 else
+                                                paddle.slice(chan, [0], [0], [3])],
+                           "ZeroPoint": [zero if axis < 0 else
+                                         paddle.slice(zeros, [0], [0], [3])]},
+                          {"quant_axis": axis, "bit_length": 8, "qmin": -128, "qmax": 127,
+                           "round_type": 0, "is_test": True, "only_observer": False}, ("Y",))
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    # Steps of 1/127 of the scale 2.54, some on ties; a few beyond the scale.
+    step = np.float32(2.54) / np.float32(127)
+    ticks = rng.integers(-140, 140, size=(4, 3, 5)).astype("float32")
+    ticks[0, 0, :3] = [0.5, 1.5, -2.5]
+    feed = {"x": (ticks * step).astype("float32"),
+            "w": (rng.standard_normal((6, 4)) * 0.7).astype("float32"),
+            "q8": rng.integers(-128, 128, size=(3, 4)).astype("int8"),
+            "accum": np.array([1.7], "float32"), "state": np.array([2.3], "float32"),
+            "zero": np.zeros(1, "float32"),
+            "zeros": np.zeros(6, "float32")}
+    save("quantize", [x, w, q8, accum, state, zero, zeros], fetches, main,
+         feed, exe)
+
+
+def proposals(rng):
+    """A two-stage detector's proposal path and the SSD matching ops, as Paddle's
+    operators (old IR): anchor_generator -> generate_proposals_v2 (and v1 over ImInfo) ->
+    distribute_fpn_proposals -> roi_pool per level -> collect_fpn_proposals; box_clip over
+    LoD boxes; bipartite_match (both match types) over a LoD distance matrix; psroi_pool of
+    the proposals."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+
+    def op(op_type, inputs, attrs, outputs, dtypes=None, counts=None):
+        made = {}
+        for slot in outputs:
+            made[slot] = [block.create_var(name=f"{op_type}.{len(block.ops)}.{slot}.{k}",
+                                           dtype=(dtypes or {}).get(slot, "float32"))
+                          for k in range((counts or {}).get(slot, 1))]
+        block.append_op(type=op_type, inputs=inputs, outputs=made, attrs=attrs)
+        return made
+
+    with paddle.static.program_guard(main, startup):
+        image = paddle.static.data("feat", [2, 3, 6, 8], "float32")
+        # A parameter on the way, as a detector's feature map has (and a params file).
+        feat = image + _param("p.shift", [3, 1, 1], rng)
+        scores = paddle.static.data("scores", [2, 3, 6, 8], "float32")
+        deltas = paddle.static.data("deltas", [2, 12, 6, 8], "float32")
+        im_shape = paddle.static.data("im_shape", [2, 2], "float32")
+        im_info = paddle.static.data("im_info", [2, 3], "float32")
+        boxes = paddle.static.data("boxes", [-1, 4], "float32", lod_level=1)
+        dist = paddle.static.data("dist", [-1, 7], "float32", lod_level=1)
+        gen = op("anchor_generator", {"Input": [feat]},
+                 {"anchor_sizes": [16.0, 40.0, 96.0], "aspect_ratios": [1.0],
+                  "variances": [0.1, 0.1, 0.2, 0.2], "stride": [8.0, 8.0], "offset": 0.5},
+                 ("Anchors", "Variances"))
+        anchors, variances = gen["Anchors"][0], gen["Variances"][0]
+        common = {"pre_nms_topN": 60, "post_nms_topN": 20, "nms_thresh": 0.6,
+                  "min_size": 2.0, "eta": 1.0}
+        v2 = op("generate_proposals_v2",
+                {"Scores": [scores], "BboxDeltas": [deltas], "ImShape": [im_shape],
+                 "Anchors": [anchors], "Variances": [variances]},
+                dict(common, pixel_offset=True), ("RpnRois", "RpnRoiProbs", "RpnRoisNum"),
+                dtypes={"RpnRoisNum": "int32"})
+        v1 = op("generate_proposals",
+                {"Scores": [scores], "BboxDeltas": [deltas], "ImInfo": [im_info],
+                 "Anchors": [anchors], "Variances": [variances]},
+                dict(common, nms_thresh=0.5, eta=0.9, post_nms_topN=0),
+                ("RpnRois", "RpnRoiProbs", "RpnRoisNum"), dtypes={"RpnRoisNum": "int32"})
+        rois, probs, rois_num = v2["RpnRois"][0], v2["RpnRoiProbs"][0], v2["RpnRoisNum"][0]
+        dist_out = op("distribute_fpn_proposals", {"FpnRois": [rois], "RoisNum": [rois_num]},
+                      {"min_level": 2, "max_level": 4, "refer_level": 3, "refer_scale": 24,
+                       "pixel_offset": True},
+                      ("MultiFpnRois", "RestoreIndex", "MultiLevelRoIsNum"),
+                      dtypes={"RestoreIndex": "int32", "MultiLevelRoIsNum": "int32"},
+                      counts={"MultiFpnRois": 3, "MultiLevelRoIsNum": 3})
+        pooled = []
+        for lv in range(3):
+            pooled.append(op("roi_pool", {"X": [feat], "ROIs": [dist_out["MultiFpnRois"][lv]],
+                                          "RoisNum": [dist_out["MultiLevelRoIsNum"][lv]]},
+                             {"pooled_height": 2, "pooled_width": 3,
+                              "spatial_scale": 1.0 / 8}, ("Out", "Argmax"),
+                             dtypes={"Argmax": "int64"}))
+        # Two levels to gather again; the second's scores scaled so that no two tie
+        # (Paddle orders tied scores as its sort happens to leave them).
+        second_scores = paddle.scale(v1["RpnRoiProbs"][0], 0.93, 0.011)
+        collected = op("collect_fpn_proposals",
+                       {"MultiLevelRois": [rois, v1["RpnRois"][0]],
+                        "MultiLevelScores": [probs, second_scores],
+                        "MultiLevelRoIsNum": [rois_num, v1["RpnRoisNum"][0]]},
+                       {"post_nms_topN": 25}, ("FpnRois", "RoisNum"),
+                       dtypes={"RoisNum": "int32"})
+        # R-FCN's position-sensitive pooling of the same proposals.
+        ps_feat = paddle.static.data("ps_feat", [2, 12, 6, 8], "float32")
+        ps_pooled = op("psroi_pool", {"X": [ps_feat], "ROIs": [rois], "RoisNum": [rois_num]},
+                       {"pooled_height": 2, "pooled_width": 2, "output_channels": 3,
+                        "spatial_scale": 1.0 / 8}, ("Out",))
+        clipped = op("box_clip", {"Input": [boxes], "ImInfo": [im_info]}, {}, ("Output",))
+        matched = [op("bipartite_match", {"DistMat": [dist]},
+                      {"match_type": kind, "dist_threshold": 0.3},
+                      ("ColToRowMatchIndices", "ColToRowMatchDist"),
+                      dtypes={"ColToRowMatchIndices": "int32"})
+                   for kind in ("bipartite", "per_prediction")]
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    low = rng.uniform(-10, 60, (9, 2))
+    feed = {"feat": rng.standard_normal((2, 3, 6, 8)).astype("float32"),
+            "scores": rng.standard_normal((2, 3, 6, 8)).astype("float32"),
+            "deltas": (rng.standard_normal((2, 12, 6, 8)) * 0.3).astype("float32"),
+            "im_shape": np.array([[48, 64], [40, 50]], "float32"),
+            "im_info": np.array([[48, 64, 1.0], [80, 100, 2.0]], "float32"),
+            "boxes": np.hstack([low, low + rng.uniform(1, 40, (9, 2))]).astype("float32"),
+            "dist": rng.uniform(0, 1, (5, 7)).astype("float32")}
+    feed["dist"][feed["dist"] < 0.25] = 0
+    feed["ps_feat"] = rng.standard_normal((2, 12, 6, 8)).astype("float32")
+    fetches = [gen["Anchors"][0], gen["Variances"][0], rois, probs, rois_num,
+               v1["RpnRois"][0], v1["RpnRoiProbs"][0], v1["RpnRoisNum"][0],
+               *dist_out["MultiFpnRois"], dist_out["RestoreIndex"][0],
+               *dist_out["MultiLevelRoIsNum"],
+               *[p["Out"][0] for p in pooled], *[p["Argmax"][0] for p in pooled],
+               collected["FpnRois"][0], collected["RoisNum"][0], clipped["Output"][0],
+               *[m[s][0] for m in matched
+                 for s in ("ColToRowMatchIndices", "ColToRowMatchDist")], ps_pooled["Out"][0]]
+    save("proposals", [image, scores, deltas, im_shape, im_info, boxes, dist, ps_feat],
+         fetches, main,
+         feed, exe, lods={"boxes": [4, 5], "dist": [2, 3]})
+
+
+def yolo_loss(rng):
+    """YOLOv3's loss heads as PaddleDetection trains them: yolov3_loss over a conv head (two
+    heads with different masks and scale_x_y, with and without GTScore and label
+    smoothing), with padding boxes and two boxes in one cell."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+    with paddle.static.program_guard(main, startup):
+        image = paddle.static.data("image", [2, 3, 32, 32], "float32")
+        gt_box = paddle.static.data("gt_box", [2, 5, 4], "float32")
+        gt_label = paddle.static.data("gt_label", [2, 5], "int32")
+        gt_score = paddle.static.data("gt_score", [2, 5], "float32")
+        fetches = []
+        anchors = [10, 13, 16, 30, 33, 23, 30, 61, 62, 45, 59, 119]
+        for k, (mask, ratio, smooth, s, with_score) in enumerate(
+                ((([3, 4, 5], 8, True, 1.0, False)), ([0, 1, 2], 4, False, 1.05, True))):
+            feat = paddle.static.nn.conv2d(image, len(mask) * (5 + 4), 3, stride=ratio,
+                                           padding=1,
+                                           param_attr=paddle.ParamAttr(name=f"yolo.w{k}"),
+                                           bias_attr=False)
+            outs = {slot: block.create_var(name=f"yolo{k}.{slot}",
+                                           dtype="int32" if slot == "GTMatchMask"
+                                           else "float32")
+                    for slot in ("Loss", "ObjectnessMask", "GTMatchMask")}
+            inputs = {"X": [feat], "GTBox": [gt_box], "GTLabel": [gt_label]}
+            if with_score:
+                inputs["GTScore"] = [gt_score]
+            block.append_op(type="yolov3_loss", inputs=inputs,
+                            outputs={k2: [v] for k2, v in outs.items()},
+                            attrs={"anchors": anchors, "anchor_mask": mask, "class_num": 4,
+                                   "ignore_thresh": 0.5, "downsample_ratio": ratio,
+                                   "use_label_smooth": smooth, "scale_x_y": s})
+            fetches += [outs["Loss"], outs["ObjectnessMask"], outs["GTMatchMask"]]
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    centres = rng.uniform(0.05, 0.95, (2, 5, 2))
+    sizes = rng.uniform(0.05, 0.8, (2, 5, 2))
+    boxes = np.concatenate([centres, sizes], -1).astype("float32")
+    boxes[0, 4] = 0  # padding
+    boxes[1, 3, :2] = boxes[1, 2, :2] + 0.001  # the same cell as box 2
+    feed = {"image": rng.standard_normal((2, 3, 32, 32)).astype("float32"),
+            "gt_box": boxes, "gt_label": rng.integers(0, 4, (2, 5)).astype("int32"),
+            "gt_score": rng.uniform(0.3, 1.0, (2, 5)).astype("float32")}
+    save("yolo_loss", [image, gt_box, gt_label, gt_score], fetches, main, feed, exe)
+
+
+def deformable(rng):
+    """DCN: deformable_conv (v2, modulated; groups and deformable groups) and
+    deformable_conv_v1, their offsets and masks computed by convolutions as a DCN
+    backbone does, taps reaching past the map's edges."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    block = main.global_block()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 4, 7, 8], "float32")
+        fetches = []
+        for k, (op_type, groups, dg, stride) in enumerate(
+                (("deformable_conv", 2, 2, 1), ("deformable_conv_v1", 1, 1, 2))):
+            offset = paddle.static.nn.conv2d(x, 2 * dg * 9, 3, stride=stride, padding=1,
+                                             param_attr=paddle.ParamAttr(name=f"dcn.off{k}"))
+            offset = paddle.scale(offset, 3.0)  # offsets of a few pixels
+            inputs = {"Input": [x], "Offset": [offset],
+                      "Filter": [_param(f"dcn.w{k}", [6, 4 // groups, 3, 3], rng)]}
+            if op_type == "deformable_conv":
+                inputs["Mask"] = [_op("sigmoid", {"X": [paddle.static.nn.conv2d(
+                    x, dg * 9, 3, stride=stride, padding=1,
+                    param_attr=paddle.ParamAttr(name=f"dcn.mask{k}"))]}, {})]
+            out = block.create_var(name=f"dcn{k}.out", dtype="float32")
+            block.append_op(type=op_type, inputs=inputs, outputs={"Output": [out]},
+                            attrs={"strides": [stride, stride], "paddings": [1, 1],
+                                   "dilations": [1, 1], "groups": groups,
+                                   "deformable_groups": dg, "im2col_step": 1})
+            fetches.append(out)
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    save("deformable", [x], fetches, main,
+         {"x": rng.standard_normal((2, 4, 7, 8)).astype("float32")}, exe)
 
 
 def main():
@@ -777,7 +1058,9 @@ def main():
                 "mobilenet_v1": vision_model, "encoder": encoder, "train": training,
                 "cnn_head": cnn_head, "rnn_text": rnn_text, "selection": selection,
                 "math_ops": math_ops, "detection": detection,
-                "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics}
+                "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
+                "quantize": quantize, "proposals": proposals,
+                "yolo_loss": yolo_loss, "deformable": deformable}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)

@@ -72,16 +72,23 @@ def _axis_samples(start: float, size: float, bins: int, grid: int, limit: int):
     return low, high, 1 - frac, frac, valid
 
 
-def _batch_of_rois(rois, rois_num, n: int) -> np.ndarray:
+def batch_of_rois(rois, rois_num, n: int, op_type: str = "roi_align") -> np.ndarray:
+    """The image of each ROI, from RoisNum (ROIs per image) or else ROIs' LoD; shared by
+    the ROI pooling ops."""
     if rois_num is not None:
         counts = np.asarray(rois_num).reshape(-1).astype(np.int64)
     elif rois.lod_level:
         counts = np.diff(rois.offsets[0])
     else:
-        raise ValueError("roi_align: ROIs needs a LoD (ROIs per image) or RoisNum")
-    if counts.size != n or counts.sum() != rois.shape[0]:
-        raise ValueError(f"roi_align: ROIs per image {counts.tolist()} must cover the "
+        raise ValueError(f"{op_type}: ROIs needs a LoD (ROIs per image) or RoisNum")
+    if counts.size != n or (counts < 0).any() or counts.sum() != rois.shape[0]:
+        raise ValueError(f"{op_type}: ROIs per image {counts.tolist()} must cover the "
                          f"{rois.shape[0]} ROIs of the {n} images")
+    boxes = rois.numpy()
+    if not np.isfinite(boxes).all():
+        bad = int(np.flatnonzero(~np.isfinite(boxes).all(axis=-1))[0])
+        raise ValueError(f"{op_type}: ROIs must be finite, but ROI {bad} is "
+                         f"{boxes[bad].tolist()}")
     return np.repeat(np.arange(n), counts)
 
 
@@ -111,7 +118,7 @@ def roi_align_kernel(attrs, x, rois, rois_num):
     data, boxes = x.numpy(), rois.numpy()
     n, c, h, w = data.shape
     ph, pw = attrs["pooled_height"], attrs["pooled_width"]
-    batch = _batch_of_rois(rois, rois_num, n)
+    batch = batch_of_rois(rois, rois_num, n)
     out = np.zeros((boxes.shape[0], c, ph, pw), data.dtype)
     for r in range(boxes.shape[0]):  # ROIs differ in their sample grids; each is vectorised
         taps, gh, gw = _roi_samples(attrs, boxes[r], h, w)
@@ -155,7 +162,7 @@ def roi_align_grad_kernel(attrs, x, rois, rois_num, dout):
     boxes, d = rois.numpy(), dout.numpy()
     n, c, h, w = x.shape
     ph, pw = attrs["pooled_height"], attrs["pooled_width"]
-    batch = _batch_of_rois(rois, rois_num, n)
+    batch = batch_of_rois(rois, rois_num, n)
     dx = np.zeros((n, c, h, w), d.dtype)
     for r in range(boxes.shape[0]):
         taps, gh, gw = _roi_samples(attrs, boxes[r], h, w)

@@ -40,7 +40,6 @@ MODULES = {
     "layers": "paddle_ir.layers",
     # Fluid 1.7's layers submodules paddle-ir has no module for: what paddle-ir has of
     # them is in the paddle_ir.layers namespace itself
-    "layers.detection": "paddle_ir.layers",
     "layers.layer_function_generator": "paddle_ir.layers",
     "layers.utils": "paddle_ir.layers",
     "metrics": "paddle_ir.metrics",

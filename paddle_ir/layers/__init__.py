@@ -2,8 +2,8 @@
 
 One module (or package) per Fluid 1.7 `fluid.layers` submodule, each layer in the module
 Fluid keeps it in (tests/data/fluid17_layers.tsv): ops, nn/, io, tensor, control_flow/,
-math_op_patch, metric_op, learning_rate_scheduler, sequence_lod, loss, rnn/, distributions and
-paddle-ir's own sparse. This package star-imports each and joins their `__all__`, as
+math_op_patch, metric_op, learning_rate_scheduler, sequence_lod, loss, rnn/, distributions,
+detection and paddle-ir's own sparse. This package star-imports each and joins their `__all__`, as
 Fluid's own layers/__init__.py does. helper.py (LayerHelper) and nets.py (fluid.nets)
 are not star-imported.
 
@@ -15,6 +15,7 @@ sys.modules (`from paddle_ir.layers.rnn import cells` works; fluid/modules.py ke
 
 from paddle_ir.layers import (
     control_flow,
+    detection,
     distributions,
     io,
     learning_rate_scheduler,
@@ -29,6 +30,7 @@ from paddle_ir.layers import (
 )
 from paddle_ir.layers import rnn as _rnn_package
 from paddle_ir.layers.control_flow import *  # noqa: F403
+from paddle_ir.layers.detection import *  # noqa: F403
 from paddle_ir.layers.distributions import *  # noqa: F403
 from paddle_ir.layers.io import *  # noqa: F403
 from paddle_ir.layers.learning_rate_scheduler import *  # noqa: F403
@@ -56,3 +58,4 @@ __all__ += loss.__all__
 __all__ += _rnn_package.__all__
 __all__ += sparse.__all__
 __all__ += distributions.__all__
+__all__ += detection.__all__

@@ -109,6 +109,30 @@ CASES = {
                                                      np.float32), (np.array([0, 1, 2]),)),
                         None,
                         LoDTensor.unchecked(rng.standard_normal((2, 1, 2, 2)).astype(np.float32))]),
+    # issue 26's detection ops: the anchors and priors read the map's size; the ROI pools'
+    # gradients X's shape.
+    "anchor_generator": ({"anchor_sizes": [4.0, 8.0], "aspect_ratios": [0.5, 1.0],
+                          "variances": [0.1, 0.1, 0.2, 0.2], "stride": [4.0, 4.0],
+                          "offset": 0.5}, [X[None, None]]),
+    "density_prior_box": ({"variances": [0.1, 0.1, 0.2, 0.2], "clip": True, "step_w": 0.0,
+                           "step_h": 0.0, "offset": 0.5, "fixed_sizes": [2.0],
+                           "fixed_ratios": [1.0], "densities": [2], "flatten_to_2d": False},
+                          [X[None, None], np.zeros((1, 1, 8, 6), np.float32)]),
+    **{f"{op}_grad": (attrs, [LoDTensor.unchecked(np.ones((2, channels, 4, 3), np.float32)),
+                              LoDTensor.unchecked(np.array([[0.0, 0.0, 2.0, 3.0],
+                                                            [1.0, 0.5, 2.5, 3.0]], np.float32),
+                                                  (np.array([0, 1, 2]),)),
+                              None] + extra + [LoDTensor.unchecked(
+                                  rng.standard_normal((2, out_channels, 2, 2))
+                                  .astype(np.float32))])
+       for op, channels, out_channels, attrs, extra in (
+           ("roi_pool", 1, 1, {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+            [LoDTensor.unchecked(np.array([[[[0, 1], [3, 5]]], [[[4, -1], [7, 8]]]],
+                                          np.int64))]),
+           ("psroi_pool", 4, 1, {"pooled_height": 2, "pooled_width": 2, "output_channels": 1,
+                                 "spatial_scale": 1.0}, []),
+           ("prroi_pool", 1, 1, {"pooled_height": 2, "pooled_width": 2,
+                                 "spatial_scale": 1.0}, []))},
     **{f"sequence_pool_grad/{pool}": ({"pooltype": pool, "is_test": False, "pad_value": 0.0},
                                       [SEQ, SEQ_D_OUT, None])
        for pool in ("SUM", "AVERAGE", "SQRT", "FIRST", "LAST")},

@@ -8,7 +8,7 @@ import pytest
 from google.protobuf import text_format
 
 from paddle_ir import io, paddle_format
-from paddle_ir.executor import Scope
+from paddle_ir.executor import Executor, Scope
 from paddle_ir.proto import paddle_framework_pb2 as ppb
 from tests.paddle_helpers import (
     FIXTURES,
@@ -33,6 +33,22 @@ def test_fluid_separate_files_give_the_same_outputs(name):
     for a, b in zip(combined, separate, strict=True):
         np.testing.assert_array_equal(a, b)
     assert_matches_paddle(name, separate)
+
+
+@pytest.mark.parametrize("name", [m for m in MODELS
+                                  if (FIXTURES / m / "output_lods.npz").exists()])
+def test_outputs_carry_paddles_lod(name):
+    """Where Paddle's fetched output had a LoD (boxes per image), ours has the same."""
+    scope = Scope()
+    program, _, fetches = io.load_inference_model(str(FIXTURES / name / "model.pdmodel"),
+                                                  scope=scope)
+    got = Executor().run(program, feed=feeds(name), fetch_list=fetches, scope=scope,
+                         return_numpy=False)
+    with np.load(FIXTURES / name / "output_lods.npz", allow_pickle=False) as data:
+        expected = {int(k.split(".")[1]): str(data[k]) for k in data.files}
+    assert expected
+    for k, lod in expected.items():
+        assert str([[int(v) for v in level] for level in got[k].offsets]) == lod, k
 
 
 def test_fluid_combined_params_file(tmp_path):

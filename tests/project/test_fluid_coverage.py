@@ -21,7 +21,9 @@ CORE_FLOOR = 0.90
 
 # Whole categories left out, with the reason.
 CATEGORY_REASONS = {
-    "detection": "object detection (anchors, boxes, NMS, ROI ops) is outside paddle-ir's scope",
+    "detection": "not provided yet: their ops (SSD/RetinaNet target and output assembly, mask "
+                 "and proposal labels, the NMS variants, perspective ROIs) are not implemented; "
+                 "the detection layers over implemented ops are provided",
     "reader": "the file-reader pipeline is replaced by feeding numpy/LoDTensor values "
               "(DataFeeder); there are no reader threads or queues in a numpy interpreter",
 }
@@ -30,13 +32,7 @@ CATEGORY_REASONS = {
 _ROI = ("a region-of-interest op of the detection family (it pools or samples boxes given "
         "as input); left out with object detection")
 LEFT_OUT: dict[str, str] = {
-    "deformable_conv": "deformable convolution (offsets and masks learned per position) is a "
-                       "detection backbone op; left out with object detection",
     "deformable_roi_pooling": _ROI,
-    "prroi_pool": _ROI,
-    "psroi_pool": _ROI,
-    "roi_align": _ROI,
-    "roi_pool": _ROI,
     "hash": "Fluid hashes ids with XXH64 and the exact values are part of its meaning; "
             "paddle-ir has no XXH64, and another hash would silently map ids elsewhere",
     "py_func": "runs Python callables registered in the building process; a program holding "

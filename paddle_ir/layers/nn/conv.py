@@ -13,8 +13,8 @@ from paddle_ir.framework.initializer import Normal
 from paddle_ir.framework.param_attr import ParamAttr
 from paddle_ir.layers.helper import LayerHelper, _check_format, _op, _padding, _pair, _three
 
-__all__ = ["conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "im2sequence", "row_conv",
-           "temporal_shift", "unfold"]
+__all__ = ["conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "deformable_conv",
+           "im2sequence", "row_conv", "temporal_shift", "unfold"]
 
 
 def _channels(x: Variable, data_format: str, layer: str) -> int:
@@ -70,6 +70,39 @@ def conv2d(input, num_filters: int, filter_size, stride=1, padding=0,  # noqa: A
                             "data_format": data_format})
     out = _add_bias(helper, out, bias_attr, num_filters, 1 if data_format == "NCHW" else 3)
     return helper.append_activation(out, act)
+
+
+def deformable_conv(input, offset, mask, num_filters: int, filter_size,  # noqa: A002
+                    stride=1, padding=0, dilation=1, groups=None, deformable_groups=None,
+                    im2col_step=None, param_attr=None, bias_attr=None, modulated: bool = True,
+                    name=None) -> Variable:
+    """A deformable convolution (DCN v2 with modulated=True and a mask, else v1), as Fluid's
+    deformable_conv: the filter is [num_filters, C / groups, kh, kw], + bias."""
+    helper = LayerHelper("deformable_conv", name)
+    c = _channels(input, "NCHW", "deformable_conv")
+    groups = groups or 1
+    if c % groups:
+        raise InvalidProgramError(f"deformable_conv: {c} input channels do not divide into "
+                                  f"groups={groups}")
+    if modulated and mask is None:
+        raise InvalidProgramError("deformable_conv: modulated=True (DCN v2) needs a mask")
+    ksize = _pair(filter_size, "filter_size")
+    fan_in = ksize[0] * ksize[1] * c
+    w = helper.create_parameter(ParamAttr.to_attr(param_attr),
+                                [num_filters, c // groups] + ksize, input.dtype,
+                                default_initializer=Normal(0.0, (2.0 / fan_in) ** 0.5))
+    inputs = {"Input": input, "Offset": offset, "Filter": w}
+    if modulated:
+        inputs["Mask"] = mask
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("deformable_conv" if modulated else "deformable_conv_v1", inputs=inputs,
+                     outputs={"Output": out},
+                     attrs={"strides": _pair(stride, "stride"),
+                            "paddings": _pair(padding, "padding"),
+                            "dilations": _pair(dilation, "dilation"), "groups": groups,
+                            "deformable_groups": deformable_groups or 1,
+                            "im2col_step": im2col_step or 64})
+    return _add_bias(helper, out, bias_attr, num_filters, 1)
 
 
 def conv2d_transpose(input, num_filters: int, output_size=None, filter_size=None,  # noqa: A002

@@ -1,5 +1,6 @@
 """Pooling layers of Fluid 1.7's layers.nn: pool2d, adaptive_pool2d, pool3d and
-adaptive_pool3d (NCDHW).
+adaptive_pool3d (NCDHW), and roi_pool, roi_align, psroi_pool and prroi_pool (pooling of
+regions of interest).
 """
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from paddle_ir.core.errors import InvalidProgramError
 from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper, _check_format, _padding, _pair, _three
 
-__all__ = ["adaptive_pool2d", "adaptive_pool3d", "pool2d", "pool3d"]
+__all__ = ["adaptive_pool2d", "adaptive_pool3d", "pool2d", "pool3d", "prroi_pool",
+           "psroi_pool", "roi_align", "roi_pool"]
 
 
 def pool2d(input, pool_size=-1, pool_type: str = "max", pool_stride=1,  # noqa: A002
@@ -85,4 +87,57 @@ def adaptive_pool3d(input: Variable, pool_size, pool_type: str = "max",  # noqa:
     helper.append_op("pool3d", inputs={"X": input}, outputs={"Out": out},
                      attrs={"pooling_type": pool_type, "ksize": _three(pool_size),
                             "adaptive": True})
+    return out
+
+
+def roi_pool(input, rois, pooled_height: int = 1, pooled_width: int = 1,  # noqa: A002
+             spatial_scale: float = 1.0) -> Variable:
+    """[R, C, pooled_height, pooled_width] maxima over the ROIs (rois: [R, 4] with a LoD of
+    ROIs per image), as Fluid's roi_pool."""
+    helper = LayerHelper("roi_pool")
+    out = helper.create_variable_for_type_inference(input.dtype)
+    argmax = helper.create_variable_for_type_inference("int64", stop_gradient=True)
+    helper.append_op("roi_pool", inputs={"X": input, "ROIs": rois},
+                     outputs={"Out": out, "Argmax": argmax},
+                     attrs={"pooled_height": pooled_height, "pooled_width": pooled_width,
+                            "spatial_scale": spatial_scale})
+    return out
+
+
+def roi_align(input, rois, pooled_height: int = 1, pooled_width: int = 1,  # noqa: A002
+              spatial_scale: float = 1.0, sampling_ratio: int = -1, name=None) -> Variable:
+    """[R, C, pooled_height, pooled_width] bilinear averages over the ROIs (rois: [R, 4]
+    with a LoD of ROIs per image), as Fluid's roi_align."""
+    helper = LayerHelper("roi_align", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("roi_align", inputs={"X": input, "ROIs": rois}, outputs={"Out": out},
+                     attrs={"pooled_height": pooled_height, "pooled_width": pooled_width,
+                            "spatial_scale": spatial_scale, "sampling_ratio": sampling_ratio})
+    return out
+
+
+def psroi_pool(input, rois, output_channels: int, spatial_scale: float,  # noqa: A002
+               pooled_height: int, pooled_width: int, name=None) -> Variable:
+    """[R, output_channels, pooled_height, pooled_width] position-sensitive averages over the
+    ROIs (R-FCN), as Fluid's psroi_pool."""
+    helper = LayerHelper("psroi_pool", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("psroi_pool", inputs={"X": input, "ROIs": rois}, outputs={"Out": out},
+                     attrs={"output_channels": output_channels, "spatial_scale": spatial_scale,
+                            "pooled_height": pooled_height, "pooled_width": pooled_width})
+    return out
+
+
+def prroi_pool(input, rois, spatial_scale: float = 1.0, pooled_height: int = 1,  # noqa: A002
+               pooled_width: int = 1, batch_roi_nums=None, name=None) -> Variable:
+    """[R, C, pooled_height, pooled_width] exact averages of the bilinear interpolant over
+    the ROIs' bins (PrRoI pooling), as Fluid's prroi_pool."""
+    helper = LayerHelper("prroi_pool", name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    inputs = {"X": input, "ROIs": rois}
+    if batch_roi_nums is not None:
+        inputs["BatchRoINums"] = batch_roi_nums
+    helper.append_op("prroi_pool", inputs=inputs, outputs={"Out": out},
+                     attrs={"spatial_scale": spatial_scale, "pooled_height": pooled_height,
+                            "pooled_width": pooled_width})
     return out

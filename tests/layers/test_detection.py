@@ -1,0 +1,191 @@
+"""Fluid's layers.detection (paddle_ir/layers/detection.py) and nn's roi_pool/roi_align:
+the layers build the ops' programs as Fluid's do, an SSD matching and a two-stage
+proposal path run end to end, and a YOLOv3 head trains."""
+
+import numpy as np
+import pytest
+
+import paddle_ir as pir
+from paddle_ir import layers
+from paddle_ir.core.errors import InvalidProgramError
+from paddle_ir.core.lod_tensor import LoDTensor
+from tests.layers.programs import run_built
+
+rng = np.random.RandomState(29)
+
+
+def _boxes(k, span=1.0):
+    low = rng.uniform(0, span * 0.6, (k, 2))
+    return np.hstack([low, low + rng.uniform(span * 0.1, span * 0.4, (k, 2))]).astype(
+        np.float32)
+
+
+def test_ssd_matching_assigns_each_prior_its_best_ground_truth():
+    gt = _boxes(3)
+    priors = _boxes(8)
+    labels = np.arange(3, dtype=np.float32).reshape(3, 1, 1) * np.ones((3, 8, 1), np.float32)
+
+    def build():
+        g = layers.data("gt", [-1, 4], dtype="float32", lod_level=1)
+        p = layers.data("priors", [-1, 4], dtype="float32")
+        lab = layers.data("labels", [-1, 8, 1], dtype="float32", lod_level=1)
+        iou = layers.iou_similarity(g, p)
+        index, dist = layers.bipartite_match(iou, "per_prediction", 0.2)
+        target, weight = layers.target_assign(lab, index, mismatch_value=-1)
+        return iou, index, dist, target, weight
+
+    iou, index, dist, target, weight = run_built(build, {
+        "gt": LoDTensor(gt, [[0, 3]]), "priors": priors,
+        "labels": LoDTensor(labels, [[0, 3]])})
+    assert iou.shape == (3, 8) and index.shape == (1, 8)
+    matched = index[0] >= 0
+    np.testing.assert_allclose(dist[0][matched], iou[index[0][matched], np.flatnonzero(matched)])
+    np.testing.assert_array_equal(target[0, :, 0], np.where(matched, index[0], -1))
+    np.testing.assert_array_equal(weight[0, :, 0], matched.astype(np.float32))
+
+
+def test_two_stage_proposals_pool_per_level():
+    scores = rng.randn(1, 2, 4, 5).astype(np.float32)
+    deltas = (rng.randn(1, 8, 4, 5) * 0.2).astype(np.float32)
+    feat = rng.randn(1, 3, 4, 5).astype(np.float32)
+
+    def build():
+        f = layers.data("feat", [-1, 3, 4, 5], dtype="float32")
+        s = layers.data("scores", [-1, 2, 4, 5], dtype="float32")
+        d = layers.data("deltas", [-1, 8, 4, 5], dtype="float32")
+        info = layers.data("info", [-1, 3], dtype="float32")
+        anchors, variances = layers.anchor_generator(f, anchor_sizes=[16, 32],
+                                                     aspect_ratios=[1.0], stride=[8, 8])
+        rois, probs = layers.generate_proposals(s, d, info, anchors, variances,
+                                                pre_nms_top_n=20, post_nms_top_n=6)
+        clipped = layers.box_clip(rois, info)
+        multi, restore = layers.distribute_fpn_proposals(clipped, 2, 3, 3, 16)
+        pooled = [layers.roi_pool(f, r, 2, 2, 1 / 8) for r in multi]
+        aligned = layers.roi_align(f, clipped, 2, 2, 1 / 8)
+        collected = layers.collect_fpn_proposals([rois, rois], [probs, probs], 2, 3, 4)
+        return [rois, probs, restore, collected, aligned] + pooled
+
+    rois, probs, restore, collected, aligned, *pooled = run_built(build, {
+        "feat": feat, "scores": scores, "deltas": deltas,
+        "info": np.array([[32, 40, 1.0]], np.float32)})
+    assert 0 < rois.shape[0] <= 6 and probs.shape == (rois.shape[0], 1)
+    assert np.all(np.diff(probs[:, 0]) <= 0)  # best first
+    assert sorted(restore[:, 0].tolist()) == list(range(rois.shape[0]))
+    assert sum(p.shape[0] for p in pooled) == rois.shape[0]
+    assert aligned.shape == (rois.shape[0], 3, 2, 2) and collected.shape == (4, 4)
+
+
+def test_yolov3_head_trains():
+    anchors = [10, 13, 16, 30, 33, 23]
+    image = rng.randn(2, 3, 16, 16).astype(np.float32)
+    boxes = np.array([[[0.3, 0.4, 0.2, 0.3], [0.7, 0.6, 0.5, 0.4]],
+                      [[0.5, 0.5, 0.3, 0.3], [0, 0, 0, 0]]], np.float32)
+    labels = np.array([[0, 1], [1, 0]], np.int32)
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        img = layers.data("img", [-1, 3, 16, 16], dtype="float32")
+        gt = layers.data("gt", [-1, 2, 4], dtype="float32")
+        lab = layers.data("lab", [-1, 2], dtype="int32")
+        head = layers.conv2d(img, 3 * (5 + 2), 3, stride=4, padding=1)
+        loss = layers.reduce_mean(layers.yolov3_loss(head, gt, lab, anchors, [0, 1, 2], 2,
+                                                     0.7, 4))
+        boxes_out, scores_out = layers.yolo_box(head, layers.data("size", [-1, 2],
+                                                                  dtype="int32"),
+                                                anchors, 2, 0.01, 4)
+        pir.optimizer.SGD(0.01).minimize(loss)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"img": image, "gt": boxes, "lab": labels,
+            "size": np.array([[16, 16], [16, 16]], np.int32)}
+    losses = [float(exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0])
+              for _ in range(8)]
+    assert losses[-1] < losses[0]
+    got = exe.run(main, feed=feed, fetch_list=[boxes_out, scores_out], scope=scope)
+    assert got[0].shape == (2, 48, 4) and got[1].shape == (2, 48, 2)
+
+
+def test_ssd_priors_and_box_coding():
+    feat = np.zeros((1, 2, 3, 3), np.float32)
+    image = np.zeros((1, 3, 30, 30), np.float32)
+
+    def build():
+        f = layers.data("f", [-1, 2, 3, 3], dtype="float32")
+        im = layers.data("im", [-1, 3, 30, 30], dtype="float32")
+        boxes, variances = layers.prior_box(f, im, [10.0], aspect_ratios=[2.0], flip=True)
+        flat, flat_var = layers.reshape(boxes, [-1, 4]), layers.reshape(variances, [-1, 4])
+        target = layers.data("t", [-1, 4], dtype="float32")
+        code = layers.box_coder(flat, flat_var, target)
+        back = layers.box_coder(flat, flat_var, code, code_type="decode_center_size")
+        return boxes, code, back
+
+    target = _boxes(2)
+    boxes, code, back = run_built(build, {"f": feat, "im": image, "t": target})
+    assert boxes.shape == (3, 3, 3, 4) and code.shape == (2, 27, 4)
+    np.testing.assert_allclose(back[:, 0], np.repeat(target[:, None], 1, 1)[:, 0], atol=1e-5)
+
+
+def test_layer_argument_errors():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        rois = layers.data("r", [-1, 4], dtype="float32", lod_level=1)
+        with pytest.raises(InvalidProgramError, match="max_level \\(2\\) must be >= min_level"):
+            layers.distribute_fpn_proposals(rois, 3, 2, 3, 224)
+        with pytest.raises(InvalidProgramError, match="need 2 rois and scores, got 1"):
+            layers.collect_fpn_proposals([rois], [rois], 2, 3, 10)
+
+
+def test_retinanet_east_and_dense_prior_layers():
+    logits = rng.randn(4, 3).astype(np.float32)
+    geo = rng.randn(1, 4, 2, 3).astype(np.float32)
+    ps = rng.randn(1, 8, 4, 4).astype(np.float32)
+
+    def build():
+        x = layers.data("x", [-1, 3], dtype="float32")
+        label = layers.data("label", [-1, 1], dtype="int32")
+        fg = layers.data("fg", [1], dtype="int32", append_batch_size=False)
+        g = layers.data("geo", [-1, 4, 2, 3], dtype="float32")
+        f = layers.data("ps", [-1, 8, 4, 4], dtype="float32")
+        rois = layers.data("rois", [-1, 4], dtype="float32", lod_level=1)
+        priors, _ = layers.density_prior_box(f, f, densities=[2], fixed_sizes=[2.0],
+                                             fixed_ratios=[1.0], flatten_to_2d=True)
+        var = layers.data("var", [4], dtype="float32", append_batch_size=False)
+        decoded, assigned = layers.box_decoder_and_assign(
+            layers.reshape(rois, [-1, 4]), var,
+            layers.data("deltas", [-1, 8], dtype="float32"),
+            layers.data("score", [-1, 2], dtype="float32"), 4.0)
+        return (layers.sigmoid_focal_loss(x, label, fg), layers.polygon_box_transform(g),
+                layers.psroi_pool(f, rois, 2, 1.0, 2, 2), priors, decoded, assigned,
+                layers.prroi_pool(f, rois, 1.0, 2, 2))
+
+    focal, poly, pooled, priors, decoded, assigned, precise = run_built(build, {
+        "x": logits, "label": np.array([[0], [1], [3], [2]], np.int32),
+        "fg": np.array([2], np.int32), "geo": geo, "ps": ps,
+        "rois": LoDTensor(np.array([[0, 0, 2, 2], [1, 1, 3, 3]], np.float32), [[0, 2]]),
+        "var": np.float32([0.1, 0.1, 0.2, 0.2]), "deltas": np.zeros((2, 8), np.float32),
+        "score": np.array([[0.9, 0.1], [0.2, 0.7]], np.float32)})
+    assert focal.shape == (4, 3) and (focal >= 0).all()
+    np.testing.assert_allclose(poly[0, 0, 1], 4 * np.arange(3) - geo[0, 0, 1])
+    assert pooled.shape == (2, 2, 2, 2) and priors.shape == (64, 4)
+    np.testing.assert_allclose(assigned, [[0, 0, 2, 2], [1, 1, 3, 3]], atol=1e-5)
+    assert decoded.shape == (2, 8) and precise.shape == (2, 8, 2, 2)
+
+
+@pytest.mark.parametrize("modulated", [True, False])
+def test_deformable_conv_layer_trains(modulated):
+    x = rng.randn(2, 3, 6, 6).astype(np.float32)
+    target = rng.randn(2, 4, 6, 6).astype(np.float32)
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        xv = layers.data("x", [-1, 3, 6, 6], dtype="float32")
+        tv = layers.data("t", [-1, 4, 6, 6], dtype="float32")
+        offset = layers.conv2d(xv, 2 * 9, 3, padding=1)
+        mask = layers.sigmoid(layers.conv2d(xv, 9, 3, padding=1)) if modulated else None
+        out = layers.deformable_conv(xv, offset, mask, 4, 3, padding=1, modulated=modulated)
+        loss = layers.reduce_mean(layers.square(out - tv))
+        pir.optimizer.SGD(0.05).minimize(loss)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    op_types = {op.type for op in main.global_block().ops}
+    assert ("deformable_conv" if modulated else "deformable_conv_v1") in op_types
+    losses = [float(exe.run(main, feed={"x": x, "t": target}, fetch_list=[loss],
+                            scope=scope)[0]) for _ in range(6)]
+    assert losses[-1] < losses[0]
