@@ -244,11 +244,26 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.optimizers.decayed_adagrad": (
         "decayed_adagrad",
     ),
+    "paddle_ir.ops.optimizers.dpsgd": (
+        "dpsgd",
+    ),
+    "paddle_ir.ops.optimizers.ftrl": (
+        "ftrl",
+    ),
+    "paddle_ir.ops.optimizers.lamb": (
+        "lamb",
+    ),
     "paddle_ir.ops.optimizers.lars_momentum": (
         "lars_momentum",
     ),
     "paddle_ir.ops.optimizers.momentum": (
         "momentum",
+    ),
+    "paddle_ir.ops.optimizers.proximal_adagrad": (
+        "proximal_adagrad",
+    ),
+    "paddle_ir.ops.optimizers.proximal_gd": (
+        "proximal_gd",
     ),
     "paddle_ir.ops.optimizers.rmsprop": (
         "rmsprop",

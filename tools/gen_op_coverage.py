@@ -91,8 +91,7 @@ LEFT_OUT: dict[str, str] = {
         "linear_interp", "trilinear_interp", "unpool", "spp", "shuffle_batch",
         "partial_concat", "partial_sum", "randperm", "allclose", "fill", "fc",
         "fill_zeros_like2", "flatten", "cross_entropy2", "l1_norm", "squared_l2_distance",
-        "hinge_loss", "modified_huber_loss", "minus",
-        "ftrl", "lamb", "dpsgd", "proximal_gd", "proximal_adagrad")},
+        "hinge_loss", "modified_huber_loss", "minus")},
 }
 # The share of CPU op types that must stay registered (the target is 95%; the
 # detection and quantization branches add their families when they merge).

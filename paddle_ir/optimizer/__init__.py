@@ -13,6 +13,10 @@ from paddle_ir.optimizer.adaptive import (
     AdamOptimizer,
     DecayedAdagrad,
     DecayedAdagradOptimizer,
+    Ftrl,
+    FtrlOptimizer,
+    Lamb,
+    LambOptimizer,
     RMSProp,
     RMSPropOptimizer,
 )
@@ -20,6 +24,8 @@ from paddle_ir.optimizer.base import Optimizer
 from paddle_ir.optimizer.model_average import ModelAverage
 from paddle_ir.optimizer.sgd import (
     SGD,
+    Dpsgd,
+    DpsgdOptimizer,
     LarsMomentum,
     LarsMomentumOptimizer,
     Momentum,
@@ -30,6 +36,7 @@ from paddle_ir.optimizer.sgd import (
 __all__ = [
     "SGD", "Adadelta", "AdadeltaOptimizer", "Adagrad", "AdagradOptimizer", "Adam",
     "AdamOptimizer", "Adamax", "AdamaxOptimizer", "DecayedAdagrad", "DecayedAdagradOptimizer",
+    "Dpsgd", "DpsgdOptimizer", "Ftrl", "FtrlOptimizer", "Lamb", "LambOptimizer",
     "LarsMomentum", "LarsMomentumOptimizer", "ModelAverage", "Momentum", "MomentumOptimizer",
     "Optimizer", "RMSProp", "RMSPropOptimizer", "SGDOptimizer",
 ]
