@@ -59,8 +59,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "center_loss", "center_loss_grad",
     ),
     "paddle_ir.ops.loss.cross_entropy": (
-        "cross_entropy", "cross_entropy_grad", "softmax_with_cross_entropy",
-        "softmax_with_cross_entropy_grad",
+        "cross_entropy", "cross_entropy2", "cross_entropy_grad", "cross_entropy_grad2",
+        "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
     ),
     "paddle_ir.ops.loss.label_smooth": (
         "label_smooth", "label_smooth_grad",
@@ -376,8 +376,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "concat", "concat_grad",
     ),
     "paddle_ir.ops.tensor.creation": (
-        "assign_value", "diag", "eye", "fill_zeros_like", "linspace", "meshgrid", "meshgrid_grad",
-        "range", "tril_triu", "tril_triu_grad",
+        "assign_value", "diag", "eye", "fill_zeros_like", "fill_zeros_like2", "linspace",
+        "meshgrid", "meshgrid_grad", "range", "tril_triu", "tril_triu_grad",
     ),
     "paddle_ir.ops.tensor.crop": (
         "crop", "crop_grad", "crop_tensor", "crop_tensor_grad",
@@ -389,7 +389,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "expand_as_v2", "expand_as_v2_grad", "expand_v2", "expand_v2_grad", "tile", "tile_grad",
     ),
     "paddle_ir.ops.tensor.fill": (
-        "fill_constant", "fill_constant_batch_size_like", "gaussian_random", "uniform_random",
+        "fill", "fill_constant", "fill_constant_batch_size_like", "gaussian_random",
+        "uniform_random",
     ),
     "paddle_ir.ops.tensor.fill_any_like": (
         "fill_any_like",
@@ -439,7 +440,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "unsqueeze2", "unsqueeze2_grad",
     ),
     "paddle_ir.ops.tensor.shape_v1": (
-        "squeeze", "squeeze_grad", "transpose", "transpose_grad", "unsqueeze", "unsqueeze_grad",
+        "flatten", "flatten_grad", "squeeze", "squeeze_grad", "transpose", "transpose_grad",
+        "unsqueeze", "unsqueeze_grad",
     ),
     "paddle_ir.ops.tensor.slice_op": (
         "slice", "slice_grad", "strided_slice", "strided_slice_grad",
