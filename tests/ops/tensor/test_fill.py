@@ -104,5 +104,6 @@ def test_fill_lays_out_the_values_in_the_shape_and_dtype(dtype, np_dtype):
 
 
 def test_fill_with_the_wrong_number_of_values_is_named():
-    with pytest.raises(ShapeInferenceError, match=r"value holds 5 numbers, but shape \[2, 3\] needs 6"):
+    with pytest.raises(ShapeInferenceError,
+                       match=r"value holds 5 numbers, but shape \[2, 3\] needs 6"):
         check_op("fill", {}, {"value": [1.0] * 5, "shape": [2, 3]})
