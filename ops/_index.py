@@ -62,6 +62,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "cross_entropy", "cross_entropy2", "cross_entropy_grad", "cross_entropy_grad2",
         "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
     ),
+    "paddle_ir.ops.loss.hinge_loss": (
+        "hinge_loss", "hinge_loss_grad",
+    ),
     "paddle_ir.ops.loss.label_smooth": (
         "label_smooth", "label_smooth_grad",
     ),
@@ -71,12 +74,18 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "margin_rank_loss_grad", "rank_loss", "rank_loss_grad", "smooth_l1_loss",
         "smooth_l1_loss_grad", "teacher_student_sigmoid_loss", "teacher_student_sigmoid_loss_grad",
     ),
+    "paddle_ir.ops.loss.modified_huber_loss": (
+        "modified_huber_loss", "modified_huber_loss_grad",
+    ),
     "paddle_ir.ops.loss.sampled_softmax": (
         "hierarchical_sigmoid", "hierarchical_sigmoid_grad", "nce", "nce_grad", "sample_logits",
         "sample_logits_grad",
     ),
     "paddle_ir.ops.loss.sigmoid_cross_entropy_with_logits": (
         "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_grad",
+    ),
+    "paddle_ir.ops.loss.squared_l2_distance": (
+        "squared_l2_distance", "squared_l2_distance_grad",
     ),
     "paddle_ir.ops.loss.warpctc": (
         "warpctc", "warpctc_grad",
@@ -111,6 +120,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.math.einsum": (
         "einsum",
     ),
+    "paddle_ir.ops.math.l1_norm": (
+        "l1_norm", "l1_norm_grad",
+    ),
     "paddle_ir.ops.math.linalg": (
         "addmm", "bmm", "bmm_grad", "diag_v2", "dot", "dot_grad", "kron", "kron_grad", "mv",
         "p_norm", "p_norm_grad", "trace", "trace_grad",
@@ -120,6 +132,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.math.matmul_v2": (
         "matmul_v2", "matmul_v2_grad",
+    ),
+    "paddle_ir.ops.math.minus": (
+        "minus", "minus_grad",
     ),
     "paddle_ir.ops.math.mul": (
         "mul", "mul_grad",
