@@ -98,6 +98,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "sigmoid_grad", "sign", "sign_grad", "silu", "silu_grad", "softplus", "softplus_grad",
         "sqrt", "sqrt_grad", "square", "square_grad", "swish", "swish_grad", "tanh", "tanh_grad",
     ),
+    "paddle_ir.ops.math.allclose": (
+        "allclose",
+    ),
     "paddle_ir.ops.math.binary": (
         "atan2", "lerp",
     ),
@@ -114,8 +117,14 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.math.cos_sim": (
         "cos_sim", "cos_sim_grad",
     ),
+    "paddle_ir.ops.math.cross": (
+        "cross", "cross_grad",
+    ),
     "paddle_ir.ops.math.cumulative": (
         "cumprod", "cumprod_grad", "cumsum", "cumsum_grad",
+    ),
+    "paddle_ir.ops.math.dist": (
+        "dist", "dist_grad",
     ),
     "paddle_ir.ops.math.einsum": (
         "einsum",
@@ -440,7 +449,7 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "isfinite", "isfinite_v2", "isinf", "isinf_v2", "isnan", "isnan_v2", "shape", "size",
     ),
     "paddle_ir.ops.tensor.random": (
-        "gaussian_random_batch_size_like", "random_crop", "sampling_id",
+        "gaussian_random_batch_size_like", "randint", "random_crop", "randperm", "sampling_id",
         "uniform_random_batch_size_like",
     ),
     "paddle_ir.ops.tensor.reshape": (

@@ -164,6 +164,7 @@ fill = register_op(
            Attr("shape", "ints", [], "the output shape"),
            Attr("dtype", "int", int(DataType.FP32), "the output DataType"),
            Attr("force_cpu", "bool", False, "kept for Paddle programs (one place here)")],
+    dtype_from="attr:dtype",
     doc=__doc__,
 )
 
