@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.broadcast import infer_numpy_broadcast
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 allclose = register_op(
@@ -26,9 +26,7 @@ allclose = register_op(
 
 @allclose.infer_shape
 def _(ctx):
-    a, b = ctx.input_shape("Input"), ctx.input_shape("Other")
-    ok = all(x in (1, -1) or y in (1, -1) or x == y for x, y in zip(a[::-1], b[::-1]))
-    ctx.enforce(ok, f"Input {shape_str(a)} and Other {shape_str(b)} do not broadcast")
+    infer_numpy_broadcast(ctx, ("Input", "Other"))
     ctx.enforce(ctx.input_dtype("Other") == ctx.input_dtype("Input"),
                 f"Other must have Input's dtype {ctx.input_dtype('Input')}, got "
                 f"{ctx.input_dtype('Other')}")

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.broadcast import infer_numpy_broadcast, reduce_to_shape
 from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
 
 
 def _infer(ctx):
-    a, b = ctx.input_shape("X"), ctx.input_shape("Y")
-    ok = all(x in (1, -1) or y in (1, -1) or x == y for x, y in zip(a[::-1], b[::-1]))
-    ctx.enforce(ok, f"X {shape_str(a)} and Y {shape_str(b)} do not broadcast")
+    infer_numpy_broadcast(ctx, ("X", "Y"))
     ctx.set_output("Out", (1,), ctx.input_dtype("X"))
 
 
@@ -38,13 +36,6 @@ def _forward(attrs, x, y):
     return np.asarray([out], x.dtype)
 
 
-def _reduce_to(grad, shape):
-    lead = grad.ndim - len(shape)
-    grad = grad.sum(axis=tuple(range(lead))) if lead else grad
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=axes, keepdims=True) if axes else grad
-
-
 def _backward(attrs, x, y, dout):
     diff, p = x - y, attrs["p"]
     out, g = _forward(attrs, x, y)[0], dout.reshape(())
@@ -54,8 +45,8 @@ def _backward(attrs, x, y, dout):
         dd = np.where(np.abs(diff) == out, np.sign(diff), 0) * g
     else:
         dd = np.sign(diff) * np.abs(diff) ** (p - 1) / out ** (p - 1) * g
-    return (_reduce_to(dd, x.shape).astype(x.dtype).reshape(x.shape),
-            (-_reduce_to(dd, y.shape)).astype(y.dtype).reshape(y.shape))
+    return (reduce_to_shape(dd, x.shape).astype(x.dtype),
+            (-reduce_to_shape(dd, y.shape)).astype(y.dtype))
 
 
 register_simple("dist", [In("X"), In("Y", "broadcasts with X")], [Out("Out", "[1]")],
