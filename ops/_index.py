@@ -426,6 +426,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "gather", "gather_grad", "gather_nd", "gather_nd_grad", "scatter", "scatter_grad",
         "scatter_nd_add", "where_index",
     ),
+    "paddle_ir.ops.tensor.hash": (
+        "hash",
+    ),
     "paddle_ir.ops.tensor.indexing": (
         "index_sample", "index_sample_grad", "multiplex", "multiplex_grad", "repeat_interleave",
         "shard_index", "take_along_axis",

@@ -83,7 +83,7 @@ LEFT_OUT: dict[str, str] = {
     "lite_engine": "runs a Paddle-Lite subgraph engine, not a kernel",
     **{op: _NOT_YET for op in (
         "bicubic_interp", "conditional_block_infer", "conv_shift", "data_norm",
-        "delete_var", "fc", "hash", "linear_interp", "load_combine", "lstmp",
+        "delete_var", "fc", "linear_interp", "load_combine", "lstmp",
         "match_matrix_tensor", "max_pool3d_with_index", "merge_lod_tensor",
         "partial_concat", "partial_sum", "positive_negative_pair", "precision_recall",
         "pyramid_hash", "recurrent", "rnn_memory_helper", "save", "save_combine",

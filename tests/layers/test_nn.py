@@ -626,3 +626,15 @@ def test_crf_unstack_and_sequence_layer_errors():
             layers.gru_unit(layers.data("g", [-1, 6]), layers.data("h", [-1, 2]), size=7)
         with pytest.raises(InvalidProgramError, match="needs the tag number"):
             layers.linear_chain_crf(u, layers.data("lab", [-1, 1], dtype="int64", lod_level=1))
+
+
+def test_hash_layer_buckets_ids_with_xxh64():
+    import xxhash
+
+    ids = np.array([[3, 9], [3, 9], [4, 1]], np.int64)
+    (out,) = run_built(lambda: layers.hash(data_like("ids", ids), hash_size=97, num_hash=2),
+                       {"ids": ids})
+    out = np.asarray(out)
+    want = [[[xxhash.xxh64_intdigest(r.tobytes(), seed=s) % 97] for s in range(2)] for r in ids]
+    np.testing.assert_array_equal(out, want)
+    assert out.shape == (3, 2, 1) and (out[0] == out[1]).all()  # equal rows, equal buckets

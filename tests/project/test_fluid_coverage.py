@@ -40,8 +40,6 @@ LEFT_OUT: dict[str, str] = {
     "psroi_pool": _ROI,
     "roi_align": _ROI,
     "roi_pool": _ROI,
-    "hash": "Fluid hashes ids with XXH64 and the exact values are part of its meaning; "
-            "paddle-ir has no XXH64, and another hash would silently map ids elsewhere",
     "py_func": "runs Python callables registered in the building process; a program holding "
                "one cannot be serialized, loaded and run elsewhere, which every paddle-ir "
                "program must allow",
