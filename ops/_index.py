@@ -433,11 +433,17 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "index_sample", "index_sample_grad", "multiplex", "multiplex_grad", "repeat_interleave",
         "shard_index", "take_along_axis",
     ),
+    "paddle_ir.ops.tensor.kthvalue": (
+        "kthvalue", "kthvalue_grad",
+    ),
     "paddle_ir.ops.tensor.load": (
         "load",
     ),
     "paddle_ir.ops.tensor.lookup_table": (
         "lookup_table", "lookup_table_grad", "lookup_table_v2", "lookup_table_v2_grad",
+    ),
+    "paddle_ir.ops.tensor.mode": (
+        "mode", "mode_grad",
     ),
     "paddle_ir.ops.tensor.one_hot": (
         "one_hot", "one_hot_v2",

@@ -1,4 +1,5 @@
-"""libstdc++'s std::nth_element and std::partial_sort, step for step, for top_k_v2.
+"""libstdc++'s std::nth_element, std::partial_sort and std::sort, step for step, for the
+search ops (top_k_v2, kthvalue, mode).
 
 Paddle's CPU top_k kernel (phi/kernels/cpu/top_k_kernel.cc) picks a row's k entries
 with std::partial_sort when k * 64 < the row's length, else with std::nth_element at
@@ -6,8 +7,9 @@ k - 1 (then std::sort when `sorted`). With sorted=False the order of the k entri
 whatever those algorithms leave, so matching Paddle means running the same
 algorithms: introselect (median-of-three pivot, unguarded partition, a heap select
 past the depth limit, insertion sort below 4 elements) and the heap operations,
-as GCC's <bits/stl_algo.h> and <bits/stl_heap.h> write them. Only the comparison
-is called, so ties and NaNs land where Paddle's do.
+as GCC's <bits/stl_algo.h> and <bits/stl_heap.h> write them (std::sort: introsort
+above 16 elements, then a final insertion sort). Only the comparison is called, so
+ties and NaNs land where Paddle's do. kthvalue and mode run the same way.
 """
 
 from __future__ import annotations
@@ -136,11 +138,48 @@ def nth_element(a: list, nth: int, less: Less) -> None:
             a[first], a[nth] = a[nth], a[first]
             return
         depth -= 1
-        mid = first + (last - first) // 2
-        _move_median_to_first(a, first, first + 1, mid, last - 1, less)
-        cut = _unguarded_partition(a, first + 1, last, first, less)
+        cut = _unguarded_pivot(a, first, last, less)
         if cut <= nth:
             first = cut
         else:
             last = cut
     _insertion_sort(a, first, last, less)
+
+
+def _unguarded_pivot(a: list, first: int, last: int, less: Less) -> int:
+    mid = first + (last - first) // 2
+    _move_median_to_first(a, first, first + 1, mid, last - 1, less)
+    return _unguarded_partition(a, first + 1, last, first, less)
+
+
+def _introsort_loop(a: list, first: int, last: int, depth: int, less: Less) -> None:
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_select(a, first, last, last, less)  # std::__partial_sort(first, last, last)
+            _sort_heap(a, first, last, less)
+            return
+        depth -= 1
+        cut = _unguarded_pivot(a, first, last, less)
+        _introsort_loop(a, cut, last, depth, less)
+        last = cut
+
+
+_THRESHOLD = 16
+
+
+def sort(a: list, less: Less) -> None:
+    """std::sort(a.begin(), a.end(), less), in place (not stable)."""
+    n = len(a)
+    if n == 0:
+        return
+    _introsort_loop(a, 0, n, 2 * (n.bit_length() - 1), less)
+    if n > _THRESHOLD:
+        _insertion_sort(a, 0, _THRESHOLD, less)
+        for i in range(_THRESHOLD, n):  # std::__unguarded_insertion_sort
+            value, j = a[i], i
+            while less(value, a[j - 1]):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = value
+    else:
+        _insertion_sort(a, 0, n, less)

@@ -5,7 +5,7 @@ fixture, tests/paddle_format/test_models.py)."""
 import numpy as np
 import pytest
 
-from paddle_ir.ops.tensor.stl_select import nth_element, partial_sort
+from paddle_ir.ops.tensor.stl_select import nth_element, partial_sort, sort
 
 
 def _less(a, b):
@@ -33,4 +33,13 @@ def test_partial_sort_sorts_the_prefix(n, k):
     pairs = list(zip(values, range(n), strict=True))
     partial_sort(pairs, k, _less)
     assert [p[0] for p in pairs[:k]] == sorted(values)[:k]
+    assert sorted(pairs) == sorted(zip(values, range(n), strict=True))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 16, 17, 40, 300])
+def test_sort_sorts(n):
+    values = np.random.RandomState(n).randint(0, 7, n).tolist()
+    pairs = list(zip(values, range(n), strict=True))
+    sort(pairs, _less)
+    assert [p[0] for p in pairs] == sorted(values)
     assert sorted(pairs) == sorted(zip(values, range(n), strict=True))
