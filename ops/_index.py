@@ -55,6 +55,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "elementwise_min_grad", "elementwise_mod", "elementwise_mul", "elementwise_mul_grad",
         "elementwise_pow", "elementwise_pow_grad", "elementwise_sub", "elementwise_sub_grad",
     ),
+    "paddle_ir.ops.loss.bce_loss": (
+        "bce_loss", "bce_loss_grad",
+    ),
     "paddle_ir.ops.loss.center_loss": (
         "center_loss", "center_loss_grad",
     ),
@@ -76,6 +79,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.loss.modified_huber_loss": (
         "modified_huber_loss", "modified_huber_loss_grad",
+    ),
+    "paddle_ir.ops.loss.nll_loss": (
+        "nll_loss", "nll_loss_grad",
     ),
     "paddle_ir.ops.loss.sampled_softmax": (
         "hierarchical_sigmoid", "hierarchical_sigmoid_grad", "nce", "nce_grad", "sample_logits",
@@ -453,6 +459,12 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.tensor.pad3d": (
         "pad3d", "pad3d_grad",
+    ),
+    "paddle_ir.ops.tensor.partial_concat": (
+        "partial_concat", "partial_concat_grad",
+    ),
+    "paddle_ir.ops.tensor.partial_sum": (
+        "partial_sum", "partial_sum_grad",
     ),
     "paddle_ir.ops.tensor.query": (
         "isfinite", "isfinite_v2", "isinf", "isinf_v2", "isnan", "isnan_v2", "shape", "size",
