@@ -224,8 +224,10 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "nearest_interp", "nearest_interp_grad", "nearest_interp_v2", "nearest_interp_v2_grad",
     ),
     "paddle_ir.ops.nn.interp_nd": (
-        "bicubic_interp_v2", "bicubic_interp_v2_grad", "linear_interp_v2", "linear_interp_v2_grad",
-        "trilinear_interp_v2", "trilinear_interp_v2_grad",
+        "bicubic_interp", "bicubic_interp_grad", "bicubic_interp_v2", "bicubic_interp_v2_grad",
+        "linear_interp", "linear_interp_grad", "linear_interp_v2", "linear_interp_v2_grad",
+        "trilinear_interp", "trilinear_interp_grad", "trilinear_interp_v2",
+        "trilinear_interp_v2_grad",
     ),
     "paddle_ir.ops.nn.layer_norm": (
         "layer_norm", "layer_norm_grad",

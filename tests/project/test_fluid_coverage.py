@@ -45,8 +45,6 @@ LEFT_OUT: dict[str, str] = {
                "program must allow",
     "data_norm": "its statistics are trained through the special gradients only Paddle's "
                  "distributed CTR trainers apply; not implemented",
-    "resize_trilinear": "needs a trilinear_interp op over 5-D volumes [N, C, D, H, W], which "
-                        "paddle-ir does not have; not provided",
 }
 
 
