@@ -208,7 +208,7 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "fc",
     ),
     "paddle_ir.ops.nn.fsp_matrix": (
-        "fsp_matrix", "fsp_matrix_grad",
+        "fsp", "fsp_grad", "fsp_matrix", "fsp_matrix_grad",
     ),
     "paddle_ir.ops.nn.grid_sample": (
         "affine_grid", "affine_grid_grad", "grid_sampler", "grid_sampler_grad",

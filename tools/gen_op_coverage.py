@@ -67,7 +67,6 @@ LEFT_OUT: dict[str, str] = {
     "read_from_array": _RENAMED.format("array_read", "read_from_array"),
     "write_to_array": _RENAMED.format("array_write", "write_to_array"),
     "lod_array_length": _RENAMED.format("array_length", "lod_array_length"),
-    "fsp": _RENAMED.format("fsp_matrix", "fsp"),
     "coalesce_tensor": "packs gradients into one buffer for multi-device all-reduce; each "
                        "variable here is its own numpy array",
     "enqueue": "blocking queues between programs run concurrently; paddle-ir runs one program "
