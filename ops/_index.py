@@ -258,8 +258,14 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.sparse_dot": (
         "sparse_dot",
     ),
+    "paddle_ir.ops.nn.spp": (
+        "spp", "spp_grad",
+    ),
     "paddle_ir.ops.nn.temporal": (
         "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
+    ),
+    "paddle_ir.ops.nn.unpool": (
+        "unpool", "unpool_grad",
     ),
     "paddle_ir.ops.optimizers.adadelta": (
         "adadelta",
