@@ -184,6 +184,12 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.metrics.mean_iou": (
         "mean_iou",
     ),
+    "paddle_ir.ops.metrics.positive_negative_pair": (
+        "positive_negative_pair",
+    ),
+    "paddle_ir.ops.metrics.precision_recall": (
+        "precision_recall",
+    ),
     "paddle_ir.ops.nn.batch_norm": (
         "batch_norm", "batch_norm_grad",
     ),
