@@ -204,6 +204,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "adaptive_pool3d", "adaptive_pool3d_grad", "conv3d", "conv3d_grad", "conv3d_transpose",
         "conv3d_transpose_grad", "pool3d", "pool3d_grad",
     ),
+    "paddle_ir.ops.nn.conv_shift": (
+        "conv_shift", "conv_shift_grad",
+    ),
     "paddle_ir.ops.nn.cvm": (
         "cvm", "cvm_grad",
     ),
@@ -504,6 +507,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.tensor.shape_v1": (
         "flatten", "flatten_grad", "squeeze", "squeeze_grad", "transpose", "transpose_grad",
         "unsqueeze", "unsqueeze_grad",
+    ),
+    "paddle_ir.ops.tensor.shuffle_batch": (
+        "shuffle_batch", "shuffle_batch_grad",
     ),
     "paddle_ir.ops.tensor.slice_op": (
         "slice", "slice_grad", "strided_slice", "strided_slice_grad",
