@@ -241,6 +241,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.layer_norm": (
         "layer_norm", "layer_norm_grad",
     ),
+    "paddle_ir.ops.nn.max_pool3d_with_index": (
+        "max_pool3d_with_index", "max_pool3d_with_index_grad",
+    ),
     "paddle_ir.ops.nn.norm": (
         "affine_channel", "affine_channel_grad", "lrn", "lrn_grad", "norm", "norm_grad",
         "spectral_norm", "spectral_norm_grad",
