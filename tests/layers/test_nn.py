@@ -653,3 +653,18 @@ def test_resize_trilinear_resizes_d_h_w_of_a_volume():
     # align_corners (the default): the corners land on the corners
     np.testing.assert_allclose(np.asarray(out)[..., 0, 0, 0], x[..., 0, 0, 0], rtol=1e-6)
     np.testing.assert_allclose(np.asarray(out)[..., -1, -1, -1], x[..., -1, -1, -1], rtol=1e-6)
+
+
+def test_crop_tensor_layer_takes_shape_and_offsets_as_variables():
+    x = np.arange(20, dtype="float32").reshape(4, 5)
+
+    def build():
+        xv = data_like("x", x)
+        offsets = layers.assign(np.array([1, 2], "int32"))
+        width = layers.fill_constant([1], "int32", 3)
+        return [layers.crop_tensor(xv, shape=[2, width], offsets=offsets),
+                layers.crop_tensor(xv, shape=layers.assign(np.array([3, 2], "int32")))]
+
+    mixed, whole = run_built(build, {"x": x})
+    np.testing.assert_array_equal(np.asarray(mixed), x[1:3, 2:5])
+    np.testing.assert_array_equal(np.asarray(whole), x[0:3, 0:2])
