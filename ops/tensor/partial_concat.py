@@ -6,7 +6,10 @@ l = length (-1: to the end):
     Out = concat(X[0][:, s:s+l], X[1][:, s:s+l], ...)   along axis 1, [N, l * len(X)]
     dX[i][:, s:s+l] = dOut[:, i*l:(i+1)*l], 0 in the other columns
 
-`column_range` is shared with partial_sum.
+`column_range` is shared with partial_sum. A negative start_index counts from the end
+here; Paddle 3.3.1's CPU partial_sum reads outside the rows for one (its output there
+is not a sum of X's columns), so programs that depend on it get Paddle's intent, not
+its bytes.
 """
 
 from __future__ import annotations
