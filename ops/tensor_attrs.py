@@ -108,6 +108,8 @@ def with_tensor_attrs(op_type: str, table: Sequence[TensorAttr], n_inputs: int,
     fn(attrs with the tensors' values, *op inputs, *rest) (rest: a grad kernel's kept
     outputs and output gradients)."""
     n_table = count_slots(table)
+    if not n_table:  # nothing to resolve: the kernel as it is, no extra call
+        return fn
 
     def kernel(attrs, *args):
         values = args[n_inputs:n_inputs + n_table]
