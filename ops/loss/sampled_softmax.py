@@ -112,6 +112,11 @@ def _infer_nce(ctx):
     x, label = ctx.input_shape("Input"), ctx.input_shape("Label")
     k = ctx.attr("num_neg_samples")
     ctx.enforce(k >= 1, f"num_neg_samples must be >= 1, got {k}")
+    custom = list(ctx.attr("custom_neg_classes"))
+    classes = ctx.attr("num_total_classes")
+    ctx.enforce(not custom or (len(custom) == k and all(0 <= c < classes for c in custom)),
+                f"custom_neg_classes must hold num_neg_samples = {k} classes in [0, {classes}), "
+                f"got {custom}")
     width = label[1] + k if len(label) == 2 and label[1] >= 0 else -1
     ctx.set_output("Cost", (x[0], 1), ctx.input_dtype("Input"))
     ctx.set_output("SampleLogits", (x[0], width), ctx.input_dtype("Input"))
@@ -119,6 +124,10 @@ def _infer_nce(ctx):
 
 
 def _nce_samples(attrs, n, true_labels):
+    custom = list(attrs["custom_neg_classes"])
+    if custom:  # Paddle's fixed negatives (its tests use them): the same for every row
+        neg = np.tile(np.asarray(custom, np.int64), (n, 1))
+        return np.concatenate([true_labels, neg], axis=1)
     gen = np.random.default_rng(attrs["seed"] if attrs["seed"] else None)
     neg = gen.integers(0, attrs["num_total_classes"], size=(n, attrs["num_neg_samples"]))
     return np.concatenate([true_labels, neg], axis=1)
@@ -177,7 +186,9 @@ register_simple(
      Out("SampleLabels", "[N, num_true + k] the classes used")],
     [Attr("num_total_classes", "int", 2, "the classes"),
      Attr("num_neg_samples", "int", 10, "negatives per row"),
-     Attr("seed", "int", 0, "0: random"), Attr("sampler", "int", 0, "0: uniform (only)")],
+     Attr("seed", "int", 0, "0: random"), Attr("sampler", "int", 0, "0: uniform (only)"),
+     Attr("custom_neg_classes", "ints", [], "fixed negative classes for every row "
+                                             "(Paddle's, for tests); empty: sampled")],
     _infer_nce, _nce, backward=_nce_grad, wrt=["Input", "Weight", "Bias"], out_slot="Cost",
     keep=["SampleLogits", "SampleLabels"], doc=__doc__)
 

@@ -106,3 +106,16 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_nce_with_custom_neg_classes_uses_them_for_every_row():
+    n, d, classes = 3, 4, 7
+    x, w = rng.uniform(-1, 1, (n, d)), rng.uniform(-1, 1, (classes, d))
+    label = np.array([[1], [6], [2]], np.int64)
+    attrs = {"num_total_classes": classes, "num_neg_samples": 3, "custom_neg_classes": [0, 3, 5]}
+    out = check_op("nce", {"Input": x, "Label": label, "Weight": w}, attrs)
+    np.testing.assert_array_equal(np.asarray(out["SampleLabels"][0]),
+                                  np.concatenate([label, np.tile([0, 3, 5], (n, 1))], 1))
+    with pytest.raises(PaddleIRError, match="custom_neg_classes must hold num_neg_samples = 3"):
+        check_op("nce", {"Input": x, "Label": label, "Weight": w},
+                 {**attrs, "custom_neg_classes": [0, 9, 5]})

@@ -44,3 +44,10 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_flip_takes_paddle_1_8_s_dims_attribute():
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    check_op("flip", {"X": x}, {"dims": [0, 2]}, {"Out": x[::-1, :, ::-1]})
+    check_op("flip", {"X": x}, {"axis": [1], "dims": [0]}, {"Out": x[:, ::-1]})  # axis wins
+    check_grad("flip", {"X": x}, {"dims": [2]})
