@@ -76,3 +76,28 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+def test_edit_distance_of_padded_rows_with_their_lengths(normalized):
+    hyp_lens, ref_lens = [4, 0, 6], [3, 2, 6]
+    hyps = rng.randint(0, 4, (3, 7)).astype(np.int64)  # padded past each length
+    refs = rng.randint(0, 4, (3, 6)).astype(np.int64)
+    want = np.array([[_lev(list(hyps[b, :hl]), list(refs[b, :rl])) / (rl if normalized else 1)]
+                     for b, (hl, rl) in enumerate(zip(hyp_lens, ref_lens, strict=True))],
+                    np.float32)
+    check_op("edit_distance", {"Hyps": hyps, "Refs": refs,
+                               "HypsLength": np.array(hyp_lens, np.int64),
+                               "RefsLength": np.array(ref_lens, np.int64)},
+             {"normalized": normalized}, {"Out": want, "SequenceNum": np.array([3], np.int64)})
+
+
+def test_edit_distance_padded_lengths_are_checked():
+    ids = np.zeros((2, 3), np.int64)
+    with pytest.raises(PaddleIRError, match=r"HypsLength must hold one length in \[0, 3\]"):
+        check_op("edit_distance", {"Hyps": ids, "Refs": ids,
+                                   "HypsLength": np.array([1, 4], np.int64),
+                                   "RefsLength": np.array([1, 1], np.int64)})
+    with pytest.raises(PaddleIRError, match="give both HypsLength and RefsLength"):
+        check_op("edit_distance", {"Hyps": ids, "Refs": ids,
+                                   "HypsLength": np.array([1, 1], np.int64)})
