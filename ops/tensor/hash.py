@@ -26,10 +26,7 @@ hash_op = register_op(
     inputs=[In("X", "int32/int64 ids [..., K]: each row of K ids is hashed as one key")],
     outputs=[Out("Out", "[..., num_hash, 1]: the bucket of each row per hash seed")],
     attrs=[Attr("num_hash", "int", 1, "how many hashes (seeds 0 .. num_hash-1) per row"),
-           Attr("mod_by", "long", 100000, "the number of buckets"),
-           # Paddle's hash op declares it (skip InferShape at run time); no effect here
-           Attr("ALL_KERNELS_MUST_COMPUTE_RUNTIME_SHAPE", "bool", True,
-                "kept for Paddle programs; no effect")],
+           Attr("mod_by", "long", 100000, "the number of buckets")],
     doc=__doc__,
 )
 
