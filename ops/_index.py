@@ -7,7 +7,7 @@ for; tests/test_op_index.py fails when this table is stale.
 
 MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.conditional_block": (
-        "conditional_block", "conditional_block_grad",
+        "conditional_block", "conditional_block_grad", "conditional_block_infer",
     ),
     "paddle_ir.ops.controlflow.increment": (
         "increment",

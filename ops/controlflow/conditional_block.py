@@ -92,6 +92,19 @@ def _bind_outputs(ctx) -> None:
             ctx.scope.var(name).value = value
 
 
+# Paddle's inference form (written by its inference passes): the same run, no gradient.
+conditional_block_infer = register_op(
+    "conditional_block_infer",
+    inputs=list(conditional_block.inputs), outputs=list(conditional_block.outputs),
+    attrs=list(conditional_block.attrs), key_inputs=[],
+    doc="conditional_block for inference programs: the same run, no gradient.",
+)
+conditional_block_infer.infer_var_type(lambda ctx: ctx.set_output_type("Scope", STEP_SCOPES))
+conditional_block_infer.kernel(storage=[], dtypes=[np.float32], control=True)(
+    conditional_block_kernel)
+conditional_block_infer.grad_maker(lambda g: [])
+
+
 @conditional_block.grad_maker
 def _(g):
     if not g.output("Scope"):
