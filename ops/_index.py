@@ -466,7 +466,7 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "kthvalue", "kthvalue_grad",
     ),
     "paddle_ir.ops.tensor.load": (
-        "load",
+        "load", "load_combine",
     ),
     "paddle_ir.ops.tensor.lookup_table": (
         "lookup_table", "lookup_table_grad", "lookup_table_v2", "lookup_table_v2_grad",
