@@ -359,6 +359,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.rnn.rnn": (
         "rnn",
     ),
+    "paddle_ir.ops.rnn.rnn_memory_helper": (
+        "rnn_memory_helper", "rnn_memory_helper_grad",
+    ),
     "paddle_ir.ops.sequence_ops.ctc": (
         "ctc_align", "edit_distance",
     ),
