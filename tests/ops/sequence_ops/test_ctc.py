@@ -101,3 +101,17 @@ def test_edit_distance_padded_lengths_are_checked():
     with pytest.raises(PaddleIRError, match="give both HypsLength and RefsLength"):
         check_op("edit_distance", {"Hyps": ids, "Refs": ids,
                                    "HypsLength": np.array([1, 1], np.int64)})
+
+
+def test_ctc_align_padded_form_with_its_lengths():
+    ids = np.array([[1, 1, 0, 2, 2, 0], [0, 3, 3, 3, 1, 9], [2, 0, 2, 5, 5, 5]], np.int64)
+    lengths = np.array([[5], [5], [3]], np.int64)  # past a length: padding, ignored
+    want = np.array([[1, 2, -1, -1, -1, -1], [3, 1, -1, -1, -1, -1], [2, 2, -1, -1, -1, -1]],
+                    np.int64)
+    check_op("ctc_align", {"Input": ids, "InputLength": lengths},
+             {"blank": 0, "merge_repeated": True, "padding_value": -1},
+             {"Output": want, "OutputLength": np.array([[2], [2], [2]], np.int64)},
+             outputs={"Output": 1, "OutputLength": 1})
+    with pytest.raises(PaddleIRError, match=r"InputLength must hold one length in \[0, 6\]"):
+        check_op("ctc_align", {"Input": ids, "InputLength": np.array([[7], [1], [1]], np.int64)},
+                 outputs={"Output": 1, "OutputLength": 1})
