@@ -7,7 +7,7 @@ for; tests/test_op_index.py fails when this table is stale.
 
 MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.conditional_block": (
-        "conditional_block", "conditional_block_grad",
+        "conditional_block", "conditional_block_grad", "conditional_block_infer",
     ),
     "paddle_ir.ops.controlflow.increment": (
         "increment",
@@ -100,12 +100,18 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "elementwise_min_grad", "elementwise_mod", "elementwise_mul", "elementwise_mul_grad",
         "elementwise_pow", "elementwise_pow_grad", "elementwise_sub", "elementwise_sub_grad",
     ),
+    "paddle_ir.ops.loss.bce_loss": (
+        "bce_loss", "bce_loss_grad",
+    ),
     "paddle_ir.ops.loss.center_loss": (
         "center_loss", "center_loss_grad",
     ),
     "paddle_ir.ops.loss.cross_entropy": (
-        "cross_entropy", "cross_entropy_grad", "softmax_with_cross_entropy",
-        "softmax_with_cross_entropy_grad",
+        "cross_entropy", "cross_entropy2", "cross_entropy_grad", "cross_entropy_grad2",
+        "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
+    ),
+    "paddle_ir.ops.loss.hinge_loss": (
+        "hinge_loss", "hinge_loss_grad",
     ),
     "paddle_ir.ops.loss.label_smooth": (
         "label_smooth", "label_smooth_grad",
@@ -116,12 +122,21 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "margin_rank_loss_grad", "rank_loss", "rank_loss_grad", "smooth_l1_loss",
         "smooth_l1_loss_grad", "teacher_student_sigmoid_loss", "teacher_student_sigmoid_loss_grad",
     ),
+    "paddle_ir.ops.loss.modified_huber_loss": (
+        "modified_huber_loss", "modified_huber_loss_grad",
+    ),
+    "paddle_ir.ops.loss.nll_loss": (
+        "nll_loss", "nll_loss_grad",
+    ),
     "paddle_ir.ops.loss.sampled_softmax": (
         "hierarchical_sigmoid", "hierarchical_sigmoid_grad", "nce", "nce_grad", "sample_logits",
         "sample_logits_grad",
     ),
     "paddle_ir.ops.loss.sigmoid_cross_entropy_with_logits": (
         "sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits_grad",
+    ),
+    "paddle_ir.ops.loss.squared_l2_distance": (
+        "squared_l2_distance", "squared_l2_distance_grad",
     ),
     "paddle_ir.ops.loss.warpctc": (
         "warpctc", "warpctc_grad",
@@ -133,6 +148,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "logit_grad", "mish", "mish_grad", "relu", "relu6", "relu6_grad", "relu_grad", "sigmoid",
         "sigmoid_grad", "sign", "sign_grad", "silu", "silu_grad", "softplus", "softplus_grad",
         "sqrt", "sqrt_grad", "square", "square_grad", "swish", "swish_grad", "tanh", "tanh_grad",
+    ),
+    "paddle_ir.ops.math.allclose": (
+        "allclose",
     ),
     "paddle_ir.ops.math.binary": (
         "atan2", "lerp",
@@ -150,11 +168,20 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.math.cos_sim": (
         "cos_sim", "cos_sim_grad",
     ),
+    "paddle_ir.ops.math.cross": (
+        "cross", "cross_grad",
+    ),
     "paddle_ir.ops.math.cumulative": (
         "cumprod", "cumprod_grad", "cumsum", "cumsum_grad",
     ),
+    "paddle_ir.ops.math.dist": (
+        "dist", "dist_grad",
+    ),
     "paddle_ir.ops.math.einsum": (
         "einsum",
+    ),
+    "paddle_ir.ops.math.l1_norm": (
+        "l1_norm", "l1_norm_grad",
     ),
     "paddle_ir.ops.math.linalg": (
         "addmm", "bmm", "bmm_grad", "diag_v2", "dot", "dot_grad", "kron", "kron_grad", "mv",
@@ -165,6 +192,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.math.matmul_v2": (
         "matmul_v2", "matmul_v2_grad",
+    ),
+    "paddle_ir.ops.math.minus": (
+        "minus", "minus_grad",
     ),
     "paddle_ir.ops.math.mul": (
         "mul", "mul_grad",
@@ -199,6 +229,12 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.metrics.mean_iou": (
         "mean_iou",
     ),
+    "paddle_ir.ops.metrics.positive_negative_pair": (
+        "positive_negative_pair",
+    ),
+    "paddle_ir.ops.metrics.precision_recall": (
+        "precision_recall",
+    ),
     "paddle_ir.ops.nn.batch_norm": (
         "batch_norm", "batch_norm_grad",
     ),
@@ -213,6 +249,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "adaptive_pool3d", "adaptive_pool3d_grad", "conv3d", "conv3d_grad", "conv3d_transpose",
         "conv3d_transpose_grad", "pool3d", "pool3d_grad",
     ),
+    "paddle_ir.ops.nn.conv_shift": (
+        "conv_shift", "conv_shift_grad",
+    ),
     "paddle_ir.ops.nn.cvm": (
         "cvm", "cvm_grad",
     ),
@@ -222,8 +261,11 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.dropout": (
         "dropout", "dropout_grad",
     ),
+    "paddle_ir.ops.nn.fc": (
+        "fc",
+    ),
     "paddle_ir.ops.nn.fsp_matrix": (
-        "fsp_matrix", "fsp_matrix_grad",
+        "fsp", "fsp_grad", "fsp_matrix", "fsp_matrix_grad",
     ),
     "paddle_ir.ops.nn.grid_sample": (
         "affine_grid", "affine_grid_grad", "grid_sampler", "grid_sampler_grad",
@@ -239,11 +281,16 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "nearest_interp", "nearest_interp_grad", "nearest_interp_v2", "nearest_interp_v2_grad",
     ),
     "paddle_ir.ops.nn.interp_nd": (
-        "bicubic_interp_v2", "bicubic_interp_v2_grad", "linear_interp_v2", "linear_interp_v2_grad",
-        "trilinear_interp_v2", "trilinear_interp_v2_grad",
+        "bicubic_interp", "bicubic_interp_grad", "bicubic_interp_v2", "bicubic_interp_v2_grad",
+        "linear_interp", "linear_interp_grad", "linear_interp_v2", "linear_interp_v2_grad",
+        "trilinear_interp", "trilinear_interp_grad", "trilinear_interp_v2",
+        "trilinear_interp_v2_grad",
     ),
     "paddle_ir.ops.nn.layer_norm": (
         "layer_norm", "layer_norm_grad",
+    ),
+    "paddle_ir.ops.nn.max_pool3d_with_index": (
+        "max_pool3d_with_index", "max_pool3d_with_index_grad",
     ),
     "paddle_ir.ops.nn.norm": (
         "affine_channel", "affine_channel_grad", "lrn", "lrn_grad", "norm", "norm_grad",
@@ -280,8 +327,14 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.sparse_dot": (
         "sparse_dot",
     ),
+    "paddle_ir.ops.nn.spp": (
+        "spp", "spp_grad",
+    ),
     "paddle_ir.ops.nn.temporal": (
         "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
+    ),
+    "paddle_ir.ops.nn.unpool": (
+        "unpool", "unpool_grad",
     ),
     "paddle_ir.ops.optimizers.adadelta": (
         "adadelta",
@@ -301,11 +354,26 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.optimizers.decayed_adagrad": (
         "decayed_adagrad",
     ),
+    "paddle_ir.ops.optimizers.dpsgd": (
+        "dpsgd",
+    ),
+    "paddle_ir.ops.optimizers.ftrl": (
+        "ftrl",
+    ),
+    "paddle_ir.ops.optimizers.lamb": (
+        "lamb",
+    ),
     "paddle_ir.ops.optimizers.lars_momentum": (
         "lars_momentum",
     ),
     "paddle_ir.ops.optimizers.momentum": (
         "momentum",
+    ),
+    "paddle_ir.ops.optimizers.proximal_adagrad": (
+        "proximal_adagrad",
+    ),
+    "paddle_ir.ops.optimizers.proximal_gd": (
+        "proximal_gd",
     ),
     "paddle_ir.ops.optimizers.rmsprop": (
         "rmsprop",
@@ -374,6 +442,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.rnn.rnn": (
         "rnn",
+    ),
+    "paddle_ir.ops.rnn.rnn_memory_helper": (
+        "rnn_memory_helper", "rnn_memory_helper_grad",
     ),
     "paddle_ir.ops.sequence_ops.ctc": (
         "ctc_align", "edit_distance",
@@ -445,8 +516,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "concat", "concat_grad",
     ),
     "paddle_ir.ops.tensor.creation": (
-        "assign_value", "diag", "eye", "fill_zeros_like", "linspace", "meshgrid", "meshgrid_grad",
-        "range", "tril_triu", "tril_triu_grad",
+        "assign_value", "diag", "eye", "fill_zeros_like", "fill_zeros_like2", "linspace",
+        "meshgrid", "meshgrid_grad", "range", "tril_triu", "tril_triu_grad",
     ),
     "paddle_ir.ops.tensor.crop": (
         "crop", "crop_grad", "crop_tensor", "crop_tensor_grad",
@@ -458,7 +529,8 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "expand_as_v2", "expand_as_v2_grad", "expand_v2", "expand_v2_grad", "tile", "tile_grad",
     ),
     "paddle_ir.ops.tensor.fill": (
-        "fill_constant", "fill_constant_batch_size_like", "gaussian_random", "uniform_random",
+        "fill", "fill_constant", "fill_constant_batch_size_like", "gaussian_random",
+        "uniform_random",
     ),
     "paddle_ir.ops.tensor.fill_any_like": (
         "fill_any_like",
@@ -470,15 +542,24 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "gather", "gather_grad", "gather_nd", "gather_nd_grad", "scatter", "scatter_grad",
         "scatter_nd_add", "where_index",
     ),
+    "paddle_ir.ops.tensor.hash": (
+        "hash",
+    ),
     "paddle_ir.ops.tensor.indexing": (
         "index_sample", "index_sample_grad", "multiplex", "multiplex_grad", "repeat_interleave",
         "shard_index", "take_along_axis",
     ),
+    "paddle_ir.ops.tensor.kthvalue": (
+        "kthvalue", "kthvalue_grad",
+    ),
     "paddle_ir.ops.tensor.load": (
-        "load",
+        "load", "load_combine",
     ),
     "paddle_ir.ops.tensor.lookup_table": (
         "lookup_table", "lookup_table_grad", "lookup_table_v2", "lookup_table_v2_grad",
+    ),
+    "paddle_ir.ops.tensor.mode": (
+        "mode", "mode_grad",
     ),
     "paddle_ir.ops.tensor.one_hot": (
         "one_hot", "one_hot_v2",
@@ -489,11 +570,17 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.tensor.pad3d": (
         "pad3d", "pad3d_grad",
     ),
+    "paddle_ir.ops.tensor.partial_concat": (
+        "partial_concat", "partial_concat_grad",
+    ),
+    "paddle_ir.ops.tensor.partial_sum": (
+        "partial_sum", "partial_sum_grad",
+    ),
     "paddle_ir.ops.tensor.query": (
         "isfinite", "isfinite_v2", "isinf", "isinf_v2", "isnan", "isnan_v2", "shape", "size",
     ),
     "paddle_ir.ops.tensor.random": (
-        "gaussian_random_batch_size_like", "random_crop", "sampling_id",
+        "gaussian_random_batch_size_like", "randint", "random_crop", "randperm", "sampling_id",
         "uniform_random_batch_size_like",
     ),
     "paddle_ir.ops.tensor.reshape": (
@@ -508,7 +595,11 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "unsqueeze2", "unsqueeze2_grad",
     ),
     "paddle_ir.ops.tensor.shape_v1": (
-        "squeeze", "squeeze_grad", "transpose", "transpose_grad", "unsqueeze", "unsqueeze_grad",
+        "flatten", "flatten_grad", "squeeze", "squeeze_grad", "transpose", "transpose_grad",
+        "unsqueeze", "unsqueeze_grad",
+    ),
+    "paddle_ir.ops.tensor.shuffle_batch": (
+        "shuffle_batch", "shuffle_batch_grad",
     ),
     "paddle_ir.ops.tensor.slice_op": (
         "slice", "slice_grad", "strided_slice", "strided_slice_grad",

@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle"
 # Small float32 models must match Paddle to 1e-5 absolute; deep conv nets to 1e-4 relative.
 SMALL = ("mlp", "text", "conv", "encoder", "cnn_head", "rnn_text", "selection",
          "math_ops", "resize", "tensor_ops", "op_semantics", "cond_loop", "quantize",
-         "deformable")
+         "deformable", "op_families")
 DEEP = ("mobilenet_v1",)
 # Detection heads give pixel coordinates in the hundreds: 1e-6 relative to the largest.
 PIXELS = ("detection", "proposals", "yolo_loss")
@@ -65,6 +65,11 @@ OP_TYPES = {
                  "quantize_linear", "slice", "fake_dequantize_max_abs",
                  "fake_channel_wise_dequantize_max_abs", "transpose2", "dequantize_abs_max",
                  "dequantize_linear"},
+    # issue 26's op families, and attributes given as tensors.
+    "op_families": {"max_pool2d_with_index", "hash", "cross_entropy2", "top_k_v2", "kthvalue",
+                    "mode", "l1_norm", "hinge_loss", "cross", "dist", "fc", "partial_concat",
+                    "partial_sum", "bce_loss", "nll_loss", "max_pool3d_with_index", "unpool",
+                    "crop_tensor", "expand", "scale", "one_hot_v2", "reshape2"},
     "resize": {"linear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2",
                "elementwise_mul"},
     # static.nn.cond returning values (select_input after two conditional_blocks), while_loop

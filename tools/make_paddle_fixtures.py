@@ -1050,6 +1050,123 @@ def deformable(rng):
     exe.run(startup)
     save("deformable", [x], fetches, main,
          {"x": rng.standard_normal((2, 4, 7, 8)).astype("float32")}, exe)
+def _outs(op_type, inputs, attrs, outputs):
+    """Append one op with LayerHelper; returns every output ({slot: dtype}), in order."""
+    helper = LayerHelper(op_type)
+    made = {slot: helper.create_variable_for_type_inference(dtype)
+            for slot, dtype in outputs.items()}
+    helper.append_op(type=op_type, inputs=inputs, outputs={k: [v] for k, v in made.items()},
+                     attrs=attrs)
+    return list(made.values())
+
+
+def op_families(rng):
+    """Issue 26's op families as Paddle computes them: hash (XXH64), cross_entropy2,
+    top_k_v2 with sorted=False, kthvalue and mode among ties (which index), l1_norm,
+    hinge_loss, cross, dist, fc, partial_concat/partial_sum, bce_loss, nll_loss,
+    max_pool3d_with_index, max_pool2d_with_index -> unpool, and the tensor-valued
+    attributes of crop_tensor (Shape, Offsets), expand (ExpandTimes), scale (ScaleTensor)
+    and one_hot_v2 (depth_tensor)."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    f32, i64 = {"Out": "float32"}, {"Out": "int64"}
+    with paddle.static.program_guard(main, startup):
+        ids = paddle.static.data("ids", [-1, 2], "int64")
+        prob = paddle.static.data("prob", [-1, 5], "float32")
+        other = paddle.static.data("other", [-1, 5], "float32")
+        label = paddle.static.data("label", [-1, 1], "int64")
+        cls = paddle.static.data("cls", [-1], "int64")
+        logp = paddle.static.data("logp", [-1, 5], "float32")
+        binary = paddle.static.data("binary", [-1, 1], "float32")
+        logit = paddle.static.data("logit", [-1, 1], "float32")
+        row = paddle.static.data("row", [-1, 10], "float32")
+        wide = paddle.static.data("wide", [-1, 200], "float32")
+        v3a = paddle.static.data("v3a", [-1, 3], "float32")
+        v3b = paddle.static.data("v3b", [-1, 3], "float32")
+        img = paddle.static.data("img", [-1, 3, 4, 4], "float32")
+        vol = paddle.static.data("vol", [-1, 2, 4, 5, 6], "float32")
+        shape_t = paddle.static.data("shape_t", [2], "int32")
+        offsets_t = paddle.static.data("offsets_t", [2], "int32")
+        times_t = paddle.static.data("times_t", [2], "int32")
+        scale_t = paddle.static.data("scale_t", [1], "float32")
+        depth_t = paddle.static.data("depth_t", [1], "int32")
+        topk = {"axis": -1, "sorted": False}
+        pooled, mask = _outs("max_pool2d_with_index", {"X": [img]},
+                             {"ksize": [2, 2], "strides": [2, 2], "paddings": [0, 0],
+                              "global_pooling": False, "adaptive": False},
+                             {"Out": "float32", "Mask": "int32"})
+        outs = [
+            _outs("hash", {"X": [ids]}, {"num_hash": 3, "mod_by": 997}, i64)[0],
+            _outs("cross_entropy2", {"X": [prob], "Label": [label]}, {"ignore_index": -100},
+                  {"Y": "float32", "XShape": "float32", "MatchX": "float32"})[0],
+            _outs("top_k_v2", {"X": [row]}, {**topk, "k": 3, "largest": True},
+                  {"Out": "float32", "Indices": "int64"})[1],
+            _outs("top_k_v2", {"X": [wide]}, {**topk, "k": 2, "largest": False},
+                  {"Out": "float32", "Indices": "int64"})[1],
+            _outs("kthvalue", {"X": [row]}, {"k": 4, "axis": -1, "keepdim": False},
+                  {"Out": "float32", "Indices": "int64"})[1],
+            _outs("mode", {"X": [row]}, {"axis": -1, "keepdim": False},
+                  {"Out": "float32", "Indices": "int64"})[1],
+            # l1_norm and dist give 0-D in Paddle 3.x, [1] in Fluid 1.x: compared as [1]
+            paddle.reshape(_outs("l1_norm", {"X": [prob]}, {}, f32)[0], [1]),
+            _outs("hinge_loss", {"Logits": [logit], "Labels": [binary]}, {},
+                  {"Loss": "float32"})[0],
+            _outs("cross", {"X": [v3a], "Y": [v3b]}, {"dim": 1}, f32)[0],
+            paddle.reshape(_outs("dist", {"X": [prob], "Y": [_param("of.dist", [5], rng)]},
+                                 {"p": 3.0}, f32)[0], [1]),
+            _outs("fc", {"Input": [prob], "W": [_param("of.fc.w", [5, 3], rng)],
+                         "Bias": [_param("of.fc.b", [3], rng)]},
+                  {"in_num_col_dims": 1, "activation_type": "relu", "padding_weights": False},
+                  f32)[0],
+            _outs("partial_concat", {"X": [prob, other]}, {"start_index": 1, "length": 2},
+                  f32)[0],
+            # (Paddle's partial_sum reads outside the rows for a negative start_index)
+            _outs("partial_sum", {"X": [prob, other]}, {"start_index": 2, "length": -1},
+                  f32)[0],
+            _outs("bce_loss", {"X": [prob], "Label": [other]}, {}, f32)[0],
+            *_outs("nll_loss", {"X": [logp], "Label": [cls],
+                                "Weight": [_param("of.nll.w", [5], rng)]},
+                   {"ignore_index": 2, "reduction": "mean"},
+                   {"Out": "float32", "Total_weight": "float32"}),
+            *_outs("max_pool3d_with_index", {"X": [vol]},
+                   {"ksize": [2, 2, 3], "strides": [2, 2, 2], "paddings": [0, 0, 0],
+                    "global_pooling": False, "adaptive": False, "ceil_mode": False},
+                   {"Out": "float32", "Mask": "int32"}),
+            _outs("unpool", {"X": [pooled], "Indices": [mask]},
+                  {"ksize": [2, 2], "strides": [2, 2], "paddings": [0, 0],
+                   "unpooling_type": "max", "output_size": [4, 4], "data_format": "NCHW"},
+                  f32)[0],
+            _outs("crop_tensor", {"X": [row], "Shape": [shape_t], "Offsets": [offsets_t]},
+                  {"shape": [], "offsets": []}, f32)[0],
+            _outs("expand", {"X": [prob], "ExpandTimes": [times_t]}, {"expand_times": []},
+                  f32)[0],
+            _outs("scale", {"X": [prob], "ScaleTensor": [scale_t]},
+                  {"scale": 1.0, "bias": 0.25, "bias_after_scale": True}, f32)[0],
+            _outs("one_hot_v2", {"X": [cls], "depth_tensor": [depth_t]},
+                  {"depth": 1, "dtype": 5, "allow_out_of_range": False}, f32)[0],
+        ]
+    exe = paddle.static.Executor(PLACE)
+    exe.run(startup)
+    n = 6
+    p = rng.uniform(0.05, 1.0, (n, 5)).astype("float32")
+    p /= p.sum(1, keepdims=True)
+    save("op_families",
+         [ids, prob, other, label, cls, logp, binary, logit, row, wide, v3a, v3b, img, vol,
+          shape_t, offsets_t, times_t, scale_t, depth_t], outs, main,
+         {"ids": rng.integers(-5, 10 ** 6, (n, 2)).astype("int64"),
+          "prob": p, "other": rng.uniform(0.05, 0.95, (n, 5)).astype("float32"),
+          "label": rng.integers(0, 5, (n, 1)).astype("int64"),
+          "cls": np.array([0, 2, 4, 1, 2, 3], "int64"),
+          "logp": np.log(p), "binary": rng.integers(0, 2, (n, 1)).astype("float32"),
+          "logit": rng.uniform(-2, 2, (n, 1)).astype("float32"),
+          "row": rng.integers(0, 4, (3, 10)).astype("float32"),   # many ties
+          "wide": rng.integers(0, 30, (2, 200)).astype("float32"),
+          "v3a": rng.standard_normal((n, 3)).astype("float32"),
+          "v3b": rng.standard_normal((n, 3)).astype("float32"),
+          "img": rng.standard_normal((2, 3, 4, 4)).astype("float32"),
+          "vol": rng.standard_normal((1, 2, 4, 5, 6)).astype("float32"),
+          "shape_t": np.array([2, 6], "int32"), "offsets_t": np.array([1, 3], "int32"),
+          "times_t": np.array([2, 3], "int32"), "scale_t": np.array([2.5], "float32"),
+          "depth_t": np.array([7], "int32")}, exe)
 
 
 def main():
@@ -1060,7 +1177,8 @@ def main():
                 "math_ops": math_ops, "detection": detection,
                 "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
                 "quantize": quantize, "proposals": proposals,
-                "yolo_loss": yolo_loss, "deformable": deformable}
+                "yolo_loss": yolo_loss, "deformable": deformable,
+                "op_families": op_families}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)

@@ -72,8 +72,37 @@ def conditional_block_kernel(ctx, attrs, conds, inputs):
                              ctx.output_names("Out")))
     elif run:
         ctx.run_block(attrs["sub_block"], ctx.scope.new_scope())
+    _bind_outputs(ctx)
     for name in ctx.output_names("Scope"):
         ctx.scope.var(name).value = kept
+
+
+def _bind_outputs(ctx) -> None:
+    """Each `Out` in this block's frame holds its value after the op, run or not.
+
+    When this op is the first of its block to name a variable that lives in the run's
+    scope (a persistable only written here, as a Switch case assigning a global), the
+    frame's slot is still empty: the sub-block wrote the scope's variable, or did not run
+    and left it as it was. Either way later ops of the block read the frame, so the
+    scope's value goes there."""
+    for name in ctx.output_names("Out"):
+        holder = ctx.scope.find_var(name)
+        value = None if holder is None else holder.value
+        if value is not None:
+            ctx.scope.var(name).value = value
+
+
+# Paddle's inference form (written by its inference passes): the same run, no gradient.
+conditional_block_infer = register_op(
+    "conditional_block_infer",
+    inputs=list(conditional_block.inputs), outputs=list(conditional_block.outputs),
+    attrs=list(conditional_block.attrs), key_inputs=[],
+    doc="conditional_block for inference programs: the same run, no gradient.",
+)
+conditional_block_infer.infer_var_type(lambda ctx: ctx.set_output_type("Scope", STEP_SCOPES))
+conditional_block_infer.kernel(storage=[], dtypes=[np.float32], control=True)(
+    conditional_block_kernel)
+conditional_block_infer.grad_maker(lambda g: [])
 
 
 @conditional_block.grad_maker

@@ -1,4 +1,5 @@
-"""cross_entropy and softmax_with_cross_entropy (+ _grad): losses over class probabilities.
+"""cross_entropy, cross_entropy2 and softmax_with_cross_entropy (+ _grad): losses over
+class probabilities.
 
 cross_entropy takes probabilities X [..., D] (as softmax gives them):
 
@@ -9,6 +10,12 @@ Y is [..., 1] (Paddle's slot name for the loss) and has X's LoD. With hard
 labels, rows whose label equals `ignore_index` get Y = 0 and no gradient; any
 other label outside [0, D) is a KernelError naming the op. Soft labels ignore
 `ignore_index`, as in Paddle.
+
+cross_entropy2 (what Fluid 1.6+'s `layers.cross_entropy` emits for hard labels) is the
+same loss with two more outputs for its gradient: MatchX = X at the label ([..., 1], 0
+for ignored rows) and XShape ([0] + X.shape, no data); its grad op reads only those:
+dX = -dY / MatchX at the label, 0 elsewhere. A probability of 0 at the label gives an
+infinite loss here; Paddle's kernel clamps it to 1e20.
 
 softmax_with_cross_entropy takes unnormalized Logits and fuses the two, along
 `axis`, on the stable log-softmax z - max(z) - log(sum(exp(z - max(z)))):
@@ -32,11 +39,12 @@ _LABEL_ATTRS = [
 ]
 
 
-def _check_label(ctx, x_slot: str, axis: int) -> None:
-    """Label's shape and dtype against X's: hard labels [.., 1 at axis, ..], soft ones X's."""
+def _check_label(ctx, x_slot: str, axis: int, soft: bool | None = None) -> None:
+    """Label's shape and dtype against X's: hard labels [.., 1 at axis, ..], soft ones X's
+    (`soft` None: the op's soft_label attribute)."""
     x, label = ctx.input_shape(x_slot), ctx.input_shape("Label")
     x_dtype, label_dtype = ctx.input_dtype(x_slot), ctx.input_dtype("Label")
-    soft = ctx.attr("soft_label")
+    soft = ctx.attr("soft_label") if soft is None else soft
     want = list(x)
     if not soft:
         want[axis] = 1
@@ -136,6 +144,84 @@ def cross_entropy_grad_dense(attrs, x, label, dy):
     at_label = -dy / picked
     at_label[~valid] = 0
     dx = np.zeros_like(x)
+    np.put_along_axis(dx, index, at_label, axis=-1)
+    return dx
+
+
+# --- cross_entropy2 --------------------------------------------------------------------------
+
+_IGNORE = [Attr("ignore_index", "int", -100, "rows with this label get no loss and no gradient")]
+
+cross_entropy2 = register_op(
+    "cross_entropy2",
+    inputs=[In("X", "probabilities [..., D]"), In("Label", "int [..., 1] class indices")],
+    outputs=[Out("Y", "the loss per row, [..., 1], with X's LoD"),
+             Out("XShape", "[0] + X.shape, X's dtype, no data: X's shape for the grad op"),
+             Out("MatchX", "X at the label, [..., 1] (0 for ignored rows)")],
+    attrs=_IGNORE,
+    doc=__doc__,
+)
+
+
+@cross_entropy2.infer_shape
+def _(ctx):
+    x = ctx.input_shape("X")
+    ctx.enforce(len(x) >= 1, "X must have rank >= 1 (the last axis holds the classes)")
+    _check_label(ctx, "X", len(x) - 1, soft=False)
+    rows = tuple(x[:-1]) + (1,)
+    dtype = ctx.input_dtype("X")
+    ctx.set_output("Y", rows, dtype)
+    ctx.set_output("MatchX", rows, dtype)
+    ctx.set_output("XShape", (0,) + tuple(x), dtype)
+    if len(x) > 1:
+        ctx.share_lod("X", "Y")
+
+
+@cross_entropy2.kernel(dtypes=FLOATS)
+def cross_entropy2_dense(attrs, x, label):
+    index, valid = _valid_labels("cross_entropy2", label, x.shape[-1], attrs["ignore_index"])
+    match = np.take_along_axis(x, index, axis=-1)
+    match[~valid] = 0
+    safe = np.where(valid, match, 1)  # keeps log() quiet on an ignored row
+    loss = np.negative(np.log(safe))
+    loss[~valid] = 0
+    return loss, np.empty((0,) + x.shape, x.dtype), match
+
+
+@cross_entropy2.grad_maker
+def _(g):
+    return [g.grad_op(
+        "cross_entropy_grad2",
+        inputs={"MatchX": g.output("MatchX"), "Label": g.input("Label"),
+                "XShape": g.output("XShape"), "Y@GRAD": g.output_grad("Y")},
+        outputs={"X@GRAD": g.input_grad("X")},
+        attrs={"ignore_index": g.attr("ignore_index")})]
+
+
+cross_entropy_grad2 = register_op(
+    "cross_entropy_grad2",
+    inputs=[In("MatchX"), In("Label"), In("XShape"), In("Y@GRAD")],
+    outputs=[Out("X@GRAD", dispensable=True)],
+    attrs=_IGNORE,
+    key_inputs=["Y@GRAD"],
+    doc="dX = -dY / MatchX at the label, 0 elsewhere and for ignored rows.",
+)
+
+
+@cross_entropy_grad2.infer_shape
+def _(ctx):
+    ctx.set_output("X@GRAD", tuple(ctx.input_shape("XShape"))[1:], ctx.input_dtype("Y@GRAD"))
+    ctx.share_lod("Y@GRAD", "X@GRAD")
+
+
+@cross_entropy_grad2.kernel(dtypes=FLOATS)
+def cross_entropy_grad2_dense(attrs, match, label, xshape, dy):
+    shape = xshape.shape[1:]
+    index, valid = _valid_labels("cross_entropy_grad2", label, shape[-1],
+                                 attrs["ignore_index"])
+    at_label = -dy / np.where(valid, match, 1)
+    at_label[~valid] = 0
+    dx = np.zeros(shape, dy.dtype)
     np.put_along_axis(dx, index, at_label, axis=-1)
     return dx
 

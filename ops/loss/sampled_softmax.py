@@ -9,6 +9,9 @@
                  code_length gets k ln 2 more than its path's loss, as Paddle's kernel
                  gives it (its sum of softplus runs over the zero padding). PreOut
                  [N, code_length] holds softplus(pre), ln 2 past the path, as Paddle's.
+                 A custom tree (PathTable and PathCode, [N, L] each): row n's path is
+                 nodes PathTable[n, j] with target bits PathCode[n, j] up to the first
+                 negative node; code_length is L, padded the same way.
     nce          per row: true classes and num_neg_samples classes drawn uniformly; logit
                  o = sigmoid(x . W[c] + b[c]), k q = num_neg / num_total; Cost = sum over
                  true -log(o / (o + k q)) + sum over negatives -log(k q / (o + k q))
@@ -63,18 +66,38 @@ def _pre(x, w, bias, nodes, valid):
     return np.where(valid, np.clip(pre, -40.0, 40.0), 0.0)
 
 
-def _hsig(attrs, x, w, label, bias):
+def _custom_paths(table, code, rows: int, nodes_in_w: int):
+    """(nodes, bits, valid) of a custom tree: each row's path ends at its first negative
+    node, as Paddle's CustomCode reads PathTable."""
+    table, code = np.asarray(table).astype(np.int64), np.asarray(code).astype(np.int64)
+    if table.shape != code.shape or table.ndim != 2 or table.shape[0] != rows:
+        raise KernelError(f"hierarchical_sigmoid: PathTable and PathCode must both be [N, L] "
+                          f"with N = {rows}, got {list(table.shape)} and {list(code.shape)}")
+    valid = np.cumprod(table >= 0, axis=1).astype(bool)
+    if (table[valid] >= nodes_in_w).any():
+        raise KernelError(f"hierarchical_sigmoid: PathTable names node "
+                          f"{int(table[valid].max())}, but W has {nodes_in_w} rows")
+    nodes = np.where(valid, table, 0)
+    return nodes, np.where(valid, code, 0).astype(np.float64), valid
+
+
+def _tree(attrs, x, w, label, table, code):
+    if table is not None:
+        return _custom_paths(table, code, x.shape[0], w.shape[0])
     lab = _labels(label, attrs["num_classes"], "hierarchical_sigmoid")
-    nodes, bits, valid = _paths(lab, attrs["num_classes"])
+    return _paths(lab, attrs["num_classes"])
+
+
+def _hsig(attrs, x, w, label, bias, table=None, code=None):
+    nodes, bits, valid = _tree(attrs, x, w, label, table, code)
     pre = _pre(x, w, bias, nodes, valid)  # 0 past each row's path
     softplus = np.logaddexp(0.0, pre)  # ln 2 past the path: Paddle sums it into Out
     out = (softplus - bits * pre).sum(axis=1, keepdims=True)
     return out.astype(x.dtype), softplus.astype(x.dtype), w
 
 
-def _hsig_grad(attrs, x, w, label, bias, pre, dout):
-    lab = _labels(label, attrs["num_classes"], "hierarchical_sigmoid")
-    nodes, bits, valid = _paths(lab, attrs["num_classes"])
+def _hsig_grad(attrs, x, w, label, bias, table, code, pre, dout):
+    nodes, bits, valid = _tree(attrs, x, w, label, table, code)
     raw = np.einsum("nd,nld->nl", x, _rows(w, nodes))
     if bias is not None:
         raw = raw + bias.reshape(-1)[nodes]
@@ -96,18 +119,32 @@ def _hsig_grad(attrs, x, w, label, bias, pre, dout):
 def _infer_hsig(ctx):
     x, w = ctx.input_shape("X"), ctx.input_shape("W")
     c = ctx.attr("num_classes")
-    ctx.enforce(c >= 2, f"num_classes must be >= 2, got {c}")
-    ctx.enforce(len(w) == 2 and (w[0] < 0 or w[0] == c - 1),
-                f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
+    custom = [ctx.has_input(s) for s in ("PathTable", "PathCode")]
+    ctx.enforce(all(custom) or not any(custom), "give both PathTable and PathCode (a custom "
+                                                "tree) or neither (the default tree)")
+    if all(custom):
+        table = ctx.input_shape("PathTable")
+        ctx.enforce(len(table) == 2 and len(w) == 2,
+                    f"PathTable must be [N, L] and W [nodes, D], got {list(table)} and {list(w)}")
+        width = table[1]
+    else:
+        ctx.enforce(c >= 2, f"num_classes must be >= 2, got {c}")
+        ctx.enforce(len(w) == 2 and (w[0] < 0 or w[0] == c - 1),
+                    f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
+        width = (c - 1).bit_length()
     ctx.set_output("Out", (x[0], 1), ctx.input_dtype("X"))
-    ctx.set_output("PreOut", (x[0], (c - 1).bit_length()), ctx.input_dtype("X"))
+    ctx.set_output("PreOut", (x[0], width), ctx.input_dtype("X"))
     ctx.set_output("W_Out", w, ctx.input_dtype("W"))
 
 
 register_simple(
     "hierarchical_sigmoid", [In("X", "[N, D]"), In("W", "[num_classes - 1, D]"),
                              In("Label", "[N, 1] int"),
-                             In("Bias", "[num_classes - 1, 1]", dispensable=True)],
+                             In("Bias", "[num_classes - 1, 1]", dispensable=True),
+                             In("PathTable", "[N, L] int64 nodes of a custom tree (-1 ends a "
+                                             "path)", dispensable=True),
+                             In("PathCode", "[N, L] int64 target bits of a custom tree",
+                                dispensable=True)],
     [Out("Out", "[N, 1]"),
      Out("PreOut", "[N, code_length] softplus of the clipped node logits (ln 2 past a path)"),
      Out("W_Out", "W itself: Paddle's programs bind W here (an in-place alias Fluid kept "
@@ -122,6 +159,11 @@ def _infer_nce(ctx):
     x, label = ctx.input_shape("Input"), ctx.input_shape("Label")
     k = ctx.attr("num_neg_samples")
     ctx.enforce(k >= 1, f"num_neg_samples must be >= 1, got {k}")
+    custom = list(ctx.attr("custom_neg_classes"))
+    classes = ctx.attr("num_total_classes")
+    ctx.enforce(not custom or (len(custom) == k and all(0 <= c < classes for c in custom)),
+                f"custom_neg_classes must hold num_neg_samples = {k} classes in [0, {classes}), "
+                f"got {custom}")
     width = label[1] + k if len(label) == 2 and label[1] >= 0 else -1
     ctx.set_output("Cost", (x[0], 1), ctx.input_dtype("Input"))
     ctx.set_output("SampleLogits", (x[0], width), ctx.input_dtype("Input"))
@@ -129,6 +171,10 @@ def _infer_nce(ctx):
 
 
 def _nce_samples(attrs, n, true_labels):
+    custom = list(attrs["custom_neg_classes"])
+    if custom:  # Paddle's fixed negatives (its tests use them): the same for every row
+        neg = np.tile(np.asarray(custom, np.int64), (n, 1))
+        return np.concatenate([true_labels, neg], axis=1)
     gen = np.random.default_rng(attrs["seed"] if attrs["seed"] else None)
     neg = gen.integers(0, attrs["num_total_classes"], size=(n, attrs["num_neg_samples"]))
     return np.concatenate([true_labels, neg], axis=1)
@@ -187,7 +233,9 @@ register_simple(
      Out("SampleLabels", "[N, num_true + k] the classes used")],
     [Attr("num_total_classes", "int", 2, "the classes"),
      Attr("num_neg_samples", "int", 10, "negatives per row"),
-     Attr("seed", "int", 0, "0: random"), Attr("sampler", "int", 0, "0: uniform (only)")],
+     Attr("seed", "int", 0, "0: random"), Attr("sampler", "int", 0, "0: uniform (only)"),
+     Attr("custom_neg_classes", "ints", [], "fixed negative classes for every row "
+                                             "(Paddle's, for tests); empty: sampled")],
     _infer_nce, _nce, backward=_nce_grad, wrt=["Input", "Weight", "Bias"], out_slot="Cost",
     keep=["SampleLogits", "SampleLabels"], doc=__doc__)
 

@@ -1,5 +1,10 @@
 """warpctc (+ _grad), CTC: -log p(label | logits) per sequence, blank `blank`; the gradient
 w.r.t. the logits (softmax - posterior occupancy) is computed with the loss.
+
+The sequences are the LoD's of Logits [T, C] and Label, or, in Paddle 1.6+'s padded form,
+given by LogitsLength and LabelLength: Logits [Tmax, B, C] (time-major), Label [B, Lmax],
+sequence b being Logits[:LogitsLength[b], b] and Label[b, :LabelLength[b]]. WarpCTCGrad
+then has Logits' padded shape (zeros past each length) and Loss is [B, 1].
 """
 
 from __future__ import annotations
@@ -55,7 +60,35 @@ def _ctc_one(logp: np.ndarray, label: np.ndarray, blank: int):
     return -ll, grad
 
 
-def _warpctc(attrs, logits: LoDTensor, label: LoDTensor):
+def _lengths(name: str, lengths, batch: int, limit: int) -> np.ndarray:
+    values = np.asarray(lengths.numpy()).reshape(-1).astype(np.int64)
+    if values.size != batch or (values < 0).any() or (values > limit).any():
+        raise KernelError(f"warpctc: {name} must hold {batch} lengths in [0, {limit}], got "
+                          f"{values.tolist()}")
+    return values
+
+
+def _padded(attrs, logits: LoDTensor, label: LoDTensor, logits_len, label_len):
+    """The padded form: each sequence cut to its length, run as the LoD form runs."""
+    x, lab = logits.numpy(), label.numpy()
+    t_max, batch, classes = x.shape
+    lt = _lengths("LogitsLength", logits_len, batch, t_max)
+    ll = _lengths("LabelLength", label_len, batch, lab.shape[1])
+    flat_x = np.concatenate([x[:lt[b], b] for b in range(batch)]) if batch else x[:0, 0]
+    flat_l = np.concatenate([lab[b, :ll[b]] for b in range(batch)]) if batch else lab[:0, 0]
+    starts = np.concatenate([[0], np.cumsum(lt)])
+    grad, loss = _warpctc(attrs, LoDTensor.unchecked(flat_x, (starts,)),
+                          LoDTensor.unchecked(flat_l.reshape(-1, 1),
+                                              (np.concatenate([[0], np.cumsum(ll)]),)))
+    padded = np.zeros_like(x)
+    for b in range(batch):
+        padded[:lt[b], b] = grad.numpy()[starts[b]:starts[b + 1]]
+    return LoDTensor.unchecked(padded), loss
+
+
+def _warpctc(attrs, logits: LoDTensor, label: LoDTensor, logits_len=None, label_len=None):
+    if logits_len is not None:
+        return _padded(attrs, logits, label, logits_len, label_len)
     x = logits.numpy().astype(np.float64)
     lo, bo = logits.offsets[-1], label.offsets[-1]
     if lo.size != bo.size:
@@ -80,16 +113,33 @@ def _warpctc(attrs, logits: LoDTensor, label: LoDTensor):
             LoDTensor.unchecked(loss.astype(dtype)))
 
 
-def _warpctc_grad(attrs, logits, label, grad, dloss):
+def _warpctc_grad(attrs, logits, label, logits_len, label_len, grad, dloss):
+    if logits_len is not None:  # padded [Tmax, B, C]: each sequence's loss gradient
+        per_seq = dloss.numpy().reshape(1, -1, 1)
+        return LoDTensor.unchecked((grad.numpy() * per_seq).astype(grad.dtype))
     lengths = lengths_of(logits.offsets[-1])
     per_row = np.repeat(dloss.numpy().reshape(-1), lengths)[:, None]
     return LoDTensor.unchecked((grad.numpy() * per_row).astype(grad.dtype), logits.offsets)
 
 
 def _infer_warpctc(ctx):
+    padded = [ctx.has_input(s) for s in ("LogitsLength", "LabelLength")]
+    ctx.enforce(all(padded) or not any(padded), "give both LogitsLength and LabelLength, or "
+                                                "neither (then Logits and Label carry a LoD)")
+    ctx.enforce(ctx.input_dtype("Label") in INTS, "Label must be int32 or int64")
+    if all(padded):
+        x, label = ctx.input_shape("Logits"), ctx.input_shape("Label")
+        ctx.enforce(len(x) == 3 and len(label) == 2,
+                    f"with LogitsLength, Logits must be [Tmax, B, C] and Label [B, Lmax], got "
+                    f"{list(x)} and {list(label)}")
+        classes, blank = x[-1], ctx.attr("blank")
+        ctx.enforce(0 <= blank and (classes < 0 or blank < classes),
+                    f"blank must be a class id in [0, {classes}) (Logits' last dim), got {blank}")
+        ctx.set_output("WarpCTCGrad", x, ctx.input_dtype("Logits"))
+        ctx.set_output("Loss", (x[1], 1), ctx.input_dtype("Logits"))
+        return
     require_lod(ctx, "Logits")
     require_lod(ctx, "Label")
-    ctx.enforce(ctx.input_dtype("Label") in INTS, "Label must be int32 or int64")
     classes, blank = ctx.input_shape("Logits")[-1], ctx.attr("blank")
     ctx.enforce(0 <= blank and (classes < 0 or blank < classes),
                 f"blank must be a class id in [0, {classes}) (Logits' last dim), got {blank}")
@@ -99,8 +149,12 @@ def _infer_warpctc(ctx):
 
 
 register_simple(
-    "warpctc", [In("Logits", "[T, C + 1] unnormalized, with a LoD"),
-                In("Label", "int ids with a LoD")],
+    "warpctc", [In("Logits", "[T, C + 1] unnormalized, with a LoD (or [Tmax, B, C + 1])"),
+                In("Label", "int ids with a LoD (or [B, Lmax])"),
+                In("LogitsLength", "int64 [B]: the padded form's sequence lengths",
+                   dispensable=True),
+                In("LabelLength", "int64 [B]: the padded form's label lengths",
+                   dispensable=True)],
     [Out("WarpCTCGrad", "d loss / d Logits"), Out("Loss", "[nseq, 1]")],
     [Attr("blank", "int", 0, "the blank id"),
      Attr("norm_by_times", "bool", False, "divide the gradient by the sequence length")],

@@ -36,6 +36,7 @@ from paddle_ir.ops.context import same_as_input
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, AttrSpec, In, Out, register_op
 from paddle_ir.ops.special import erf, expit
 from paddle_ir.ops.storage import register_rowwise
+from paddle_ir.ops.tensor_attrs import TensorAttr, tensor_attr_inputs, with_tensor_attrs
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class Activation:
     zero_preserving: bool
     dtypes: tuple = FLOATS
     attrs: tuple[AttrSpec, ...] = ()
+    # inputs overriding attributes at run time (pow's FactorTensor; ops/tensor_attrs.py)
+    tensor_attrs: tuple[TensorAttr, ...] = ()
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -236,6 +239,9 @@ def _grad_maker(act: Activation):
             inputs["X"] = g.input("X")
         elif act.grad_reads == "Out":
             inputs["Out"] = g.output("Out")
+        for slot in (s for t in act.tensor_attrs for s in t.slots()):
+            if g.input(slot):
+                inputs[slot] = g.input(slot)
         return [g.grad_op(act.name + "_grad", inputs=inputs,
                           outputs={"X@GRAD": g.input_grad("X")},
                           attrs={s.name: g.attr(s.name) for s in act.attrs})]
@@ -246,14 +252,15 @@ def _grad_maker(act: Activation):
 def _register(act: Activation) -> None:
     fwd = register_op(
         act.name,
-        inputs=[In("X")],
+        inputs=[In("X")] + tensor_attr_inputs(act.tensor_attrs),
         outputs=[Out("Out", "f(X), with X's shape, dtype and LoD")],
         attrs=act.attrs,
         fallback=True,
         doc=f"Out = {act.formula}, elementwise.",
     )
     fwd.infer_shape(_infer_same_as("X", "Out"))
-    fwd.kernel(dtypes=act.dtypes)(_dense_kernel(act.forward, f"{act.name}_dense"))
+    fwd.kernel(dtypes=act.dtypes)(with_tensor_attrs(
+        act.name, act.tensor_attrs, 1, _dense_kernel(act.forward, f"{act.name}_dense")))
     if act.zero_preserving:
         register_rowwise(fwd, act.forward)
     fwd.grad_maker(_grad_maker(act))
@@ -261,7 +268,8 @@ def _register(act: Activation) -> None:
     reads = [act.grad_reads] if act.grad_reads else []
     bwd = register_op(
         act.name + "_grad",
-        inputs=[In(slot) for slot in reads] + [In("Out@GRAD")],
+        inputs=[In(slot) for slot in reads] + tensor_attr_inputs(act.tensor_attrs)
+        + [In("Out@GRAD")],
         outputs=[Out("X@GRAD", dispensable=True)],
         attrs=act.attrs,
         key_inputs=reads + ["Out@GRAD"],
@@ -270,8 +278,9 @@ def _register(act: Activation) -> None:
         doc=f"dX = {act.grad_formula}.",
     )
     bwd.infer_shape(_infer_same_as("Out@GRAD", "X@GRAD"))
-    bwd.kernel(dtypes=FLOATS)(_dense_grad_kernel(act.grad, f"{act.name}_grad_dense",
-                                                  bool(reads)))
+    bwd.kernel(dtypes=FLOATS)(with_tensor_attrs(
+        act.name + "_grad", act.tensor_attrs, len(reads),
+        _dense_grad_kernel(act.grad, f"{act.name}_grad_dense", bool(reads))))
 
 
 for _act in ACTIVATIONS:

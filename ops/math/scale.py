@@ -3,6 +3,9 @@
 Zero-preserving when bias is 0, so a SelectedRows input stays SelectedRows
 (its rows scaled), as MXNet's `a * 2` stays row_sparse. Out has X's LoD.
 Gradient: dX = scale * dOut (a scale op itself).
+
+ScaleTensor, a one-element tensor, gives `scale` at run time instead of the
+attribute (ops/tensor_attrs.py); the gradient's scale op reads it too.
 """
 
 from __future__ import annotations
@@ -13,10 +16,14 @@ from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.ops.context import LOD_TENSOR, SELECTED_ROWS
 from paddle_ir.ops.registry import NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.storage import dense_from_rows
+from paddle_ir.ops.tensor_attrs import TensorAttr, tensor_attr_inputs, with_tensor_attrs
+
+# The inputs that override attributes at run time.
+TENSOR_ATTRS = (TensorAttr("scale", "float", whole="ScaleTensor"),)
 
 scale = register_op(
     "scale",
-    inputs=[In("X")],
+    inputs=[In("X")] + tensor_attr_inputs(TENSOR_ATTRS),
     outputs=[Out("Out")],
     attrs=[
         Attr("scale", "float", 1.0, "the multiplier"),
@@ -50,20 +57,25 @@ def _affine(attrs, x: np.ndarray) -> np.ndarray:
     return out.astype(x.dtype, copy=False)
 
 
-@scale.kernel(dtypes=NUMERIC)
 def scale_dense(attrs, x):
     return _affine(attrs, x)
 
 
-@scale.kernel(storage=["selected_rows"], dtypes=NUMERIC)
 def scale_selected_rows(attrs, x: SelectedRows):
     if attrs["bias"] != 0.0:  # not zero-preserving: var-type inference made Out dense
         return dense_from_rows(_affine, attrs, x)
     return SelectedRows.unchecked(x.rows, _affine(attrs, x.value), x.height)
 
 
+scale.kernel(dtypes=NUMERIC)(with_tensor_attrs("scale", TENSOR_ATTRS, 1, scale_dense))
+scale.kernel(storage=["selected_rows"], dtypes=NUMERIC)(
+    with_tensor_attrs("scale", TENSOR_ATTRS, 1, scale_selected_rows))
+
+
 @scale.grad_maker
 def _(g):
-    return [g.grad_op("scale", inputs={"X": g.output_grad("Out")},
-                      outputs={"Out": g.input_grad("X")},
+    inputs = {"X": g.output_grad("Out")}
+    if g.input("ScaleTensor"):
+        inputs["ScaleTensor"] = g.input("ScaleTensor")
+    return [g.grad_op("scale", inputs=inputs, outputs={"Out": g.input_grad("X")},
                       attrs={"scale": g.attr("scale"), "bias": 0.0})]

@@ -15,6 +15,7 @@ import numpy as np
 from paddle_ir.ops import special
 from paddle_ir.ops.math.activation import Activation, register_activation
 from paddle_ir.ops.registry import Attr
+from paddle_ir.ops.tensor_attrs import TensorAttr
 
 
 def _zero_grad(a, _, d):
@@ -138,7 +139,8 @@ UNARY_MATH: tuple[Activation, ...] = (
     Activation("pow", "X ^ factor", lambda a, x: np.power(x, a["factor"]).astype(x.dtype),
                "dOut * factor * X ^ (factor - 1)",
                lambda a, x, d: (d * a["factor"] * np.power(x, a["factor"] - 1)).astype(d.dtype),
-               "X", False, attrs=(Attr("factor", F, 1.0, "the exponent"),)),
+               "X", False, attrs=(Attr("factor", F, 1.0, "the exponent"),),
+               tensor_attrs=(TensorAttr("factor", "float", whole="FactorTensor"),)),
 )
 
 for _row in UNARY_MATH:

@@ -1,4 +1,7 @@
-"""fsp_matrix (+ _grad): Out[n] = X[n] Y[n]^T / (H W), X and Y flattened to [C, H W].
+"""fsp (+ _grad): Out[n] = X[n] Y[n]^T / (H W), X and Y flattened to [C, H W].
+
+`fsp` is the op type Paddle's programs carry (behind `layers.fsp_matrix`); the same op
+is also registered as `fsp_matrix`, the name paddle-ir's earlier programs used.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ def _fsp_grad(attrs, x, y, dout):
     return dx.reshape(x.shape), dy.reshape(y.shape)
 
 
-register_simple(
-    "fsp_matrix", [In("X", "[N, C1, H, W]"), In("Y", "[N, C2, H, W]")],
-    [Out("Out", "[N, C1, C2]")], [], _infer_fsp, _fsp, backward=_fsp_grad, wrt=["X", "Y"],
-    doc=__doc__)
+for _op_type in ("fsp", "fsp_matrix"):
+    register_simple(
+        _op_type, [In("X", "[N, C1, H, W]"), In("Y", "[N, C2, H, W]")],
+        [Out("Out", "[N, C1, C2]")], [], _infer_fsp, _fsp, backward=_fsp_grad,
+        wrt=["X", "Y"], doc=__doc__)

@@ -1,5 +1,8 @@
 """linear_interp_v2 (3-D X), bicubic_interp_v2 (4-D) and trilinear_interp_v2 (5-D)
-(+ _grad): F.interpolate's other modes, with ops/nn/interp.py's size and coordinate rules.
+(+ _grad): F.interpolate's other modes, with ops/nn/interp.py's size and coordinate rules;
+and their Fluid 1.x forms linear_interp, bicubic_interp and trilinear_interp
+(layers.resize_trilinear), whose `scale` is one float (0: none) and whose ratio
+without align_corners is always in / out (interp.py's v1 rule).
 
 Output size, in order of precedence: SizeTensor (int tensors [1], one per resized dim),
 OutSize (an int tensor), the scale (the Scale tensor, else the `scale` attribute, one
@@ -31,13 +34,15 @@ _CHANNEL_LAST = ("NWC", "NHWC", "NDHWC")
 CUBIC_A = -0.75
 
 
-def _attrs(method: str):
+def _attrs(method: str, v2: bool = True):
+    scale = (Attr("scale", "floats", [], "one scale, or one per resized dim") if v2
+             else Attr("scale", "float", 0.0, "out = int(in * scale) when > 0"))
     return [
         Attr("data_layout", "string", "NCHW", "channels first (NCW, NCHW, NCDHW) or last"),
         Attr("out_d", "int", -1, "the output depth (trilinear)"),
         Attr("out_h", "int", -1, "the output height (bicubic, trilinear)"),
         Attr("out_w", "int", -1, "the output width"),
-        Attr("scale", "floats", [], "one scale, or one per resized dim"),
+        scale,
         Attr("interp_method", "string", method, f"{method}"),
         Attr("align_corners", "bool", True, "map the corner pixels' centres onto each other"),
         Attr("align_mode", "int", 1, "linear: 0 half-pixel centres, 1 ratio * k"),
@@ -53,8 +58,12 @@ def _attr_sizes(get, dims: int) -> list[int]:
 
 
 def _scales(get, scale_t, dims: int) -> list[float]:
-    values = ([float(v) for v in np.asarray(scale_t).reshape(-1)] if scale_t is not None
-              else [float(v) for v in get("scale")])
+    if scale_t is not None:
+        values = [float(v) for v in np.asarray(scale_t).reshape(-1)]
+    else:
+        scale = get("scale")  # v2: a list; v1: one float, 0 for none
+        values = ([float(v) for v in scale] if isinstance(scale, (list, tuple))
+                  else [float(scale)] if scale > 0 else [])
     if not values:
         return [0.0] * dims
     return values * dims if len(values) == 1 else values[:dims]
@@ -107,8 +116,8 @@ def _apply(x: np.ndarray, mats, axes, transpose: bool = False) -> np.ndarray:
     return np.ascontiguousarray(x)
 
 
-def _register(op_type: str, method: str, rank: int) -> None:
-    attrs = _attrs(method)
+def _register(op_type: str, method: str, rank: int, v2: bool = True) -> None:
+    attrs = _attrs(method, v2)
     dims = rank - 2
     fwd = register_op(op_type, inputs=[In("X")] + _SIZE_INPUTS, outputs=[Out("Out")],
                       attrs=attrs, doc=__doc__)
@@ -144,11 +153,11 @@ def _register(op_type: str, method: str, rank: int) -> None:
         sizes, scales = _sizes(attrs_.__getitem__, in_sizes, out_size_t, size_list, scale_t)
         if min(sizes) <= 0:
             raise ValueError(f"{op_type}: the output size must be positive, got {sizes}")
-        if method == "bicubic":
-            mats = [cubic_matrix(n, m, attrs_["align_corners"], s, x.dtype)
+        if method == "bicubic":  # v1 takes the ratio from the sizes, never from the scale
+            mats = [cubic_matrix(n, m, attrs_["align_corners"], s if v2 else 0.0, x.dtype)
                     for n, m, s in zip(in_sizes, sizes, scales, strict=True)]
         else:
-            mats = [resize_matrix(n, m, "bilinear", attrs_, s, True, x.dtype)
+            mats = [resize_matrix(n, m, "bilinear", attrs_, s, v2, x.dtype)
                     for n, m, s in zip(in_sizes, sizes, scales, strict=True)]
         return mats, axes
 
@@ -173,3 +182,6 @@ def _register(op_type: str, method: str, rank: int) -> None:
 _register("linear_interp_v2", "linear", 3)
 _register("bicubic_interp_v2", "bicubic", 4)
 _register("trilinear_interp_v2", "trilinear", 5)
+_register("linear_interp", "linear", 3, v2=False)
+_register("bicubic_interp", "bicubic", 4, v2=False)
+_register("trilinear_interp", "trilinear", 5, v2=False)

@@ -450,3 +450,14 @@ def max_pool2d_with_index_grad_kernel(attrs, x, mask, dout):
     rows = np.repeat(np.arange(n * c), mask[0, 0].size)
     np.add.at(dx, (rows, mask.reshape(-1)), dout.reshape(-1))
     return dx.reshape(x.shape)
+
+
+def window_pool(x, ptype, ksize, strides, pads, out, exclusive):
+    """Pool NCHW `x` over regular windows: pads [(top, bottom), (left, right)], out (oh, ow);
+    avg divides by the window's cells inside x when `exclusive` (spp uses it too)."""
+    return _window_forward(x, ptype, ksize, strides, pads, out, exclusive)
+
+
+def window_pool_grad(x, y, dy, ptype, ksize, strides, pads, out, exclusive):
+    """The gradient of `window_pool` (max: to the first maximum of each window)."""
+    return _window_backward(x, y, dy, ptype, ksize, strides, pads, out, exclusive)

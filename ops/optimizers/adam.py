@@ -20,6 +20,9 @@ A SelectedRows Grad (merged first: duplicate rows add up):
   (MXNet's lazy_update); other rows keep their values bit for bit. The beta
   powers advance in both modes.
 
+Beta1Tensor and Beta2Tensor (one-element tensors) give beta1 and beta2 at run time
+instead of the attributes, EpsilonTensor epsilon (ops/tensor_attrs.py).
+
 For users comparing with Paddle 3.x on CPU: its sparse kernel corrects with
 beta^(t+1) (it advances the powers before reading them), and its non-lazy
 mode uses plain epsilon for absent rows; this op does neither.
@@ -33,12 +36,19 @@ import numpy as np
 
 from paddle_ir.ops.optimizers.optimizer_common import LAZY_MODE, infer_optimizer, merged, scalar
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.tensor_attrs import TensorAttr, tensor_attr_inputs, with_tensor_attrs
+
+# The inputs that override attributes at run time.
+TENSOR_ATTRS = (TensorAttr("beta1", "float", whole="Beta1Tensor"),
+                TensorAttr("beta2", "float", whole="Beta2Tensor"),
+                TensorAttr("epsilon", "float", whole="EpsilonTensor"))
 
 adam = register_op(
     "adam",
     inputs=[In("Param"), In("Grad", "dense or SelectedRows"),
             In("LearningRate", "a one-element tensor"), In("Moment1"), In("Moment2"),
-            In("Beta1Pow", "beta1^t, one element"), In("Beta2Pow", "beta2^t, one element")],
+            In("Beta1Pow", "beta1^t, one element"), In("Beta2Pow", "beta2^t, one element")]
+    + tensor_attr_inputs(TENSOR_ATTRS),
     outputs=[Out("ParamOut", "the Param variable, updated in place"),
              Out("Moment1Out"), Out("Moment2Out"), Out("Beta1PowOut"), Out("Beta2PowOut")],
     attrs=[Attr("beta1", "float", 0.9, "decay of the first moment"),
@@ -67,7 +77,6 @@ def _advance(attrs, beta1_pow, beta2_pow):
     beta2_pow *= attrs["beta2"]
 
 
-@adam.kernel(dtypes=FLOATS)
 def adam_dense(attrs, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow):
     b1, b2 = attrs["beta1"], attrs["beta2"]
     lr_t, eps_t = _rates(attrs, param, learning_rate, beta1_pow, beta2_pow)
@@ -80,7 +89,6 @@ def adam_dense(attrs, param, grad, learning_rate, moment1, moment2, beta1_pow, b
     return param, moment1, moment2, beta1_pow, beta2_pow
 
 
-@adam.kernel(storage=["selected_rows"], dtypes=FLOATS)
 def adam_selected_rows(attrs, param, grad, learning_rate, moment1, moment2, beta1_pow,
                        beta2_pow):
     b1, b2 = attrs["beta1"], attrs["beta2"]
@@ -114,3 +122,8 @@ def adam_selected_rows(attrs, param, grad, learning_rate, moment1, moment2, beta
         param -= lr_t * moment1 / (np.sqrt(moment2) + eps_t)
     _advance(attrs, beta1_pow, beta2_pow)
     return param, moment1, moment2, beta1_pow, beta2_pow
+
+
+adam.kernel(dtypes=FLOATS)(with_tensor_attrs("adam", TENSOR_ATTRS, 7, adam_dense))
+adam.kernel(storage=["selected_rows"], dtypes=FLOATS)(
+    with_tensor_attrs("adam", TENSOR_ATTRS, 7, adam_selected_rows))

@@ -27,12 +27,18 @@ LAZY_MODE = Attr(
     "MXNet's lazy_update); False gives exactly the dense update")
 
 
-def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] = ()) -> None:
+def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] = (),
+                    out_slots: dict[str, str] | None = None,
+                    optional: tuple[str, ...] = ()) -> None:
     """Check Param/Grad/LearningRate and the state slots; outputs alias their inputs.
 
     `state` slots have Param's shape; `scalars` hold one element. Each slot S
-    is updated into `SOut`, which must name the same variable.
+    is updated into `SOut` (or `out_slots[S]`, for ops such as ftrl whose output
+    slots Paddle names otherwise), which must name the same variable; a slot in
+    `optional` may have no output (Paddle's dispensable ones: the program then
+    updates that state by other ops).
     """
+    out_slots = out_slots or {}
     param, grad = ctx.input_shape("Param"), ctx.input_shape("Grad")
     dtype = ctx.input_dtype("Param")
     ctx.enforce(len(param) == len(grad) and all(map(dims_match, param, grad)),
@@ -51,11 +57,14 @@ def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] =
     for slot in scalars:
         _enforce_one_element(ctx, slot)
     for slot in ("Param",) + tuple(state) + tuple(scalars):
-        ins, outs = ctx.input_names(slot), ctx.output_names(slot + "Out")
+        out = out_slots.get(slot, slot + "Out")
+        ins, outs = ctx.input_names(slot), ctx.output_names(out)
+        if not outs and slot in optional:
+            continue
         ctx.enforce(ins == outs,
-                    f"{slot}Out must be the {slot} variable (optimizer ops update in place), "
-                    f"got {slot}Out={outs} and {slot}={ins}")
-        ctx.set_output(slot + "Out", ctx.input_shape(slot), ctx.input_dtype(slot))
+                    f"{out} must be the {slot} variable (optimizer ops update in place), "
+                    f"got {out}={outs} and {slot}={ins}")
+        ctx.set_output(out, ctx.input_shape(slot), ctx.input_dtype(slot))
 
 
 def _enforce_one_element(ctx, slot: str) -> None:

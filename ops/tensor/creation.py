@@ -11,6 +11,8 @@ tensor/creation.py), no gradient unless noted:
     meshgrid     Out[k] = X[k] broadcast to [len(X[0]), ..., len(X[n-1])] along dim k (ij)
                  dX[k] = dOut[k] summed over every dim but k
     fill_zeros_like  Out = zeros shaped and typed like X
+    fill_zeros_like2 Out = zeros shaped like X, of the DataType `dtype` (Fluid 1.6+'s
+                     zeros_like in a while loop's gradient)
 """
 
 from __future__ import annotations
@@ -278,3 +280,25 @@ def _(ctx):
 @fill_zeros_like.kernel(dtypes=NUMERIC + (np.dtype(np.bool_),))
 def fill_zeros_like_kernel(attrs, x):
     return np.zeros(x.shape, x.dtype)
+
+
+# -- fill_zeros_like2 ------------------------------------------------------------------------
+
+fill_zeros_like2 = register_op(
+    "fill_zeros_like2",
+    inputs=[In("X", no_need_buffer=True)],
+    outputs=[Out("Out", "zeros with X's shape, of the DataType `dtype`")],
+    attrs=[_DTYPE_ATTR],
+    doc=__doc__,
+)
+
+
+@fill_zeros_like2.infer_shape
+def _(ctx):
+    ctx.set_output("Out", ctx.input_shape("X"), to_numpy_dtype(ctx.attr("dtype")))
+    ctx.share_lod("X", "Out")
+
+
+@fill_zeros_like2.kernel(dtypes=NUMERIC + (np.dtype(np.bool_),))
+def fill_zeros_like2_kernel(attrs, x):
+    return np.zeros(x.shape, to_numpy_dtype(attrs["dtype"]))

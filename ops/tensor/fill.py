@@ -1,4 +1,8 @@
-"""Ops that make tensors from attributes: fill_constant, uniform_random, gaussian_random.
+"""Ops that make tensors from attributes: fill_constant, fill, uniform_random,
+gaussian_random.
+
+    fill   Out = the `value` list (floats) cast to `dtype`, laid out in `shape`; it must
+           hold exactly prod(shape) values
 
 They take no inputs; their kernel dtype comes from the `dtype` attribute (a
 DataType number). A non-zero `seed` makes the random ops deterministic; seed 0
@@ -151,6 +155,36 @@ def fill_constant_kernel(attrs, shape_tensor=None, shape_list=None, value_tensor
                               f"another number")
         return np.full(shape, value, dtype=dtype)
     return np.full(shape, _constant(attrs, dtype), dtype=dtype)
+
+
+fill = register_op(
+    "fill",
+    outputs=[Out("Out", "the values, shaped `shape`")],
+    attrs=[Attr("value", "floats", [], "the values, row-major"),
+           Attr("shape", "ints", [], "the output shape"),
+           Attr("dtype", "int", int(DataType.FP32), "the output DataType"),
+           Attr("force_cpu", "bool", False, "kept for Paddle programs (one place here)")],
+    dtype_from="attr:dtype",
+    doc=__doc__,
+)
+
+
+@fill.infer_shape
+def _(ctx):
+    shape, values = list(ctx.attr("shape")), ctx.attr("value")
+    ctx.enforce(all(d >= 0 for d in shape), f"shape must be fully known (no -1), got {shape}")
+    ctx.enforce(len(values) == math.prod(shape),
+                f"value holds {len(values)} numbers, but shape {shape} needs "
+                f"{math.prod(shape)}")
+    ctx.set_output("Out", shape, to_numpy_dtype(ctx.attr("dtype")))
+
+
+@fill.kernel(storage=[], dtypes=ALL_DTYPES)
+def fill_kernel(attrs):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    # Paddle stores the values as float32 and casts each one to the output type
+    values = np.asarray(attrs["value"], np.float32)
+    return values.astype(dtype).reshape(attrs["shape"])
 
 
 def _rng(seed: int) -> np.random.Generator:

@@ -1,6 +1,7 @@
 """Reversing and rotating along axes (+ _grad):
 
     flip         Out = X reversed along each dim in axis;          dX = flip(dOut, axis)
+                 (Paddle 1.8 names the attribute `dims`; either spelling is taken)
     roll         Out = X shifted by shifts[k] along axis[k] (cyclic; no axis: X flattened,
                  rolled, reshaped);                                  dX = roll(dOut, -shifts)
     reverse      Fluid 1.x's flip: Out = X reversed along each of `axis`; dX = reverse(dOut)
@@ -35,25 +36,31 @@ def _same_shape_grad(op_type: str, fn, attrs=(), doc=""):
 
 # --- flip -------------------------------------------------------------------------------
 
+_FLIP_ATTRS = [Attr("axis", "ints", [], "the dims reversed"),
+               Attr("dims", "ints", [], "Paddle 1.8's name for axis (used when axis is empty)")]
 flip = register_op("flip", inputs=[In("X")], outputs=[Out("Out", "X reversed along axis")],
-                   attrs=[Attr("axis", "ints", [], "the dims reversed")], doc=__doc__)
+                   attrs=_FLIP_ATTRS, doc=__doc__)
+
+
+def _flip_axes(get) -> list[int]:
+    return list(get("axis")) or list(get("dims"))
 
 
 @flip.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    for a in ctx.attr("axis"):
+    for a in _flip_axes(ctx.attr):
         ctx.enforce(-len(x) <= a < len(x), f"axis holds {a}, outside X {shape_str(x)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 
 def _flip(attrs, x):
-    return np.ascontiguousarray(np.flip(x, axis=tuple(attrs["axis"]))) if x.ndim else x.copy()
+    axes = tuple(_flip_axes(attrs.__getitem__))
+    return np.ascontiguousarray(np.flip(x, axis=axes)) if x.ndim else x.copy()
 
 
 flip.kernel(dtypes=ALL_DTYPES)(_flip)
-flip.grad_maker(_same_shape_grad("flip", _flip, [Attr("axis", "ints", [])],
-                                 "dX = flip(dOut, axis)."))
+flip.grad_maker(_same_shape_grad("flip", _flip, _FLIP_ATTRS, "dX = flip(dOut, axis)."))
 
 
 # --- roll -------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ core/tensor_io.py); load_as_fp16 converts to float16.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from paddle_ir.core.errors import KernelError
@@ -49,3 +51,62 @@ def load_kernel(attrs):
 
 
 load.grad_maker(lambda g: [])
+
+
+# --- load_combine -----------------------------------------------------------------------------
+
+load_combine = register_op(
+    "load_combine",
+    outputs=[Out("Out", "the tensors, in the file's order", duplicable=True)],
+    attrs=[Attr("file_path", "string", "", "a file written by save_combine: LoDTensor "
+                                          "records back to back, one per Out"),
+           Attr("load_as_fp16", "bool", False, "convert to float16"),
+           Attr("model_from_memory", "bool", False, "file_path holds the bytes themselves")],
+    key_inputs=[],
+    doc="load_combine: Out[i] = the i-th LoDTensor record of file_path (Paddle's combined "
+        "parameter file); the records must fill the file exactly, as in Paddle.",
+)
+
+
+def _read_all(attrs, count: int) -> list[LoDTensor]:
+    path = attrs["file_path"]
+    if attrs["model_from_memory"]:
+        data = path.encode("latin-1") if isinstance(path, str) else bytes(path)
+        where = "load_combine (model_from_memory)"
+    else:
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+        except FileNotFoundError as e:
+            raise KernelError(f"load_combine: no file {path!r}") from e
+        where = f"load_combine {path}"
+    stream = io.BytesIO(data)
+    tensors = [read_lod_tensor(stream, where) for _ in range(count)]
+    if stream.tell() != len(data):
+        raise KernelError(f"{where}: {len(data) - stream.tell()} bytes follow the {count} "
+                          f"records the op loads (Paddle refuses a partial load too; use load "
+                          f"for single variables)")
+    if attrs["load_as_fp16"]:
+        tensors = [LoDTensor.unchecked(t.numpy().astype(np.float16), t.offsets) for t in tensors]
+    return tensors
+
+
+@load_combine.infer_shape
+def _(ctx):
+    ctx.enforce(bool(ctx.attr("file_path")), "attr file_path must name a file")
+    if ctx.is_runtime:
+        attrs = {a: ctx.attr(a) for a in ("file_path", "load_as_fp16", "model_from_memory")}
+        for i, tensor in enumerate(_read_all(attrs, len(ctx.output_names("Out")))):
+            ctx.set_output("Out", tensor.shape, tensor.dtype, i=i)
+            ctx.set_output_lod_level("Out", tensor.lod_level, i=i)
+
+
+# A control kernel: how many records to read is how many variables Out names.
+@load_combine.kernel(storage=[], dtypes=CONTROL_DTYPES, control=True)
+def load_combine_kernel(ctx, attrs):
+    names = ctx.output_names("Out")
+    for name, tensor in zip(names, _read_all(attrs, len(names)), strict=True):
+        ctx.scope.var(name).value = tensor
+
+
+load_combine.grad_maker(lambda g: [])

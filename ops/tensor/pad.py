@@ -3,7 +3,9 @@
     pad               Out = X padded by `paddings` ([before_0, after_0, ...]) with pad_value
     pad_constant_like Out = Y padded at the end of each dim to X's shape with pad_value
     pad2d             NCHW/NHWC X padded by [top, bottom, left, right]; mode constant,
-                      reflect or edge
+                      reflect or edge; the Paddings input (an int tensor [4]) gives the
+                      paddings at run time instead (ops/tensor_attrs.py), through the
+                      memory budget
 
 pad3d, Paddle 2.x's, is ops/tensor/pad3d.py.
 """
@@ -12,9 +14,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.errors import KernelError
+from paddle_ir.core.limits import check_allocation
 from paddle_ir.ops.context import dims_known
 from paddle_ir.ops.registry import Attr, In, Out
 from paddle_ir.ops.simple_op import register_simple
+from paddle_ir.ops.tensor_attrs import (
+    TensorAttr,
+    overridden,
+    tensor_attr_inputs,
+    with_tensor_attrs,
+)
+
+# pad2d's inputs that override attributes at run time.
+PAD2D_TENSOR_ATTRS = (TensorAttr("paddings", "ints", whole="Paddings"),)
 
 # -- pad -------------------------------------------------------------------------------------
 
@@ -84,6 +97,11 @@ def _hw_axes(fmt: str) -> tuple[int, int]:
 def _infer_pad2d(ctx):
     shape, pads = list(ctx.input_shape("X")), ctx.attr("paddings")
     ctx.enforce(len(shape) == 4, f"X must be 4-D, got shape {shape}")
+    if overridden(ctx, PAD2D_TENSOR_ATTRS):  # known at run time only
+        h, w = _hw_axes(ctx.attr("data_format"))
+        shape[h] = shape[w] = -1
+        ctx.set_output("Out", shape, ctx.input_dtype("X"))
+        return
     ctx.enforce(len(pads) == 4, f"paddings must be [top, bottom, left, right], got {pads}")
     ctx.enforce(ctx.attr("mode") in _PAD2D_MODES,
                 f"mode must be constant, reflect or edge, got {ctx.attr('mode')!r}")
@@ -104,6 +122,13 @@ def _pad2d_width(attrs, ndim=4):
 
 
 def _pad2d(attrs, x):
+    pads = attrs["paddings"]
+    if len(pads) != 4 or min(pads) < 0:
+        raise KernelError(f"pad2d: paddings must be 4 numbers >= 0 [top, bottom, left, right], "
+                          f"got {pads}")
+    width = _pad2d_width(attrs)
+    check_allocation("pad2d", [d + a + b for d, (a, b) in zip(x.shape, width, strict=True)],
+                     x.dtype, "its paddings")
     mode = attrs["mode"]
     if mode == "constant":
         return np.pad(x, _pad2d_width(attrs), constant_values=attrs["pad_value"])
@@ -123,9 +148,12 @@ def _pad2d_grad(attrs, x, dout):
 
 
 register_simple(
-    "pad2d", [In("X", "4-D")], [Out("Out", "X padded in H and W")],
+    "pad2d", [In("X", "4-D")] + tensor_attr_inputs(PAD2D_TENSOR_ATTRS),
+    [Out("Out", "X padded in H and W")],
     [Attr("paddings", "ints", [0, 0, 0, 0], "[top, bottom, left, right]"),
      Attr("mode", "string", "constant", "constant, reflect or edge"),
      Attr("pad_value", "float", 0.0, "for mode constant"),
      Attr("data_format", "string", "NCHW", "NCHW or NHWC")],
-    _infer_pad2d, _pad2d, backward=_pad2d_grad, wrt=["X"], doc=__doc__)
+    _infer_pad2d, with_tensor_attrs("pad2d", PAD2D_TENSOR_ATTRS, 1, _pad2d),
+    backward=with_tensor_attrs("pad2d_grad", PAD2D_TENSOR_ATTRS, 1, _pad2d_grad), wrt=["X"],
+    doc=__doc__)

@@ -4,14 +4,19 @@
                      random values of `shape` with one dim taken from Input's batch
     random_crop      each instance's trailing dims cropped to `shape` at a random place
     sampling_id      one class id per row drawn from the row's probabilities
+    randperm         a random permutation of 0 .. n-1, of `dtype`
+    randint          integers drawn uniformly from [low, high), shaped `shape` (or by the
+                     ShapeTensor / ShapeTensorList inputs, which override it)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.core.dtypes import to_numpy_dtype
-from paddle_ir.ops.registry import ALL_DTYPES, NUMERIC, Attr, In, Out
+from paddle_ir.core.dtypes import DataType, to_numpy_dtype
+from paddle_ir.core.errors import KernelError
+from paddle_ir.core.limits import check_allocation
+from paddle_ir.ops.registry import ALL_DTYPES, INTS, NUMERIC, Attr, In, Out, register_op
 from paddle_ir.ops.simple_op import register_simple
 from paddle_ir.ops.tensor.fill import _rng, check_distribution
 
@@ -120,3 +125,87 @@ register_simple(
      Attr("seed", "int", 0, "0: random")],
     lambda ctx: _infer_sampling_id(ctx), _sampling_id,
     doc=__doc__)
+
+
+# -- randperm --------------------------------------------------------------------------------
+
+randperm = register_op(
+    "randperm",
+    outputs=[Out("Out", "a permutation of 0 .. n-1")],
+    attrs=[Attr("n", "int", 1, "the length, >= 1"),
+           Attr("dtype", "int", int(DataType.INT64), "the output DataType"),
+           Attr("seed", "int", 0, "0: random; else fixed")],
+    dtype_from="attr:dtype",
+    doc=__doc__,
+)
+
+
+@randperm.infer_shape
+def _(ctx):
+    ctx.enforce(ctx.attr("n") >= 1, f"n must be >= 1, got {ctx.attr('n')}")
+    ctx.set_output("Out", (ctx.attr("n"),), to_numpy_dtype(ctx.attr("dtype")))
+
+
+@randperm.kernel(storage=[], dtypes=INTS + (np.dtype(np.float32), np.dtype(np.float64)))
+def randperm_kernel(attrs):
+    dtype = to_numpy_dtype(attrs["dtype"])
+    check_allocation("randperm", (attrs["n"],), dtype, "the attribute n")
+    return _rng(attrs["seed"]).permutation(attrs["n"]).astype(dtype)
+
+
+# -- randint ---------------------------------------------------------------------------------
+
+randint = register_op(
+    "randint",
+    inputs=[In("ShapeTensor", "int tensor: the output shape; overrides `shape`",
+               dispensable=True),
+            In("ShapeTensorList", "int tensors [1], one per dim; override ShapeTensor",
+               duplicable=True, dispensable=True)],
+    outputs=[Out("Out", "integers in [low, high)")],
+    attrs=[Attr("shape", "longs", [], "the output shape"),
+           Attr("low", "int", 0, "inclusive"), Attr("high", "int", 0, "exclusive, > low"),
+           Attr("dtype", "int", int(DataType.INT64), "the output DataType (int32 or int64)"),
+           Attr("seed", "int", 0, "0: random; else fixed")],
+    key_inputs=[],
+    dtype_from="attr:dtype",
+    doc=__doc__,
+)
+
+
+def _randint_shape(attrs_shape, shape_tensor, shape_list) -> list[int]:
+    if shape_list:
+        return [int(np.asarray(t).reshape(-1)[0]) for t in shape_list]
+    if shape_tensor is not None:
+        return [int(d) for d in np.asarray(shape_tensor).reshape(-1)]
+    return list(attrs_shape)
+
+
+@randint.infer_shape
+def _(ctx):
+    low, high = ctx.attr("low"), ctx.attr("high")
+    ctx.enforce(low < high, f"low must be < high, got low={low} and high={high}")
+    dtype = to_numpy_dtype(ctx.attr("dtype"))
+    ctx.enforce(dtype in INTS, f"dtype must be int32 or int64, got {dtype}")
+    if ctx.has_input("ShapeTensorList"):
+        shape = [-1] * ctx.input_count("ShapeTensorList")
+    elif ctx.has_input("ShapeTensor"):
+        rank = ctx.input_shape("ShapeTensor")
+        ctx.enforce(len(rank) == 1 and rank[0] >= 0,
+                    f"ShapeTensor must be a 1-D int tensor of known length (the output's "
+                    f"rank), got shape {list(rank)}")
+        shape = [-1] * rank[0]
+    else:
+        shape = list(ctx.attr("shape"))
+        ctx.enforce(all(d >= 0 for d in shape), f"shape must be known (no -1), got {shape}")
+    ctx.set_output("Out", shape, dtype)
+
+
+@randint.kernel(storage=[], dtypes=INTS)
+def randint_kernel(attrs, shape_tensor=None, shape_list=None):
+    shape = _randint_shape(attrs["shape"], shape_tensor, shape_list)
+    dtype = to_numpy_dtype(attrs["dtype"])
+    if any(d < 0 for d in shape):
+        raise KernelError(f"randint: the shape read from its inputs, {shape}, has a negative "
+                          f"dim")
+    check_allocation("randint", shape, dtype, "its shape inputs or attribute")
+    return _rng(attrs["seed"]).integers(attrs["low"], attrs["high"], size=shape).astype(dtype)

@@ -193,17 +193,28 @@ _register("reshape2",
 
 
 # flatten2
-def _flatten2_infer(ctx):
+def infer_flatten(ctx) -> list[int]:
+    """flatten's and flatten2's Out shape [prod(X.shape[:axis]), prod(X.shape[axis:])],
+    set on Out; an axis outside [0, rank] fails."""
     x = ctx.input_shape("X")
     axis = ctx.attr("axis")
     ctx.enforce(0 <= axis <= len(x), f"axis must be in [0, {len(x)}] for X.shape="
                                      f"{shape_str(x)}, got {axis}")
-    ctx.set_output("Out", [_prod(x[:axis]), _prod(x[axis:])], ctx.input_dtype("X"))
+    out = [_prod(x[:axis]), _prod(x[axis:])]
+    ctx.set_output("Out", out, ctx.input_dtype("X"))
+    return out
+
+
+def flattened(x: np.ndarray, axis: int) -> np.ndarray:
+    return x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
+
+
+def _flatten2_infer(ctx):
+    infer_flatten(ctx)
 
 
 def _flatten2(attrs, x):
-    axis = attrs["axis"]
-    return x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:])), _xshape(x)
+    return flattened(x, attrs["axis"]), _xshape(x)
 
 
 _register("flatten2", [], [Attr("axis", "int", 1, "X's dims before axis become the rows")],

@@ -1,9 +1,11 @@
-"""squeeze, unsqueeze and transpose (+ _grad): the forms without XShape that Fluid 1.x
-programs (and some converted 2.x ones) still carry. Same shape rules as their *2 twins
-in ops/tensor/shape_ops.py; their grad ops read X's shape from X (no buffer needed).
+"""squeeze, unsqueeze, flatten and transpose (+ _grad): the forms without XShape that
+Fluid 1.x programs (and some converted 2.x ones) still carry. Same shape rules as their
+*2 twins in ops/tensor/shape_ops.py; their grad ops read X's shape from X (no buffer
+needed).
 
     squeeze    Out = X without the listed size-1 dims (all of them when axes is empty)
     unsqueeze  Out = X with unit dims inserted at axes, one at a time
+    flatten    Out = X as a matrix [prod(X.shape[:axis]), prod(X.shape[axis:])]
     transpose  Out = X with its dims permuted: Out.shape[i] = X.shape[axis[i]]
 """
 
@@ -14,15 +16,24 @@ import numpy as np
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.tensor.reshape import share_lod_if_rows_kept
-from paddle_ir.ops.tensor.shape_ops import infer_unsqueeze, squeezed_shape, unsqueezed_shape
+from paddle_ir.ops.tensor.shape_ops import (
+    flattened,
+    infer_flatten,
+    infer_unsqueeze,
+    squeezed_shape,
+    unsqueezed_shape,
+)
 
 
-def _reshape_grad(op_type: str):
+def _reshape_grad(op_type: str, attr=None):
+    """The grad maker of a reshape-like op; registers `op_type`_grad: dX = dOut in X's shape.
+    `attr` is the forward attribute the grad op carries along (default: `axes`)."""
+    attr = attr or Attr("axes", "ints", [])
     grad = register_op(
         op_type + "_grad",
         inputs=[In("X", no_need_buffer=True), In("Out@GRAD")],
         outputs=[Out("X@GRAD", dispensable=True)],
-        attrs=[Attr("axes", "ints", [])],
+        attrs=[attr],
         key_inputs=["Out@GRAD"],
         doc="dX = dOut laid out in X's shape.",
     )
@@ -39,7 +50,7 @@ def _reshape_grad(op_type: str):
         return [g.grad_op(op_type + "_grad",
                           inputs={"X": g.input("X"), "Out@GRAD": g.output_grad("Out")},
                           outputs={"X@GRAD": g.input_grad("X")},
-                          attrs={"axes": g.attr("axes")})]
+                          attrs={attr.name: g.attr(attr.name)})]
     return maker
 
 
@@ -105,6 +116,33 @@ def unsqueeze_kernel(attrs, x, axes_t, axes_list):
 
 
 unsqueeze.grad_maker(_reshape_grad("unsqueeze"))
+
+
+# --- flatten ----------------------------------------------------------------------------
+
+_AXIS = Attr("axis", "int", 1, "X's dims before axis become the rows")
+
+flatten = register_op(
+    "flatten",
+    inputs=[In("X")],
+    outputs=[Out("Out", "[prod(X.shape[:axis]), prod(X.shape[axis:])]")],
+    attrs=[_AXIS],
+    doc=__doc__,
+)
+
+
+@flatten.infer_shape
+def _(ctx):
+    out = infer_flatten(ctx)
+    share_lod_if_rows_kept(ctx, ctx.input_shape("X"), out)
+
+
+@flatten.kernel(dtypes=ALL_DTYPES)
+def flatten_kernel(attrs, x):
+    return flattened(x, attrs["axis"])
+
+
+flatten.grad_maker(_reshape_grad("flatten", _AXIS))
 
 
 # --- transpose --------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """slice and strided_slice (+ grads): Out = Input[starts:ends] along `axes`, Paddle's
-rules; strided_slice: Out = Input[starts:ends:strides] on `axes` (Python slicing rules).
+rules; strided_slice: Out = Input[starts:ends:strides] on `axes` (Python slicing rules),
+its starts, ends and strides also given by tensors (StartsTensor/StartsTensorList, ...,
+StridesTensorList; ops/tensor_attrs.py) that override the attributes at run time.
 
 For each axis a in `axes` with start s and end e: a negative s or e counts
 from the end (adds Input.shape[a]); both are then clamped to [0, dim], so
@@ -19,9 +21,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from paddle_ir.core.errors import KernelError
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import ALL_DTYPES, FLOATS, Attr, In, Out, register_op
 from paddle_ir.ops.simple_op import register_simple
+from paddle_ir.ops.tensor_attrs import (
+    TensorAttr,
+    overridden,
+    tensor_attr_inputs,
+    with_tensor_attrs,
+)
 
 _TENSOR_INPUTS = [
     In("StartsTensor", "int tensor [len(axes)]; overrides starts", dispensable=True),
@@ -157,7 +166,20 @@ def slice_grad_dense(attrs, x, starts_t, ends_t, starts_list, ends_list, dout):
 
 # -- strided_slice ---------------------------------------------------------------------------
 
+# strided_slice's inputs that override attributes at run time (ops/tensor_attrs.py).
+STRIDED_SLICE_TENSOR_ATTRS = (
+    TensorAttr("starts", "ints", whole="StartsTensor", parts="StartsTensorList"),
+    TensorAttr("ends", "ints", whole="EndsTensor", parts="EndsTensorList"),
+    TensorAttr("strides", "ints", whole="StridesTensor", parts="StridesTensorList"),
+)
+
+
 def _slices(attrs, shape):
+    lists = [attrs[k] for k in ("axes", "starts", "ends", "strides")]
+    if len({len(v) for v in lists}) != 1 or 0 in attrs["strides"]:
+        raise KernelError(f"strided_slice: axes, starts, ends and strides must have one length "
+                          f"and no stride 0, got axes {lists[0]}, starts {lists[1]}, ends "
+                          f"{lists[2]}, strides {lists[3]}")
     index = [slice(None)] * len(shape)
     for axis, start, end, stride in zip(attrs["axes"], attrs["starts"], attrs["ends"],
                                         attrs["strides"], strict=True):
@@ -167,6 +189,13 @@ def _slices(attrs, shape):
 
 def _infer_strided(ctx):
     shape = list(ctx.input_shape("Input"))
+    if overridden(ctx, STRIDED_SLICE_TENSOR_ATTRS):  # the sliced dims are known at run time
+        for axis in ctx.attr("axes"):
+            ctx.enforce(0 <= axis < len(shape), f"axis {axis} is out of range for rank "
+                        f"{len(shape)}")
+            shape[axis] = -1
+        ctx.set_output("Out", shape, ctx.input_dtype("Input"))
+        return
     lists = [ctx.attr(k) for k in ("axes", "starts", "ends", "strides")]
     ctx.enforce(len({len(v) for v in lists}) == 1,
                 f"axes, starts, ends and strides must have one length, got "
@@ -187,9 +216,13 @@ def _strided_grad(attrs, x, dout):
 
 
 register_simple(
-    "strided_slice", [In("Input")], [Out("Out", "the strided slice")],
+    "strided_slice", [In("Input")] + tensor_attr_inputs(STRIDED_SLICE_TENSOR_ATTRS),
+    [Out("Out", "the strided slice")],
     [Attr("axes", "ints", [], "the sliced axes"), Attr("starts", "ints", [], "per axis"),
      Attr("ends", "ints", [], "per axis, exclusive"), Attr("strides", "ints", [], "per axis")],
     _infer_strided,
-    lambda attrs, x: x[_slices(attrs, x.shape)].copy(),
-    backward=_strided_grad, wrt=["Input"], dtypes=ALL_DTYPES, doc=__doc__)
+    with_tensor_attrs("strided_slice", STRIDED_SLICE_TENSOR_ATTRS, 1,
+                      lambda attrs, x: x[_slices(attrs, x.shape)].copy()),
+    backward=with_tensor_attrs("strided_slice_grad", STRIDED_SLICE_TENSOR_ATTRS, 1,
+                               _strided_grad),
+    wrt=["Input"], dtypes=ALL_DTYPES, doc=__doc__)

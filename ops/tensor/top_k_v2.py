@@ -4,9 +4,11 @@
     Out     = take_along_axis(X, Indices, axis)
     dX      = dOut scattered back to Indices (zeros elsewhere)
 
-Ties keep the lower index first. With sorted=False Paddle leaves the order of the k
-entries unspecified; here they always come sorted, which is one of the orders it allows.
-The K input, when bound, overrides the attribute.
+Ties keep the lower index first. With sorted=False the k entries come in the order
+Paddle's CPU kernel leaves them: it selects with std::partial_sort when k * 64 < the
+row's length (sorted anyway) and else with std::nth_element at k - 1 (unordered), and
+ops/tensor/stl_select.py runs those same libstdc++ algorithms, so the order (ties
+and NaNs included) is Paddle's. The K input, when bound, overrides the attribute.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import FLOATS, NUMERIC, Attr, In, Out, register_op
+from paddle_ir.ops.tensor.stl_select import nth_element, partial_sort
 
 top_k_v2 = register_op(
     "top_k_v2",
@@ -60,9 +63,38 @@ def top_k(x: np.ndarray, k: int, axis: int, largest: bool) -> tuple[np.ndarray, 
     return np.take_along_axis(x, idx, axis=axis), idx
 
 
+def _paddle_less(largest: bool):
+    """Paddle's comparison of (value, index) pairs: NaN first when largest, last else."""
+    if largest:
+        return lambda a, b: (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+    return lambda a, b: (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
+
+
+def top_k_unsorted(x: np.ndarray, k: int, axis: int, largest: bool):
+    """top_k's entries in the order Paddle's CPU kernel leaves them with sorted=False."""
+    n = x.shape[axis]
+    if not 1 <= k <= n:
+        raise ValueError(f"top_k_v2: k must be in [1, {n}] (X.shape[{axis}]), got {k}")
+    rows = np.moveaxis(x, axis, -1)
+    flat = rows.reshape(-1, n)
+    idx = np.empty((flat.shape[0], k), np.int64)
+    less = _paddle_less(largest)
+    for r, row in enumerate(flat.tolist()):
+        pairs = list(zip(row, range(n), strict=True))
+        if k * 64 < n:
+            partial_sort(pairs, k, less)
+        else:
+            nth_element(pairs, k - 1, less)
+        idx[r] = [j for _, j in pairs[:k]]
+    idx = np.moveaxis(idx.reshape(rows.shape[:-1] + (k,)), -1, axis)
+    return np.take_along_axis(x, idx, axis=axis), idx
+
+
 @top_k_v2.kernel(dtypes=NUMERIC)
 def top_k_v2_kernel(attrs, x, k):
     k = attrs["k"] if k is None else int(np.asarray(k).reshape(-1)[0])
+    if not attrs["sorted"] and x.ndim > 0:
+        return top_k_unsorted(x, k, attrs["axis"], attrs["largest"])
     return top_k(x, k, attrs["axis"], attrs["largest"])
 
 

@@ -1,7 +1,7 @@
-"""Fluid's adaptive-rate optimizers: Adagrad, DecayedAdagrad, Adadelta, RMSProp, Adam
-and Adamax (update rules in ops/optimizers/: adagrad.py, decayed_adagrad.py,
-adadelta.py, rmsprop.py, adam.py, adamax.py), with Fluid's argument names and
-defaults."""
+"""Fluid's adaptive-rate optimizers: Adagrad, DecayedAdagrad, Adadelta, RMSProp, Adam,
+Adamax, Ftrl and Lamb (update rules in ops/optimizers/: adagrad.py, decayed_adagrad.py,
+adadelta.py, rmsprop.py, adam.py, adamax.py, ftrl.py, lamb.py), with Fluid's argument
+names and defaults."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from paddle_ir.optimizer.base import Optimizer, param_shape
 
 __all__ = ["Adadelta", "AdadeltaOptimizer", "Adagrad", "AdagradOptimizer", "Adam",
            "AdamOptimizer", "Adamax", "AdamaxOptimizer", "DecayedAdagrad",
-           "DecayedAdagradOptimizer", "RMSProp", "RMSPropOptimizer"]
+           "DecayedAdagradOptimizer", "Ftrl", "FtrlOptimizer", "Lamb", "LambOptimizer",
+           "RMSProp", "RMSPropOptimizer"]
 
 
 class Adagrad(Optimizer):
@@ -148,9 +149,61 @@ class Adamax(Optimizer):
         return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon}
 
 
+class Ftrl(Optimizer):
+    """Fluid's FtrlOptimizer: Follow The Regularized Leader (ops/optimizers/ftrl.py), with
+    l1, l2 and lr_power (-0.5: the square-root schedule). A SelectedRows gradient updates
+    only its rows, as Paddle's sparse kernel does."""
+
+    op_type = "ftrl"
+    out_slots = {"SquaredAccumulator": "SquaredAccumOut",
+                 "LinearAccumulator": "LinearAccumOut"}
+
+    def __init__(self, learning_rate: float, l1: float = 0.0, l2: float = 0.0,
+                 lr_power: float = -0.5, regularization=None, name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._l1, self._l2, self._lr_power = float(l1), float(l2), float(lr_power)
+
+    def _accumulators(self, param):
+        return [("SquaredAccumulator", "squared", 0.0, param_shape(param)),
+                ("LinearAccumulator", "linear", 0.0, param_shape(param))]
+
+    def _attrs(self):
+        return {"l1": self._l1, "l2": self._l2, "lr_power": self._lr_power}
+
+
+class Lamb(Optimizer):
+    """Fluid's LambOptimizer (ops/optimizers/lamb.py): Adam's moments with a layer-wise
+    trust ratio ||param|| / ||update|| and decoupled weight decay `lamb_weight_decay`;
+    `exclude_from_weight_decay_fn(param) -> True` turns the decay off for a parameter."""
+
+    op_type = "lamb"
+
+    def __init__(self, learning_rate: float = 0.001, lamb_weight_decay: float = 0.01,
+                 beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
+                 regularization=None, grad_clip=None, exclude_from_weight_decay_fn=None,
+                 name=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._weight_decay = float(lamb_weight_decay)
+        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        self._exclude = exclude_from_weight_decay_fn
+
+    def _accumulators(self, param):
+        return [("Moment1", "moment1", 0.0, param_shape(param)),
+                ("Moment2", "moment2", 0.0, param_shape(param)),
+                ("Beta1Pow", "beta1_pow_acc", self._beta1, [1]),
+                ("Beta2Pow", "beta2_pow_acc", self._beta2, [1])]
+
+    def _param_attrs(self, param):
+        decay = 0.0 if self._exclude is not None and self._exclude(param) else self._weight_decay
+        return {"weight_decay": decay, "beta1": self._beta1, "beta2": self._beta2,
+                "epsilon": self._epsilon}
+
+
 AdagradOptimizer = Adagrad
 DecayedAdagradOptimizer = DecayedAdagrad
 AdadeltaOptimizer = Adadelta
 RMSPropOptimizer = RMSProp
 AdamOptimizer = Adam
 AdamaxOptimizer = Adamax
+FtrlOptimizer = Ftrl
+LambOptimizer = Lamb

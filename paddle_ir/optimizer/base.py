@@ -68,6 +68,13 @@ class Optimizer:
     def _attrs(self) -> dict:
         return {}
 
+    def _param_attrs(self, param: Parameter) -> dict:
+        """The update op's attributes for `param` (Lamb exempts some from weight decay)."""
+        return self._attrs()
+
+    # Output slots Paddle names otherwise than `{slot}Out` (ftrl's SquaredAccumOut, ...).
+    out_slots: dict[str, str] = {}
+
     # -- minimize ---------------------------------------------------------------------------
     def minimize(self, loss: Variable, startup_program=None, parameter_list=None,
                  no_grad_set=None):
@@ -178,6 +185,6 @@ class Optimizer:
         for slot, kind, value, shape in self._accumulators(param):
             var = self._state_var(block, startup, param, kind, value, shape)
             inputs[slot] = var
-            outputs[slot + "Out"] = var
+            outputs[self.out_slots.get(slot, slot + "Out")] = var
         return block.append_op(self.op_type, inputs=inputs, outputs=outputs,
-                               attrs={**self._attrs(), "op_role": OP_ROLE_OPTIMIZE})
+                               attrs={**self._param_attrs(param), "op_role": OP_ROLE_OPTIMIZE})

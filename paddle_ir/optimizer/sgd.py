@@ -1,19 +1,37 @@
-"""Fluid's momentum family: SGD, Momentum and LarsMomentum (update rules in
-ops/optimizers/: sgd.py, momentum.py, lars_momentum.py), with Fluid's argument names
-and defaults."""
+"""Fluid's momentum family: SGD, Dpsgd, Momentum and LarsMomentum (update rules in
+ops/optimizers/: sgd.py, dpsgd.py, momentum.py, lars_momentum.py), with Fluid's argument
+names and defaults."""
 
 from __future__ import annotations
 
 from paddle_ir.optimizer.base import Optimizer, param_shape
 
-__all__ = ["LarsMomentum", "LarsMomentumOptimizer", "Momentum", "MomentumOptimizer", "SGD",
-           "SGDOptimizer"]
+__all__ = ["Dpsgd", "DpsgdOptimizer", "LarsMomentum", "LarsMomentumOptimizer", "Momentum",
+           "MomentumOptimizer", "SGD", "SGDOptimizer"]
 
 
 class SGD(Optimizer):
     """param -= lr * grad (a SelectedRows grad moves only its rows)."""
 
     op_type = "sgd"
+
+
+class Dpsgd(Optimizer):
+    """Fluid's DpsgdOptimizer (ops/optimizers/dpsgd.py): SGD on the gradient clipped to L2
+    norm `clip`, plus Gaussian noise of deviation `sigma` divided by `batch_size`. The
+    defaults are Fluid's own (clip=0.9, batch_size=0.999, sigma=1e-8). Dense gradients
+    only, as in Paddle."""
+
+    op_type = "dpsgd"
+
+    def __init__(self, learning_rate: float = 0.001, clip: float = 0.9,
+                 batch_size: float = 0.999, sigma: float = 1e-8, regularization=None,
+                 name=None, grad_clip=None):
+        super().__init__(learning_rate, regularization, name, grad_clip)
+        self._clip, self._batch_size, self._sigma = float(clip), float(batch_size), float(sigma)
+
+    def _attrs(self):
+        return {"clip": self._clip, "batch_size": self._batch_size, "sigma": self._sigma}
 
 
 class Momentum(Optimizer):
@@ -69,3 +87,4 @@ class LarsMomentum(Optimizer):
 SGDOptimizer = SGD
 MomentumOptimizer = Momentum
 LarsMomentumOptimizer = LarsMomentum
+DpsgdOptimizer = Dpsgd

@@ -15,6 +15,9 @@ from __future__ import annotations
 FRAMEWORK_ATTRS = frozenset({
     "op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
     "with_quant_attr", "name",
+    # kAllKernelsMustComputeRuntimeShape: tells Paddle's executor to skip InferShape
+    # (hash, the sequence ops, ...); paddle-ir infers shapes its own way either way
+    "ALL_KERNELS_MUST_COMPUTE_RUNTIME_SHAPE",
 })
 
 # Backend and pass switches ("extra" attributes in Paddle's op definitions). Paddle's

@@ -209,7 +209,7 @@ def test_unknown_slot_and_missing_input_at_build_time():
         x = pir.layers.data("x", [3], append_batch_size=False)
         block = pir.default_main_program().global_block()
         with pytest.raises(InvalidProgramError, match=r"scale has no input slot 'Y'; its "
-                                                      r"inputs are \['X'\]"):
+                                                      r"inputs are \['X', 'ScaleTensor'\]"):
             block.append_op("scale", inputs={"X": x, "Y": x}, outputs={"Out": x})
         with pytest.raises(InvalidProgramError, match="input X of scale is required"):
             block.append_op("scale", outputs={"Out": x})

@@ -31,7 +31,7 @@ CASES = {
     "elementwise_mul_grad": ({"axis": -1}, [X, Y, X * Y, D_OUT]),
     "fill_any_like": ({"value": 3.0, "dtype": -1}, [X]),
     "is_empty": ({}, [X]),
-    "expand_grad": ({"expand_times": [2, 1]}, [SEQ, LoDTensor.unchecked(
+    "expand_grad": ({"expand_times": [2, 1]}, [SEQ, None, [], LoDTensor.unchecked(
         rng.standard_normal((12, 2)).astype(np.float32))]),
     "unstack_grad": ({"axis": 1, "num": 3}, [X, [D_OUT[:, k] for k in range(3)]]),
     "gru_unit_grad": ({"activation": 2, "gate_activation": 1, "origin_mode": False},
@@ -133,6 +133,26 @@ CASES = {
                                  "spatial_scale": 1.0}, []),
            ("prroi_pool", 1, 1, {"pooled_height": 2, "pooled_width": 2,
                                  "spatial_scale": 1.0}, []))},
+    # issue 26's op families
+    **{f"{m}_interp_grad": ({"data_layout": "NCHW", "out_d": 2, "out_h": 3, "out_w": 5,
+                            "scale": 0.0, "interp_method": m, "align_corners": False,
+                            "align_mode": 0},
+                           [X.reshape((1, 1, 2, 2, 3)[5 - rank:]), None, [], None,
+                            rng.standard_normal((1, 1, 2, 3, 5)[5 - rank:]).astype(np.float32)])
+       for m, rank in (("linear", 3), ("bicubic", 4), ("trilinear", 5))},
+    "fill_zeros_like2": ({"dtype": 5}, [X]),
+    "flatten_grad": ({"axis": 1}, [X[:, :, None], D_OUT]),
+    **{f"{op}_grad": ({"axis": -1, "keepdim": False},
+                      [X, np.argmin(X, axis=1), D_OUT[:, 0]]) for op in ("kthvalue", "mode")},
+    "max_pool3d_with_index_grad": ({"ksize": [1, 2, 3], "strides": [1, 2, 3],
+                                    "paddings": [0, 0, 0], "global_pooling": False,
+                                    "adaptive": False, "ceil_mode": False},
+                                   [X[None, None, None], np.array([[[[[4], [7]]]]], np.int32),
+                                    D_OUT[None, None, None, :2, :1]]),
+    "nll_loss_grad": ({"ignore_index": -100, "reduction": "mean"},
+                      [X, np.array([0, 2, 1, 1], np.int64), Y + 1, np.float32(4.0),
+                       np.float32(1.5)]),
+    "rnn_memory_helper_grad": ({"dtype": 5}, [X, X, D_OUT]),
     **{f"sequence_pool_grad/{pool}": ({"pooltype": pool, "is_test": False, "pad_value": 0.0},
                                       [SEQ, SEQ_D_OUT, None])
        for pool in ("SUM", "AVERAGE", "SQRT", "FIRST", "LAST")},

@@ -523,7 +523,10 @@ def test_resize_norm_and_activation_layers():
     (lambda x: pir.layers.conv2d(x, 4, 3, padding="FULL"), "padding must be 'SAME', 'VALID'"),
     (lambda x: pir.layers.image_resize(x), "give out_shape or scale"),
     (lambda x: pir.layers.image_resize(x, [4, 4], resample="BICUBIC"),
-     "resample must be BILINEAR or NEAREST"),
+     "resample must be BILINEAR, TRILINEAR or NEAREST"),
+    (lambda x: pir.layers.resize_trilinear(x, [2, 2, 2]), "TRILINEAR needs a 5-D input"),
+    (lambda x: pir.layers.resize_trilinear(x, [2, 2], data_format="NCHW"),
+     "data_format must be NCDHW or NDHWC"),
     (lambda x: pir.layers.adaptive_pool2d(x, 2, require_index=True),
      "max_pool2d_with_index"),
     (lambda x: pir.layers.conv2d_transpose(x, 4), "needs filter_size or output_size"),
@@ -626,3 +629,42 @@ def test_crf_unstack_and_sequence_layer_errors():
             layers.gru_unit(layers.data("g", [-1, 6]), layers.data("h", [-1, 2]), size=7)
         with pytest.raises(InvalidProgramError, match="needs the tag number"):
             layers.linear_chain_crf(u, layers.data("lab", [-1, 1], dtype="int64", lod_level=1))
+
+
+def test_hash_layer_buckets_ids_with_xxh64():
+    import xxhash
+
+    ids = np.array([[3, 9], [3, 9], [4, 1]], np.int64)
+    (out,) = run_built(lambda: layers.hash(data_like("ids", ids), hash_size=97, num_hash=2),
+                       {"ids": ids})
+    out = np.asarray(out)
+    want = [[[xxhash.xxh64_intdigest(r.tobytes(), seed=s) % 97] for s in range(2)] for r in ids]
+    np.testing.assert_array_equal(out, want)
+    assert out.shape == (3, 2, 1) and (out[0] == out[1]).all()  # equal rows, equal buckets
+
+
+def test_resize_trilinear_resizes_d_h_w_of_a_volume():
+    x = np.random.RandomState(3).rand(1, 2, 2, 3, 2).astype("float32")
+    out, by_scale = run_built(
+        lambda: [layers.resize_trilinear(data_like("x", x), out_shape=[3, 5, 4]),
+                 layers.resize_trilinear(data_like("x", x), scale=2.0)], {"x": x})
+    assert np.asarray(out).shape == (1, 2, 3, 5, 4)
+    assert np.asarray(by_scale).shape == (1, 2, 4, 6, 4)
+    # align_corners (the default): the corners land on the corners
+    np.testing.assert_allclose(np.asarray(out)[..., 0, 0, 0], x[..., 0, 0, 0], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(out)[..., -1, -1, -1], x[..., -1, -1, -1], rtol=1e-6)
+
+
+def test_crop_tensor_layer_takes_shape_and_offsets_as_variables():
+    x = np.arange(20, dtype="float32").reshape(4, 5)
+
+    def build():
+        xv = data_like("x", x)
+        offsets = layers.assign(np.array([1, 2], "int32"))
+        width = layers.fill_constant([1], "int32", 3)
+        return [layers.crop_tensor(xv, shape=[2, width], offsets=offsets),
+                layers.crop_tensor(xv, shape=layers.assign(np.array([3, 2], "int32")))]
+
+    mixed, whole = run_built(build, {"x": x})
+    np.testing.assert_array_equal(np.asarray(mixed), x[1:3, 2:5])
+    np.testing.assert_array_equal(np.asarray(whole), x[0:3, 0:2])

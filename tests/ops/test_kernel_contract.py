@@ -29,7 +29,7 @@ def _one_scale_program():
 def test_kernel_failures_name_the_op_on_first_and_later_runs(monkeypatch, error, message):
     kernel = get_op_def("scale").find_kernel(KernelKey(("dense",), np.dtype(np.float32)))
 
-    def failing(attrs, x):
+    def failing(attrs, x, *tensor_attrs):  # scale's ScaleTensor slot comes after X
         if x[0] < 0:
             raise error(message)
         return x * attrs["scale"]

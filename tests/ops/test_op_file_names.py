@@ -104,7 +104,7 @@ FAMILY_SOURCES = {
 }
 
 MACHINERY = {"__init__", "_index", "registry", "context", "grad", "storage", "simple_op",
-             "broadcast", "special"}
+             "broadcast", "special", "tensor_attrs"}
 _HOW_MADE = re.compile(r"_more|extra_|misc|_extras|(^|_)new(_|$)")
 
 

@@ -152,7 +152,7 @@ def test_problems_lists_every_defect_in_one_wording():
                            {"scale": "big", "colour": "red", "op_role": 1})
     assert found == [
         "input X of scale takes one variable, got 2: ['a', 'b']",
-        "scale has no input slot 'Z'; its inputs are ['X']",
+        "scale has no input slot 'Z'; its inputs are ['X', 'ScaleTensor']",
         "output Out of scale is required but is not given",
         "attribute 'scale' of scale must be a float, got str 'big'",
         "scale has no attribute 'colour'; its attributes are ['scale', 'bias', "

@@ -451,7 +451,49 @@ def adadelta(rho=0.95, eps=1e-6):
     return step
 
 
+def ftrl(l1=0.0, l2=0.0, power=-0.5):
+    n = z = 0.0
+
+    def step(w, g):
+        nonlocal n, z
+        l1_, l2_ = l1 + 1e-10, l2 + 1e-10
+        n_new = n + g * g
+        z = z + g - (n_new ** -power - n ** -power) / LR * w
+        n = n_new
+        return np.where(np.abs(z) > l1_, (l1_ * np.sign(z) - z) / (n ** -power / LR + 2 * l2_), 0)
+    return step
+
+
+def lamb(decay=0.01, b1=0.9, b2=0.999, eps=1e-6):
+    m = v = 0.0
+    t = 0
+
+    def step(w, g):
+        nonlocal m, v, t
+        t += 1
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        r = (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps) + decay * w
+        return w - LR * np.linalg.norm(w) / np.linalg.norm(r) * r
+    return step
+
+
+def dpsgd(clip):
+    def step(w, g):
+        norm = np.linalg.norm(g)
+        return w - LR * (g * clip / norm if norm > clip else g)
+    return step
+
+
 CASES = [
+    (lambda: fluid.optimizer.FtrlOptimizer(learning_rate=LR), ftrl()),
+    (lambda: fluid.optimizer.Ftrl(LR, l1=0.01, l2=0.1, lr_power=-0.6),
+     ftrl(l1=float(np.float32(0.01)), l2=float(np.float32(0.1)), power=float(np.float32(-0.6)))),
+    (lambda: fluid.optimizer.LambOptimizer(learning_rate=LR), lamb()),
+    (lambda: fluid.optimizer.Lamb(LR, lamb_weight_decay=0.1, beta1=0.8,
+                                  exclude_from_weight_decay_fn=lambda p: p.name == "w"),
+     lamb(decay=0.0, b1=0.8)),
+    (lambda: fluid.optimizer.DpsgdOptimizer(learning_rate=LR, clip=1.0, sigma=0.0), dpsgd(1.0)),
     (lambda: fluid.optimizer.RMSPropOptimizer(learning_rate=LR), rmsprop()),
     (lambda: fluid.optimizer.RMSProp(LR, rho=0.9, epsilon=1e-4, momentum=0.5, centered=True),
      rmsprop(rho=0.9, eps=1e-4, momentum=0.5, centered=True)),

@@ -205,4 +205,4 @@ def continuous_value_model(input: Variable, cvm: Variable,  # noqa: A002
 
 def fsp_matrix(x: Variable, y: Variable) -> Variable:
     """[N, C1, C2]: the flow-of-solution matrix x y^T / (H W)."""
-    return _op("fsp_matrix", {"X": x, "Y": y}, ["Out"])
+    return _op("fsp", {"X": x, "Y": y}, ["Out"])  # Paddle's op type

@@ -11,8 +11,9 @@ from paddle_ir.layers.helper import LayerHelper, _one, _op
 from paddle_ir.layers.tensor import _op as _tensor_op
 from paddle_ir.layers.tensor import fill_constant
 
-__all__ = ["filter_by_instag", "gather", "gather_nd", "gather_tree", "multiplex", "scatter",
-           "scatter_nd", "scatter_nd_add", "shard_index", "unique", "unique_with_counts", "where"]
+__all__ = ["filter_by_instag", "gather", "gather_nd", "gather_tree", "hash", "multiplex",
+           "scatter", "scatter_nd", "scatter_nd_add", "shard_index", "unique",
+           "unique_with_counts", "where"]
 
 
 def unique(x: Variable, dtype="int32"):
@@ -43,6 +44,13 @@ def shard_index(input: Variable, index_num: int, nshards: int, shard_id: int,  #
     return _op("shard_index", {"X": input}, ["Out"],
                {"index_num": int(index_num), "nshards": int(nshards),
                 "shard_id": int(shard_id), "ignore_value": int(ignore_value)})
+
+
+def hash(input: Variable, hash_size: int, num_hash: int = 1, name=None) -> Variable:  # noqa: A001,A002
+    """Fluid's layers.hash: each row of int ids hashed num_hash times with XXH64 (seeds
+    0 .. num_hash-1) into [0, hash_size): Out is [..., num_hash, 1] (ops/tensor/hash.py)."""
+    return _op("hash", {"X": input}, ["Out"],
+               {"num_hash": int(num_hash), "mod_by": int(hash_size)})
 
 
 def gather_tree(ids: Variable, parents: Variable) -> Variable:

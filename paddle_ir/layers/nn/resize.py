@@ -10,7 +10,7 @@ from paddle_ir.framework import Variable
 from paddle_ir.layers.helper import LayerHelper, _single
 
 __all__ = ["affine_grid", "grid_sampler", "image_resize", "image_resize_short", "resize_bilinear",
-           "resize_nearest"]
+           "resize_nearest", "resize_trilinear"]
 
 
 def affine_grid(theta: Variable, out_shape, name=None) -> Variable:
@@ -29,27 +29,36 @@ def grid_sampler(x: Variable, grid: Variable, name=None) -> Variable:
     return _single("grid_sampler", {"X": x, "Grid": grid}, "Output", name=name)
 
 
-_OPS = {"BILINEAR": "bilinear_interp", "NEAREST": "nearest_interp"}
+_OPS = {"BILINEAR": "bilinear_interp", "NEAREST": "nearest_interp",
+        "TRILINEAR": "trilinear_interp"}
 
 
 def image_resize(input, out_shape=None, scale=None, name=None,  # noqa: A002 - Paddle's name
                  resample: str = "BILINEAR", actual_shape=None, align_corners: bool = True,
                  align_mode: int = 1, data_format: str = "NCHW") -> Variable:
-    """Resize H and W of a 4-D input to out_shape ([out_h, out_w]: ints or int Variables,
-    or one int Variable [2]) or by scale (a float or a float Variable); actual_shape, a
-    Variable, overrides out_shape at run time as in Fluid."""
+    """Resize H and W of a 4-D input (D, H and W of a 5-D one with TRILINEAR) to out_shape
+    ([out_h, out_w] or [out_d, out_h, out_w]: ints or int Variables, or one int Variable)
+    or by scale (a float or a float Variable); actual_shape, a Variable, overrides
+    out_shape at run time as in Fluid."""
     op_type = _OPS.get(resample.upper())
     if op_type is None:
-        raise InvalidProgramError(f"image_resize: resample must be BILINEAR or NEAREST, got "
-                                  f"{resample!r}")
+        raise InvalidProgramError(f"image_resize: resample must be BILINEAR, TRILINEAR or "
+                                  f"NEAREST, got {resample!r}")
     if out_shape is None and scale is None:
         raise InvalidProgramError("image_resize: give out_shape or scale")
-    if data_format not in ("NCHW", "NHWC"):
-        raise InvalidProgramError(f"image_resize: data_format must be NCHW or NHWC, got "
-                                  f"{data_format!r}")
+    volume = resample.upper() == "TRILINEAR"
+    formats = ("NCDHW", "NDHWC") if volume else ("NCHW", "NHWC")
+    if data_format not in formats:
+        raise InvalidProgramError(f"image_resize: data_format must be {' or '.join(formats)} "
+                                  f"for {resample.upper()}, got {data_format!r}")
+    rank = 5 if volume else 4
+    if len(input.shape) != rank:
+        raise InvalidProgramError(f"image_resize: {resample.upper()} needs a {rank}-D input, "
+                                  f"got shape {list(input.shape)}")
+    data_format = "NCHW" if data_format in ("NCHW", "NCDHW") else "NHWC"  # Fluid's data_layout
     helper = LayerHelper(op_type, name)
     inputs = {"X": input}
-    attrs = {"out_h": -1, "out_w": -1, "interp_method": resample.lower(),
+    attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "interp_method": resample.lower(),
              "align_corners": align_corners, "align_mode": align_mode,
              "data_layout": data_format}
     if out_shape is not None:
@@ -57,9 +66,10 @@ def image_resize(input, out_shape=None, scale=None, name=None,  # noqa: A002 - P
             inputs["OutSize"] = out_shape
         else:
             out_shape = list(out_shape)
-            if len(out_shape) != 2:
-                raise InvalidProgramError(f"image_resize: out_shape must be [out_h, out_w], "
-                                          f"got {out_shape}")
+            if len(out_shape) != (3 if volume else 2):
+                want = "[out_d, out_h, out_w]" if volume else "[out_h, out_w]"
+                raise InvalidProgramError(f"image_resize: out_shape must be {want}, got "
+                                          f"{out_shape}")
             if any(isinstance(d, Variable) for d in out_shape):
                 sizes = []
                 for d in out_shape:
@@ -72,7 +82,8 @@ def image_resize(input, out_shape=None, scale=None, name=None,  # noqa: A002 - P
                     sizes.append(d)
                 inputs["SizeTensor"] = sizes
             else:
-                attrs["out_h"], attrs["out_w"] = int(out_shape[0]), int(out_shape[1])
+                names = ("out_d", "out_h", "out_w")[3 - len(out_shape):]
+                attrs.update({n: int(d) for n, d in zip(names, out_shape, strict=True)})
     elif isinstance(scale, Variable):
         inputs["Scale"] = scale
     else:
@@ -91,6 +102,14 @@ def resize_bilinear(input, out_shape=None, scale=None, name=None,  # noqa: A002
                     data_format: str = "NCHW") -> Variable:
     """image_resize with resample="BILINEAR"."""
     return image_resize(input, out_shape, scale, name, "BILINEAR", actual_shape,
+                        align_corners, align_mode, data_format)
+
+
+def resize_trilinear(input, out_shape=None, scale=None, name=None,  # noqa: A002
+                     actual_shape=None, align_corners: bool = True, align_mode: int = 1,
+                     data_format: str = "NCDHW") -> Variable:
+    """image_resize with resample="TRILINEAR": D, H and W of a 5-D input."""
+    return image_resize(input, out_shape, scale, name, "TRILINEAR", actual_shape,
                         align_corners, align_mode, data_format)
 
 

@@ -200,25 +200,44 @@ def pad2d(input: Variable, paddings=(0, 0, 0, 0), mode: str = "constant",  # noq
                                         "data_format": data_format}, name)
 
 
-def _crop(op_type, x, shape, offsets, name):
+def _int_list_inputs(values, whole: str, parts: str, inputs: dict, attrs: dict, attr: str):
+    """A list attribute given as ints, as a Variable holding it (the `whole` input), or as a
+    list mixing ints and [1] Variables (the `parts` inputs, ints made constants)."""
+    if isinstance(values, Variable):
+        inputs[whole] = values
+    elif any(isinstance(v, Variable) for v in values):
+        inputs[parts] = [v if isinstance(v, Variable) else fill_constant([1], "int32", int(v))
+                         for v in values]
+        attrs[attr] = [-1 if isinstance(v, Variable) else int(v) for v in values]
+    else:
+        attrs[attr] = [int(v) for v in values]
+
+
+def crop(x: Variable, shape=None, offsets=None, name=None) -> Variable:
+    """The box of `shape` (a list, or a Variable whose shape it is) at `offsets` (a list or
+    an int Variable holding them; default 0s)."""
     inputs, attrs = {"X": x}, {}
     if isinstance(shape, Variable):
         inputs["Y"] = shape
     elif shape is not None:
         attrs["shape"] = [int(d) for d in shape]
-    if offsets is not None:
+    if isinstance(offsets, Variable):
+        inputs["Offsets"] = offsets
+    elif offsets is not None:
         attrs["offsets"] = [int(o) for o in offsets]
-    return _one(op_type, inputs, attrs, name)
-
-
-def crop(x: Variable, shape=None, offsets=None, name=None) -> Variable:
-    """The box of `shape` (a list, or a Variable whose shape it is) at `offsets` (default 0s)."""
-    return _crop("crop", x, shape, offsets, name)
+    return _one("crop", inputs, attrs, name)
 
 
 def crop_tensor(x: Variable, shape=None, offsets=None, name=None) -> Variable:
-    """As crop; a -1 in shape keeps the rest of that dim."""
-    return _crop("crop_tensor", x, shape, offsets, name)
+    """The box of `shape` at `offsets`, each a list of ints and [1] int Variables or one int
+    Variable holding the values (Fluid's Shape/ShapeTensor, Offsets/OffsetsTensor inputs);
+    a -1 in shape keeps the rest of that dim."""
+    inputs, attrs = {"X": x}, {}
+    if shape is not None:
+        _int_list_inputs(shape, "Shape", "ShapeTensor", inputs, attrs, "shape")
+    if offsets is not None:
+        _int_list_inputs(offsets, "Offsets", "OffsetsTensor", inputs, attrs, "offsets")
+    return _one("crop_tensor", inputs, attrs, name)
 
 
 def strided_slice(input: Variable, axes, starts, ends, strides) -> Variable:  # noqa: A002

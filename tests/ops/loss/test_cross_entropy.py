@@ -174,3 +174,43 @@ def test_swce_layer_returns_softmax_on_request():
     log_sm = _log_softmax_ref(z, -1)
     np.testing.assert_allclose(got[0], -np.take_along_axis(log_sm, lab, 1), rtol=1e-5)
     np.testing.assert_allclose(got[1], np.exp(log_sm), rtol=1e-5)
+
+
+# --- cross_entropy2: Fluid 1.6+'s hard-label cross_entropy ----------------------------------
+
+def _cross_entropy2_case(shape=(5, 4), ignore=-100):
+    r = np.random.RandomState(21)
+    x = r.uniform(0.1, 1.0, shape)
+    x /= x.sum(-1, keepdims=True)
+    label = r.randint(0, shape[-1], shape[:-1] + (1,)).astype(np.int64)
+    return x, label
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (2, 3, 4)])
+def test_cross_entropy2_matches_numpy_and_its_gradient(shape):
+    x, label = _cross_entropy2_case(shape)
+    match = np.take_along_axis(x, label, axis=-1)
+    got = check_op("cross_entropy2", {"X": x, "Label": label}, {},
+                   {"Y": -np.log(match), "MatchX": match})
+    assert got["XShape"][0].shape == (0,) + shape
+    check_grad("cross_entropy2", {"X": x, "Label": label}, wrt=("X",), out_slot="Y")
+
+
+def test_cross_entropy2_ignored_rows_get_no_loss_and_no_gradient():
+    x, label = _cross_entropy2_case()
+    label[[1, 3]] = 7
+    match = np.take_along_axis(x, np.where(label == 7, 0, label), axis=-1)
+    want = -np.log(match)
+    want[[1, 3]] = 0
+    match[[1, 3]] = 0
+    check_op("cross_entropy2", {"X": x, "Label": label}, {"ignore_index": 7},
+             {"Y": want, "MatchX": match})
+    check_grad("cross_entropy2", {"X": x, "Label": label}, {"ignore_index": 7}, wrt=("X",),
+               out_slot="Y")
+
+
+def test_cross_entropy2_label_out_of_range_is_named():
+    x, label = _cross_entropy2_case()
+    label[2] = 4
+    with pytest.raises(KernelError, match=r"cross_entropy2: Label\[2\] = 4 is outside"):
+        check_op("cross_entropy2", {"X": x, "Label": label})

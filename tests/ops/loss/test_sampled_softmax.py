@@ -106,3 +106,47 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_nce_with_custom_neg_classes_uses_them_for_every_row():
+    n, d, classes = 3, 4, 7
+    x, w = rng.uniform(-1, 1, (n, d)), rng.uniform(-1, 1, (classes, d))
+    label = np.array([[1], [6], [2]], np.int64)
+    attrs = {"num_total_classes": classes, "num_neg_samples": 3, "custom_neg_classes": [0, 3, 5]}
+    out = check_op("nce", {"Input": x, "Label": label, "Weight": w}, attrs)
+    np.testing.assert_array_equal(np.asarray(out["SampleLabels"][0]),
+                                  np.concatenate([label, np.tile([0, 3, 5], (n, 1))], 1))
+    with pytest.raises(PaddleIRError, match="custom_neg_classes must hold num_neg_samples = 3"):
+        check_op("nce", {"Input": x, "Label": label, "Weight": w},
+                 {**attrs, "custom_neg_classes": [0, 9, 5]})
+
+
+def test_hierarchical_sigmoid_with_a_custom_tree():
+    """PathTable/PathCode give each row's nodes and target bits; -1 ends a path, and each
+    column past it adds ln 2 (softplus of the zero padding), as Paddle's kernel sums."""
+    n, d, nodes = 3, 4, 5
+    x = rng.uniform(-1, 1, (n, d))
+    w = rng.uniform(-1, 1, (nodes, d))
+    b = rng.uniform(-1, 1, (nodes, 1))
+    table = np.array([[0, 2, 4], [1, 3, -1], [0, -1, -1]], np.int64)
+    code = np.array([[1, 0, 1], [0, 1, 0], [1, 0, 0]], np.int64)
+    want, want_pre = [], np.zeros((n, 3))
+    for i in range(n):
+        total = 0.0
+        for j in range(3):
+            if table[i, j] < 0:
+                total += math.log(2.0)
+                want_pre[i, j] = math.log(2.0)
+                continue
+            pre = float(np.clip(x[i] @ w[table[i, j]] + b[table[i, j], 0], -40, 40))
+            total += math.log(1 + math.exp(pre)) - code[i, j] * pre
+            want_pre[i, j] = math.log(1 + math.exp(pre))
+        want.append([total])
+    inputs = {"X": x, "W": w, "Label": np.zeros((n, 1), np.int64), "Bias": b,
+              "PathTable": table, "PathCode": code}
+    check_op("hierarchical_sigmoid", inputs, {"num_classes": 2},
+             {"Out": np.array(want), "PreOut": want_pre})
+    check_grad("hierarchical_sigmoid", inputs, {"num_classes": 2}, wrt=("X", "W", "Bias"))
+    with pytest.raises(PaddleIRError, match="PathTable names node 5, but W has 5 rows"):
+        check_op("hierarchical_sigmoid", {**inputs, "PathTable": table + (table >= 0)},
+                 {"num_classes": 2})

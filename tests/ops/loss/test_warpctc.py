@@ -56,3 +56,25 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_warpctc_padded_form_against_every_alignment():
+    """Paddle 1.6+'s padded form: Logits [Tmax, B, C], Label [B, Lmax] and their lengths."""
+    lengths, label_lengths = np.array([4, 3], np.int64), np.array([2, 1], np.int64)
+    logits = rng.uniform(-1, 1, (5, 2, 3))  # padded past each length
+    labels = np.array([[1, 1, 0], [2, 0, 0]], np.int64)
+    want = [[_ctc_brute(logits[:lengths[b], b], labels[b, :label_lengths[b]], 0)]
+            for b in range(2)]
+    inputs = {"Logits": logits, "Label": labels, "LogitsLength": lengths,
+              "LabelLength": label_lengths}
+    got = check_op("warpctc", inputs, {"blank": 0}, {"Loss": np.array(want)}, rtol=1e-6)
+    grad = np.asarray(got["WarpCTCGrad"][0])
+    assert grad.shape == (5, 2, 3) and not grad[4:, 0].any() and not grad[3:, 1].any()
+    check_grad("warpctc", inputs, {"blank": 0}, wrt=("Logits",), out_slot="Loss")
+
+
+def test_warpctc_padded_lengths_are_checked():
+    inputs = {"Logits": np.zeros((3, 2, 4)), "Label": np.ones((2, 2), np.int64),
+              "LogitsLength": np.array([3, 4], np.int64), "LabelLength": np.array([1, 1], np.int64)}
+    with pytest.raises(PaddleIRError, match=r"LogitsLength must hold 2 lengths in \[0, 3\]"):
+        check_op("warpctc", inputs)

@@ -108,3 +108,10 @@ def test_log1p_expm1_celu():
               .reshape(x.shape)}, atol=1e-6)
     for name, attrs in (("log1p", {}), ("expm1", {}), ("celu", {"alpha": 0.5})):
         check_grad(name, {"X": x}, attrs)
+
+
+def test_pow_takes_its_factor_from_factor_tensor():
+    x = np.random.RandomState(7).uniform(0.5, 2.0, (3, 4))
+    factor = np.array([2.5], np.float32)
+    check_op("pow", {"X": x, "FactorTensor": factor}, {"factor": 1.0}, {"Out": x ** 2.5})
+    check_grad("pow", {"X": x, "FactorTensor": factor}, {"factor": 1.0})

@@ -35,3 +35,22 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+def test_mean_iou_adds_the_counts_and_means_it_is_given():
+    pred = np.array([0, 1, 1, 2, 2], np.int32)
+    label = np.array([0, 1, 2, 2, 0], np.int32)
+    in_wrong = np.array([1, 0, 2], np.int32)
+    in_correct = np.array([3, 1, 0], np.int32)
+    right = pred == label
+    correct = np.bincount(pred[right], minlength=3) + in_correct
+    wrong = (np.bincount(pred[~right], minlength=3) + np.bincount(label[~right], minlength=3)
+             + in_wrong)
+    iou = correct / (correct + wrong)
+    check_op("mean_iou", {"Predictions": pred, "Labels": label,
+                          "InWrongs": [("w0", in_wrong)], "InCorrects": [("c0", in_correct)],
+                          "InMeanIou": [("m0", np.array([0.25], np.float32)),
+                                        ("m1", np.array([0.5], np.float32))]},
+             {"num_classes": 3},
+             {"OutMeanIou": np.array([iou.mean() + 0.75], np.float32),
+              "OutWrong": wrong.astype(np.int32), "OutCorrect": correct.astype(np.int32)})

@@ -1,4 +1,4 @@
-"""fsp_matrix (ops/nn/fsp_matrix.py)."""
+"""fsp and fsp_matrix (ops/nn/fsp_matrix.py)."""
 
 import numpy as np
 import pytest
@@ -9,12 +9,13 @@ from tests.op_test import check_grad, check_op
 rng = np.random.RandomState(37)
 
 
-def test_fsp_matrix():
+@pytest.mark.parametrize("op_type", ["fsp", "fsp_matrix"])
+def test_fsp_matrix(op_type):
     x, y = rng.uniform(-1, 1, (2, 3, 2, 2)), rng.uniform(-1, 1, (2, 4, 2, 2))
     want = np.array([[[np.sum(x[n, i] * y[n, j]) / 4 for j in range(4)] for i in range(3)]
                      for n in range(2)])
-    check_op("fsp_matrix", {"X": x, "Y": y}, {}, {"Out": want})
-    check_grad("fsp_matrix", {"X": x, "Y": y}, wrt=("X", "Y"))
+    check_op(op_type, {"X": x, "Y": y}, {}, {"Out": want})
+    check_grad(op_type, {"X": x, "Y": y}, wrt=("X", "Y"))
 
 
 ERROR_CASES = [

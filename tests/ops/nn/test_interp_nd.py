@@ -1,4 +1,4 @@
-"""linear_interp_v2, bicubic_interp_v2 and trilinear_interp_v2 against interpolation
+"""linear_interp, bicubic_interp and trilinear_interp (v1 and v2) against interpolation
 written point by point here, with finite-difference gradients (the Paddle fixture
 `resize` checks them against Paddle itself)."""
 
@@ -109,3 +109,33 @@ def test_sizes_from_tensors_and_errors():
         check_op("linear_interp_v2", {"X": x[0]}, {"out_w": 3, "interp_method": "bilinear"})
     with pytest.raises(ProgramError, match="the output size must be positive"):
         check_op("linear_interp_v2", {"X": x[0]}, {"interp_method": "linear"})
+
+
+# --- the Fluid 1.x forms: one float scale, ratio in / out without align_corners ----------------
+
+@pytest.mark.parametrize("align,mode", [(False, 0), (False, 1), (True, 1)])
+def test_trilinear_v1_over_5d_with_its_scale_rule(align, mode):
+    x = rng.uniform(-1, 1, (2, 2, 3, 4, 2))
+    attrs = {"scale": 1.5, "align_corners": align, "align_mode": mode,
+             "interp_method": "trilinear"}
+    # int(n * 1.5) outputs; v1's ratio is n / m even with a scale (v2 would use 1 / 1.5)
+    want = _resize(x, [_linear_taps(3, 4, align, mode, 0), _linear_taps(4, 6, align, mode, 0),
+                       _linear_taps(2, 3, align, mode, 0)])
+    check_op("trilinear_interp", {"X": x}, attrs, {"Out": want})
+    check_grad("trilinear_interp", {"X": x}, attrs)
+    if not align:
+        v2 = _resize(x, [_linear_taps(3, 4, align, mode, 1.5), _linear_taps(4, 6, align, mode, 1.5),
+                         _linear_taps(2, 3, align, mode, 1.5)])
+        assert not np.allclose(want, v2)  # the two rules differ here
+
+
+def test_linear_and_bicubic_v1():
+    x1 = rng.uniform(-1, 1, (2, 2, 7))
+    attrs = {"out_w": 12, "align_corners": False, "align_mode": 0, "interp_method": "linear"}
+    check_op("linear_interp", {"X": x1}, attrs,
+             {"Out": _resize(x1, [_linear_taps(7, 12, False, 0, 0)])})
+    x = rng.uniform(-1, 1, (1, 2, 5, 6))
+    scaled = {"scale": 2.0, "align_corners": False, "interp_method": "bicubic"}
+    check_op("bicubic_interp", {"X": x}, scaled,
+             {"Out": _resize(x, [_cubic_taps(5, 10, False, 0), _cubic_taps(6, 12, False, 0)])})
+    check_grad("bicubic_interp", {"X": x}, scaled)

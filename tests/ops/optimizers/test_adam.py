@@ -109,3 +109,21 @@ def test_adam_with_decays_below_one_half(grad_sparse, lazy):
     want = _adam_reference(state, grad, 0.3, 0.4, 1e-3)
     for name in want:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-10, err_msg=name)
+
+
+# --- beta1, beta2 and epsilon given as tensors (ops/tensor_attrs.py) ---------------------------
+
+def test_beta_tensors_override_the_attributes(update_program):
+    state = _adam_state(seed=3)
+    slots = {"Param": "param", "LearningRate": "lr", "Moment1": "m1", "Moment2": "m2",
+             "Beta1Pow": "b1p", "Beta2Pow": "b2p"}
+    values = {slot: state[name] for slot, name in slots.items()}
+    grad = np.random.RandomState(4).randn(6, 3)
+    tensors = {"Beta1Tensor": np.array([0.5]), "Beta2Tensor": np.array([0.75]),
+               "EpsilonTensor": np.array([2.0 ** -10])}  # exact in float32 too
+    run = update_program("adam", {**values, **tensors}, {"beta1": 0.9, "beta2": 0.999},
+                         values["Param"], out_slots={k: None for k in tensors})
+    got = run.step(grad)
+    want = _adam_reference(state, grad, 0.5, 0.75, 2.0 ** -10, steps=1)
+    np.testing.assert_allclose(got["param"], want["param"], rtol=1e-12)
+    np.testing.assert_allclose(got["moment1"], want["m1"], rtol=1e-12)

@@ -76,3 +76,42 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+def test_edit_distance_of_padded_rows_with_their_lengths(normalized):
+    hyp_lens, ref_lens = [4, 0, 6], [3, 2, 6]
+    hyps = rng.randint(0, 4, (3, 7)).astype(np.int64)  # padded past each length
+    refs = rng.randint(0, 4, (3, 6)).astype(np.int64)
+    want = np.array([[_lev(list(hyps[b, :hl]), list(refs[b, :rl])) / (rl if normalized else 1)]
+                     for b, (hl, rl) in enumerate(zip(hyp_lens, ref_lens, strict=True))],
+                    np.float32)
+    check_op("edit_distance", {"Hyps": hyps, "Refs": refs,
+                               "HypsLength": np.array(hyp_lens, np.int64),
+                               "RefsLength": np.array(ref_lens, np.int64)},
+             {"normalized": normalized}, {"Out": want, "SequenceNum": np.array([3], np.int64)})
+
+
+def test_edit_distance_padded_lengths_are_checked():
+    ids = np.zeros((2, 3), np.int64)
+    with pytest.raises(PaddleIRError, match=r"HypsLength must hold one length in \[0, 3\]"):
+        check_op("edit_distance", {"Hyps": ids, "Refs": ids,
+                                   "HypsLength": np.array([1, 4], np.int64),
+                                   "RefsLength": np.array([1, 1], np.int64)})
+    with pytest.raises(PaddleIRError, match="give both HypsLength and RefsLength"):
+        check_op("edit_distance", {"Hyps": ids, "Refs": ids,
+                                   "HypsLength": np.array([1, 1], np.int64)})
+
+
+def test_ctc_align_padded_form_with_its_lengths():
+    ids = np.array([[1, 1, 0, 2, 2, 0], [0, 3, 3, 3, 1, 9], [2, 0, 2, 5, 5, 5]], np.int64)
+    lengths = np.array([[5], [5], [3]], np.int64)  # past a length: padding, ignored
+    want = np.array([[1, 2, -1, -1, -1, -1], [3, 1, -1, -1, -1, -1], [2, 2, -1, -1, -1, -1]],
+                    np.int64)
+    check_op("ctc_align", {"Input": ids, "InputLength": lengths},
+             {"blank": 0, "merge_repeated": True, "padding_value": -1},
+             {"Output": want, "OutputLength": np.array([[2], [2], [2]], np.int64)},
+             outputs={"Output": 1, "OutputLength": 1})
+    with pytest.raises(PaddleIRError, match=r"InputLength must hold one length in \[0, 6\]"):
+        check_op("ctc_align", {"Input": ids, "InputLength": np.array([[7], [1], [1]], np.int64)},
+                 outputs={"Output": 1, "OutputLength": 1})

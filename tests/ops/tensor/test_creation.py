@@ -86,3 +86,11 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(5, np.float32), (3, np.int64), (0, np.bool_)])
+def test_fill_zeros_like2_takes_its_dtype_from_the_attribute(dtype, np_dtype):
+    x = np.random.RandomState(2).rand(3, 2)
+    got = check_op("fill_zeros_like2", {"X": x}, {"dtype": dtype},
+                   {"Out": np.zeros((3, 2), np_dtype)})["Out"][0]
+    assert np.asarray(got).dtype == np_dtype

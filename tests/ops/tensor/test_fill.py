@@ -1,4 +1,4 @@
-"""fill_constant with shape and value tensors, and values its dtype cannot hold."""
+"""fill_constant with shape and value tensors, and values its dtype cannot hold; fill."""
 
 import numpy as np
 import pytest
@@ -89,3 +89,21 @@ def test_a_value_tensor_outside_the_dtype_is_refused_when_run():
         exe.run(main_program, feed={"v": np.array([7.0])}, fetch_list=[out])[0], [7, 7])
     with pytest.raises(KernelError, match="ValueTensor holds 1e\\+20 is outside int32's"):
         exe.run(main_program, feed={"v": np.array([1e20])}, fetch_list=[out])
+
+
+# --- fill: values from the attribute ---------------------------------------------------------
+
+@pytest.mark.parametrize("dtype,np_dtype", [(5, np.float32), (3, np.int64), (6, np.float64),
+                                            (0, np.bool_)])
+def test_fill_lays_out_the_values_in_the_shape_and_dtype(dtype, np_dtype):
+    values = [1.5, -2.0, 0.0, 3.25, 7.0, 1e-3]
+    want = np.asarray(values, np.float32).astype(np_dtype).reshape(2, 3)
+    got = check_op("fill", {}, {"value": values, "shape": [2, 3], "dtype": dtype},
+                   {"Out": want})["Out"][0]
+    assert np.asarray(got).dtype == np_dtype
+
+
+def test_fill_with_the_wrong_number_of_values_is_named():
+    with pytest.raises(ShapeInferenceError,
+                       match=r"value holds 5 numbers, but shape \[2, 3\] needs 6"):
+        check_op("fill", {}, {"value": [1.0] * 5, "shape": [2, 3]})

@@ -50,3 +50,8 @@ def test_reverse_and_its_gradient():
     x = rng.uniform(-1, 1, (3, 2, 4))
     check_op("reverse", {"X": x}, {"axis": [0, 2]}, {"Out": x[::-1, :, ::-1]})
     check_grad("reverse", {"X": x}, {"axis": [1]})
+def test_flip_takes_paddle_1_8_s_dims_attribute():
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    check_op("flip", {"X": x}, {"dims": [0, 2]}, {"Out": x[::-1, :, ::-1]})
+    check_op("flip", {"X": x}, {"axis": [1], "dims": [0]}, {"Out": x[:, ::-1]})  # axis wins
+    check_grad("flip", {"X": x}, {"dims": [2]})

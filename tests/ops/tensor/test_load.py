@@ -41,3 +41,52 @@ def test_load_reads_one_lod_tensor_record(tmp_path):
             got, = exe.run(program, fetch_list=[out], scope=pir.Scope(), return_numpy=False)
             assert got.lod() == [[0, 1, 4]] and got.numpy().dtype == np.dtype(dtype)
             np.testing.assert_array_equal(got.numpy(), value.numpy().astype(dtype))
+# --- load_combine: records back to back (the byte layout of core/tensor_io.py) -----------------
+
+def _combined(tmp_path, tensors, extra=b""):
+    import io
+
+    from paddle_ir.core.tensor_io import write_lod_tensor
+
+    buf = io.BytesIO()
+    for t in tensors:
+        write_lod_tensor(buf, t)
+    path = tmp_path / "params"
+    path.write_bytes(buf.getvalue() + extra)
+    return str(path)
+
+
+def _run_load_combine(path, names, **attrs):
+    import paddle_ir as pir
+
+    program = pir.Program()
+    block = program.global_block()
+    outs = [block.create_var(name=n, dtype="float32", persistable=True) for n in names]
+    block.append_op("load_combine", outputs={"Out": outs}, attrs={"file_path": path, **attrs})
+    scope = pir.Scope()
+    pir.Executor().run(program, scope=scope)
+    return [scope.find_var(n).value for n in names]
+
+
+def test_load_combine_reads_each_record_into_its_variable(tmp_path):
+    import numpy as np
+
+    from paddle_ir.core.lod_tensor import LoDTensor
+
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = LoDTensor(np.arange(5, dtype=np.int64).reshape(5, 1))
+    b.set_recursive_sequence_lengths([[2, 3]])
+    got = _run_load_combine(_combined(tmp_path, [a, b]), ["a", "b"])
+    np.testing.assert_array_equal(got[0].numpy(), a)
+    np.testing.assert_array_equal(got[1].numpy(), b.numpy())
+    assert got[1].recursive_sequence_lengths() == [[2, 3]]
+    half = _run_load_combine(_combined(tmp_path, [a]), ["h"], load_as_fp16=True)[0]
+    assert half.numpy().dtype == np.float16
+
+
+def test_load_combine_refuses_a_partial_load(tmp_path):
+    import numpy as np
+
+    path = _combined(tmp_path, [np.ones(2, np.float32), np.ones(3, np.float32)])
+    with pytest.raises(PaddleIRError, match="bytes follow the 1 records the op loads"):
+        _run_load_combine(path, ["only"])

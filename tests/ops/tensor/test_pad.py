@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from paddle_ir.core.errors import PaddleIRError, ProgramError
+from paddle_ir.core.errors import KernelError, PaddleIRError, ProgramError, ResourceLimitError
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(19)
@@ -132,3 +132,24 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+# --- pad2d's Paddings tensor (ops/tensor_attrs.py) -------------------------------------------
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "edge"])
+def test_pad2d_takes_its_paddings_from_a_tensor(mode):
+    x = np.random.RandomState(6).rand(1, 2, 3, 4)
+    pads = np.array([1, 0, 2, 1], np.int32)
+    attrs = {"paddings": [0, 0, 0, 0], "mode": mode}
+    want = np.pad(x, [(0, 0), (0, 0), (1, 0), (2, 1)],
+                  **({"mode": mode} if mode != "constant" else {}))
+    check_op("pad2d", {"X": x, "Paddings": pads}, attrs, {"Out": want})
+    check_grad("pad2d", {"X": x, "Paddings": pads}, attrs)
+
+
+def test_pad2d_paddings_from_a_tensor_are_checked_when_it_runs():
+    x = np.zeros((1, 1, 2, 2), np.float32)
+    with pytest.raises(KernelError, match=r"pad2d: paddings must be 4 numbers >= 0"):
+        check_op("pad2d", {"X": x, "Paddings": np.array([1, -1, 0, 0], np.int32)})
+    with pytest.raises(ResourceLimitError, match="pad2d would allocate"):
+        check_op("pad2d", {"X": x, "Paddings": np.array([2 ** 20, 0, 2 ** 20, 0], np.int64)})

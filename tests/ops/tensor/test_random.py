@@ -67,3 +67,33 @@ def test_seeded_normal_draws_have_their_moments():
                               {"shape": [n], "mean": -1.0, "std": 2.0, "seed": 13})["Out"][0])
     assert cut.min() >= -1.0 - 4.0 and cut.max() <= -1.0 + 4.0
     assert abs(cut.mean() + 1.0) < 0.05 and abs(cut.std() - 0.8796 * 2.0) < 0.05
+# --- randperm and randint ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype,np_dtype", [(3, np.int64), (2, np.int32), (5, np.float32)])
+def test_randperm_is_a_permutation_and_a_seed_repeats_it(dtype, np_dtype):
+    first = check_op("randperm", {}, {"n": 50, "dtype": dtype, "seed": 3})["Out"][0]
+    again = check_op("randperm", {}, {"n": 50, "dtype": dtype, "seed": 3})["Out"][0]
+    first, again = np.asarray(first), np.asarray(again)
+    assert first.dtype == np_dtype
+    np.testing.assert_array_equal(np.sort(first), np.arange(50))
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, np.arange(50))
+
+
+def test_randint_draws_in_range_with_shape_from_attr_or_tensors():
+    out = np.asarray(check_op("randint", {}, {"shape": [4, 5], "low": -3, "high": 4,
+                                              "seed": 1})["Out"][0])
+    assert out.shape == (4, 5) and out.dtype == np.int64
+    assert out.min() >= -3 and out.max() < 4 and len(np.unique(out)) > 3
+    out = check_op("randint", {"ShapeTensor": np.array([2, 3], np.int64)},
+                   {"shape": [9], "high": 2})["Out"][0]
+    assert np.asarray(out).shape == (2, 3)
+    out = check_op("randint", {"ShapeTensorList": [("a", np.array([3], np.int32)),
+                                                   ("b", np.array([1], np.int32))]},
+                   {"high": 5, "dtype": 2})["Out"][0]
+    assert np.asarray(out).shape == (3, 1) and np.asarray(out).dtype == np.int32
+
+
+def test_randint_low_must_be_below_high():
+    with pytest.raises(PaddleIRError, match="low must be < high"):
+        check_op("randint", {}, {"shape": [2], "low": 3, "high": 3})

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
-from paddle_ir.core.errors import PaddleIRError, ProgramError
+from paddle_ir.core.errors import KernelError, PaddleIRError, ProgramError
 from tests.op_test import check_grad, check_op
 
 rng = np.random.RandomState(11)
@@ -155,3 +155,24 @@ ERROR_CASES = [
 def test_error_is_reported(op, inputs, attrs, match):
     with pytest.raises(PaddleIRError, match=match):
         check_op(op, inputs, attrs)
+
+
+@pytest.mark.parametrize("inputs", [
+    {"StartsTensor": np.array([1, 4], np.int32), "EndsTensor": np.array([3, 0], np.int32),
+     "StridesTensor": np.array([1, -2], np.int32)},
+    {"StartsTensorList": [("s0", np.array([1], np.int64)), ("s1", np.array([4], np.int64))],
+     "EndsTensorList": [("e0", np.array([3], np.int64)), ("e1", np.array([0], np.int64))],
+     "StridesTensorList": [("t0", np.array([1], np.int64)), ("t1", np.array([-2], np.int64))]},
+])
+def test_strided_slice_takes_starts_ends_strides_from_tensors(inputs):
+    x = np.random.RandomState(8).rand(4, 6)
+    attrs = {"axes": [0, 1], "starts": [0, 0], "ends": [1, 1], "strides": [1, 1]}
+    check_op("strided_slice", {"Input": x, **inputs}, attrs, {"Out": x[1:3, 4:0:-2]})
+    check_grad("strided_slice", {"Input": x, **inputs}, attrs, wrt=("Input",))
+
+
+def test_strided_slice_stride_0_from_a_tensor_is_refused_when_it_runs():
+    with pytest.raises(KernelError, match="no stride 0"):
+        check_op("strided_slice", {"Input": np.ones((3, 3)),
+                                   "StridesTensor": np.array([0], np.int32)},
+                 {"axes": [0], "starts": [0], "ends": [2], "strides": [1]})
