@@ -119,19 +119,18 @@ def test_a_failed_round_on_a_server_actor_fails_its_waiting_pulls_at_once(cluste
                  if p.name.startswith("table."))
     rate = next(n for n in program.global_block().vars if n.startswith("learning_rate"))
     actor = ray_cluster.ServerActor.options(name="pserver:fail-test", num_cpus=0).remote(
-        "ps0", program.serialize(), server_startup.serialize(), shapes, None, 0,
-        {rate: np.zeros((2, 2), np.float32)})  # a learning rate sgd refuses
+        "ps0", shapes, inline=(program.serialize(), server_startup.serialize(),
+                               {rate: np.zeros((2, 2), np.float32)}, None))  # sgd refuses it
     grad = {table.replace("table", "table@GRAD", 1):
             {"rows": np.array([1, 2], np.int64), "value": np.ones((2, DIM), np.float32),
              "height": 60}}
-    transport = ray_cluster.RayTransport.__new__(ray_cluster.RayTransport)
-    transport.actors = {"ps0": actor}
+    transport = ray_cluster.RayTransport({"ps0": actor}, timeout=30)
     assert ray.get(actor.push.remote(0, 0, grad)) is False  # trainer 0's half of the round
     waiting = actor.pull.remote([table], 1, 60.0)  # trainer 0 waits for the round
     with pytest.raises(DistributedError, match="failed running step 0 and stopped"):
         transport.wait([transport.push("ps0", 1, 0, grad)])  # trainer 1 completes it: it fails
     with pytest.raises(DistributedError, match="failed running step 0 and stopped"):
-        transport._call("ps0", waiting, 30)  # not the 60 s timeout blaming a trainer
+        transport.call("ps0", waiting, 30)  # not the 60 s timeout blaming a trainer
     ray.kill(actor)
 
 
@@ -141,8 +140,8 @@ def test_a_killed_server_restarts_from_its_checkpoint(cluster, tmp_path):
     program, server_startup = servers["ps0"]
     shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values()}
     actor = ray_cluster.ServerActor.options(name="pserver:kill-test", num_cpus=0).remote(
-        "ps0", program.serialize(), server_startup.serialize(), shapes,
-        str(tmp_path / "ckpt"), 2)
+        "ps0", shapes, save_every=2,
+        inline=(program.serialize(), server_startup.serialize(), None, str(tmp_path / "ckpt")))
     table = next(n for n in ray.get(actor.values.remote()) if n.startswith("table"))
     grad = {table.replace("table", "table@GRAD", 1):
             {"rows": np.array([1, 2], np.int64), "value": np.ones((2, DIM), np.float32),
@@ -152,8 +151,7 @@ def test_a_killed_server_restarts_from_its_checkpoint(cluster, tmp_path):
     saved = ray.get(actor.values.remote())
     assert ray.get(actor.version.remote()) == 3
     ray.kill(actor, no_restart=False)
-    transport = ray_cluster.RayTransport.__new__(ray_cluster.RayTransport)
-    transport.actors = {"ps0": actor}
+    transport = ray_cluster.RayTransport({"ps0": actor}, timeout=30)
     version, deadline = None, time.monotonic() + 60
     while version != 2 and time.monotonic() < deadline:
         # Ray restarts it; the constructor restores the last save (round 2)
@@ -177,9 +175,8 @@ def test_a_silent_trainer_fails_the_others_after_the_timeout_on_ray(cluster):
     program, server_startup = servers["ps0"]
     shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values()}
     actor = ray_cluster.ServerActor.options(name="pserver:timeout-test", num_cpus=0).remote(
-        "ps0", program.serialize(), server_startup.serialize(), shapes)
-    transport = ray_cluster.RayTransport.__new__(ray_cluster.RayTransport)
-    transport.actors = {"ps0": actor}
+        "ps0", shapes, inline=(program.serialize(), server_startup.serialize(), None, None))
+    transport = ray_cluster.RayTransport({"ps0": actor}, timeout=30)
     transport.wait([transport.push("ps0", 0, 0, {})])  # trainer 0 pushed; trainer 1 never does
     with pytest.raises(DistributedError, match=r"did not finish step 0 within 1 s: "
                                                r"trainer\(s\) \[1\] never pushed it"):
