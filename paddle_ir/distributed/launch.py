@@ -75,12 +75,14 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
           init_from: dict | None = None, job_dir: str | None = None, save_every: int = 0,
           local: bool = False, address: str | None = None, timeout: float | None = None,
           progress=None, auth_token_file: str | None = None, insecure_cluster: bool = False,
-          placement: ServerPlacement | None = None) -> TrainResult:
+          placement: ServerPlacement | None = None,
+          start_step: int | None = None) -> TrainResult:
     """See the module's doc. `auth_token_file`: join `address` in Ray's token mode with
     the token in that file (mode 0600); `insecure_cluster`: join another machine's cluster
     that takes calls without a token; `placement`: where the server actors go. A job_dir
     whose servers saved before resumes at their step: readers[t][0] is then trainer t's
-    batch for that step (result.start_step)."""
+    batch for that step (result.start_step); with `start_step`, servers at another step
+    are an error before any training."""
     trainers = len(readers)
     endpoints = [f"ps{i}" for i in range(pservers)] if isinstance(pservers, int) \
         else list(pservers)
@@ -115,6 +117,13 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
                              address, auth_token_file, insecure_cluster, placement)
     try:
         result = TrainResult(fetches=[[] for _ in readers], start_step=runtime.step())
+        if start_step is not None and result.start_step != start_step:
+            raise DistributedError(
+                f"the servers are at step {result.start_step}, but this run starts at step "
+                f"{start_step}" + (f": {job_dir} holds a run saved at step "
+                                   f"{result.start_step}" if job_dir else ""),
+                hint="pass --resume to continue that run, or --save another directory"
+                if start_step == 0 else "the checkpoints changed while the run started")
         runtime.run(readers, _fetch_names(fetch_list), progress, result)
         if job_dir:
             runtime.save_all()
