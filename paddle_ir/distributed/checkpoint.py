@@ -24,9 +24,9 @@ from paddle_ir.framework import Program
 from paddle_ir.io.checkpoint import (
     load_persistables,
     load_train_program,
-    load_vars,
     save_persistables,
     save_train_program,
+    subset_program,
 )
 from paddle_ir.model_files.program_file import load_program, save_program
 from paddle_ir.transpiler.distribute_transpiler import STEP_VAR
@@ -315,8 +315,9 @@ def saved_step(job_dir: str) -> int:
                                    f"({checkpoint} is missing): nothing to resume", hint=hint)
         program = load_program(os.path.join(where, "pserver.pb"), where)
         scope = Scope()
-        load_vars(Executor(), checkpoint, program, vars=[program.global_block().var(STEP_VAR)],
-                  scope=scope)
+        # only the step: a program declaring that one variable loads it from the combined file
+        load_persistables(Executor(), checkpoint,
+                          subset_program([program.global_block().var(STEP_VAR)]), scope)
         steps[endpoint] = int(scope.find_var(STEP_VAR).get_tensor().numpy().reshape(-1)[0])
     if len(set(steps.values())) != 1:
         at = ", ".join(f"{e} at step {s}" for e, s in steps.items())

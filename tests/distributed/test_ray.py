@@ -198,3 +198,90 @@ def test_paddle_ir_train_on_a_local_ray_cluster(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "2 trainer(s) x 2 server(s) on the Ray cluster at 127.0.0.1:" in done.stdout
     assert ", 4 step(s)" in done.stdout
+
+
+def test_each_actor_s_node_is_recorded(cluster):
+    main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.2))
+    result = train(main, startup, split_batches(batches(2, 8), 2), pservers=2,
+                   fetch_list=[loss], config=SMALL_BLOCKS)
+    node = ray.get_runtime_context().get_node_id()[:8]
+    assert result.nodes == {k: f"127.0.0.1 (node {node})"
+                            for k in ("ps0", "ps1", "trainer 0", "trainer 1")}
+
+
+def test_a_server_placement_no_node_offers_is_refused_at_once(cluster):
+    from paddle_ir.distributed.server_placement import ServerPlacement
+
+    main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.2))
+    readers = split_batches(batches(1, 8), 2)
+    started = time.monotonic()
+    with pytest.raises(DistributedError, match=r"(?s)server 'ps0' asks for resource 'pserver' "
+                                               r"x 1, which no node of the cluster offers.*"
+                                               r"--resources='\{\"pserver\": 1\}'"):
+        train(main, startup, readers, placement=ServerPlacement({"pserver": 1}),
+              config=SMALL_BLOCKS)
+    with pytest.raises(DistributedError, match=r"server 'ps0' needs 4096.00 GiB of memory"):
+        train(main, startup, readers, placement=ServerPlacement(memory=4 << 40),
+              config=SMALL_BLOCKS)
+    assert time.monotonic() - started < 10  # not left pending
+
+
+def test_servers_placed_by_memory_and_spread_train_as_before(cluster):
+    from paddle_ir.distributed.server_placement import ServerPlacement
+
+    main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.2))
+    global_batches = batches(4, 8)
+    initial, trained, _ = initial_and_trained(main, startup, loss, global_batches)
+    result = train(main, startup, split_batches(global_batches, 2), init_from=initial,
+                   placement=ServerPlacement(memory="auto", spread=True), config=SMALL_BLOCKS)
+    for name, value in trained.items():
+        np.testing.assert_allclose(result.params[name], value, rtol=0, atol=1e-6, err_msg=name)
+
+
+@ray.remote
+class _Silent:
+    """A server that never answers (as one behind a cut link looks from the caller)."""
+
+    async def version(self):
+        import asyncio
+
+        await asyncio.sleep(60)
+
+
+def test_a_server_that_does_not_answer_fails_the_call_at_its_deadline(cluster):
+    silent = _Silent.options(num_cpus=0).remote()
+    transport = ray_cluster.RayTransport({"ps1": silent}, timeout=1.0,
+                                         nodes={"ps1": "10.0.0.2 (node abcd1234)"})
+    started = time.monotonic()
+    with pytest.raises(DistributedError, match=r"(?s)server 'ps1' on 10.0.0.2 \(node abcd1234\) "
+                                               r"did not answer a version call within 1 s.*"
+                                               r"partition.*--resume"):
+        transport.version("ps1")
+    assert time.monotonic() - started < 5
+    ray.kill(silent)
+    with pytest.raises(DistributedError, match=r"(?s)server 'ps1' on 10.0.0.2 \(node abcd1234\) "
+                                               r"died or became unreachable.*--resume"):
+        transport.version("ps1")
+
+
+def test_a_trainer_that_dies_is_named_with_its_node(cluster):
+    from paddle_ir.distributed.launch import TrainResult
+    from paddle_ir.distributed.ray_runtime import RayRuntime
+
+    main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.2))
+    t, servers = transpile(main, startup, ["ps0", "ps1"], 2, True, SMALL_BLOCKS)
+    shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values() if v.persistable}
+    runtime = RayRuntime(t, servers, shapes, None, 0, {"ps0": None, "ps1": None}, True, 20.0,
+                         None)
+
+    def kill_trainer_1(step, result):
+        if step == 0:
+            ray.kill(runtime.trainers[1])
+
+    result = TrainResult(fetches=[[], []])
+    try:
+        with pytest.raises(DistributedError, match=r"(?s)trainer 1 on 127.0.0.1 \(node \w+\) "
+                                                   r"died during its step 1.*--resume"):
+            runtime.run(split_batches(batches(3, 8), 2), [loss.name], kill_trainer_1, result)
+    finally:
+        runtime.close()
