@@ -179,4 +179,5 @@ def test_train_resume_continues_with_the_batches_of_the_saved_step(tmp_path, cap
     assert "saved at step 7, and --steps is 7: nothing left to train" in capsys.readouterr().out
     with pytest.raises(SystemExit) as usage:
         _cli_train(tmp_path, "--steps", "7", "--resume")
-    assert usage.value.code == 2 "--resume needs --save DIR" in capsys.readouterr().err
+    assert usage.value.code == 2
+    assert "--resume needs --save DIR" in capsys.readouterr().err
