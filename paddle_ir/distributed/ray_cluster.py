@@ -172,6 +172,11 @@ def this_node() -> str:
             f"(node {ray.get_runtime_context().get_node_id()[:8]})")
 
 
+WHAT_TO_DO = ("check the node (`ray status`), restart its Ray node if it is down or cut off, "
+               "then resume the job from the servers' last checkpoint (`paddle-ir train "
+               "--resume` with the same --save)")
+
+
 @ray.remote(max_restarts=3, max_task_retries=0)
 class ServerActor:
     """A ParameterServer in its own process.
@@ -190,6 +195,7 @@ class ServerActor:
         """job: (job_dir, run id); else inline: (program bytes, startup bytes, initial values
         or None, checkpoint dir or None)."""
         self.server, self.error, self.node = None, None, this_node()
+        self.trainer_nodes: dict[int, str] = {}
         self.save_every = save_every
         self._changed: asyncio.Condition | None = None
         try:
@@ -210,6 +216,10 @@ class ServerActor:
     async def ready(self) -> tuple[str, str | None]:
         """(its node, why it could not start or None)."""
         return self.node, self.error
+
+    async def set_trainer_nodes(self, nodes: dict[int, str]) -> None:
+        """Where each trainer runs, for the error that names a trainer whose push is late."""
+        self.trainer_nodes = dict(nodes)
 
     def _cond(self) -> asyncio.Condition:
         if self._changed is None:  # made on the actor's event loop, on first use
@@ -239,9 +249,17 @@ class ServerActor:
                     self._cond().wait_for(lambda: self.server.version >= min_version
                                           or self.server.failure is not None), timeout)
             except TimeoutError:
+                missing = self.server.waiting_for()
+                if self.trainer_nodes:
+                    who = ", ".join(f"trainer {t} on {self.trainer_nodes.get(t, '?')}"
+                                    for t in missing)
+                    raise DistributedError(
+                        f"server {self.server.endpoint!r} did not finish step "
+                        f"{min_version - 1} within {timeout:g} s: {who} never pushed it (the "
+                        "trainer died, or its node is cut off)", hint=WHAT_TO_DO) from None
                 raise DistributedError(
                     f"server {self.server.endpoint!r} did not finish step {min_version - 1} "
-                    f"within {timeout:g} s: trainer(s) {self.server.waiting_for()} never "
+                    f"within {timeout:g} s: trainer(s) {missing} never "
                     "pushed it (did a trainer die?)") from None
         return self.server.pull(names)
 
@@ -258,11 +276,6 @@ class ServerActor:
     async def values(self) -> dict:
         return {name: self.server.scope.find_var(name).get_tensor().numpy()
                 for name in self.server.pieces}
-
-
-_WHAT_TO_DO = ("check the node (`ray status`), restart its Ray node if it is down or cut off, "
-               "then resume the job from the servers' last checkpoint (`paddle-ir train "
-               "--resume` with the same --save)")
 
 
 class RayTransport:
@@ -293,12 +306,12 @@ class RayTransport:
         except ray.exceptions.GetTimeoutError:
             raise DistributedError(f"{self._where(endpoint)} did not answer a {what} within "
                                    f"{timeout:g} s: its node may be cut off from this one (a "
-                                   "network partition) or overloaded", hint=_WHAT_TO_DO) from None
+                                   "network partition) or overloaded", hint=WHAT_TO_DO) from None
         except ray.exceptions.RayActorError as e:
             raise DistributedError(f"{self._where(endpoint)} died or became unreachable "
                                    f"({type(e).__name__}); Ray restarts it from its last "
                                    "checkpoint where its node is alive",
-                                   hint=_WHAT_TO_DO) from None
+                                   hint=WHAT_TO_DO) from None
         except ray.exceptions.RayTaskError as e:
             if isinstance(e.cause, DistributedError):  # the server's own words, not Ray's wrapper
                 raise e.cause from None

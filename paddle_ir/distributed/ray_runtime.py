@@ -58,9 +58,13 @@ class RayRuntime:
         self.trainers = [ray_cluster.TrainerActor.options(num_cpus=0).remote(
             i, main, startup, endpoints, self.sync_mode, self.timeout, dict(self.nodes))
             for i in range(len(readers))]
-        for i, node in enumerate(self._trainer_calls("start", lambda i, tr: tr.node.remote(),
-                                                     max(self.timeout, 60.0))):
+        trainer_nodes = self._trainer_calls("start", lambda i, tr: tr.node.remote(),
+                                            max(self.timeout, 60.0))
+        for i, node in enumerate(trainer_nodes):
             self.nodes[f"trainer {i}"] = node
+        for e, actor in self.actors.items():
+            self.transport.call(e, actor.set_trainer_nodes.remote(dict(enumerate(trainer_nodes))),
+                                what="call")
         for step in range(min(len(r) for r in readers)):
             values = self._trainer_calls(
                 f"step {result.start_step + step}",
@@ -92,7 +96,7 @@ class RayRuntime:
                 raise DistributedError(
                     f"trainer {i}{self._on(f'trainer {i}')} did not answer its {what} within "
                     f"{timeout:g} s: its node may be cut off or overloaded",
-                    hint=ray_cluster._WHAT_TO_DO)
+                    hint=ray_cluster.WHAT_TO_DO)
             i = index[done[0]]
             try:
                 out[i] = ray.get(done[0])
@@ -100,7 +104,7 @@ class RayRuntime:
                 raise DistributedError(
                     f"trainer {i}{self._on(f'trainer {i}')} died during its {what} "
                     f"({type(e).__name__}): its process or its node is gone",
-                    hint=ray_cluster._WHAT_TO_DO) from None
+                    hint=ray_cluster.WHAT_TO_DO) from None
             except ray.exceptions.RayTaskError as e:
                 raise e.cause from None  # the trainer's own error, not Ray's wrapper
         return out

@@ -181,6 +181,10 @@ def test_a_silent_trainer_fails_the_others_after_the_timeout_on_ray(cluster):
     with pytest.raises(DistributedError, match=r"did not finish step 0 within 1 s: "
                                                r"trainer\(s\) \[1\] never pushed it"):
         transport.pull("ps0", [next(iter(ray.get(actor.values.remote())))], 1, 1.0)
+    ray.get(actor.set_trainer_nodes.remote({0: "10.0.0.2 (node a)", 1: "10.0.0.3 (node b)"}))
+    with pytest.raises(DistributedError, match=r"(?s)did not finish step 0 within 1 s: trainer 1 "
+                                               r"on 10.0.0.3 \(node b\) never pushed it.*--resume"):
+        transport.pull("ps0", [next(iter(ray.get(actor.values.remote())))], 1, 1.0)
     ray.kill(actor, no_restart=True)
 
 
