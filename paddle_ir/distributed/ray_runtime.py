@@ -55,7 +55,8 @@ class RayRuntime:
         main = self.t.get_trainer_program().serialize()
         startup = self.t.get_trainer_startup_program().serialize()
         endpoints = list(self.actors)
-        self.trainers = [ray_cluster.TrainerActor.options(num_cpus=0).remote(
+        # two threads: a step in one, the driver's "where are you" in the other
+        self.trainers = [ray_cluster.TrainerActor.options(num_cpus=0, max_concurrency=2).remote(
             i, main, startup, endpoints, self.sync_mode, self.timeout, dict(self.nodes))
             for i in range(len(readers))]
         trainer_nodes = self._trainer_calls("start", lambda i, tr: tr.node.remote(),
@@ -84,18 +85,32 @@ class RayRuntime:
     def _trainer_calls(self, what: str, call, timeout: float | None = None) -> list:
         """Each trainer's answer to `call`, in trainer order. A trainer that died, or did not
         answer within `timeout`, is an error naming it and its node; a trainer's own
-        DistributedError (a server that did not answer it, say) is raised as it is."""
+        DistributedError (a server that did not answer it, say) is raised as it is.
+
+        Without `timeout` (a step, which takes what it takes) a trainer that is quiet for
+        the run's timeout is asked where it is (an answer from another thread of the actor):
+        one that does not answer that either is cut off, named at once instead of when
+        Ray's health checks give its node up, a minute or more later."""
         refs = [call(i, tr) for i, tr in enumerate(self.trainers)]
         index = {ref: i for i, ref in enumerate(refs)}
         out: list = [None] * len(refs)
         pending = list(refs)
         while pending:
-            done, pending = ray.wait(pending, num_returns=1, timeout=timeout)
+            done, pending = ray.wait(pending, num_returns=1,
+                                     timeout=self.timeout if timeout is None else timeout)
             if not done:
-                i = index[pending[0]]
+                quiet = [index[r] for r in pending]
+                if timeout is None:
+                    pings = {i: self.trainers[i].node.remote() for i in quiet}
+                    answered, _ = ray.wait(list(pings.values()), num_returns=len(pings),
+                                           timeout=self.timeout)
+                    quiet = [i for i, ref in pings.items() if ref not in answered]
+                    if not quiet:
+                        continue  # a slow step, not a lost trainer
+                i = quiet[0]
                 raise DistributedError(
                     f"trainer {i}{self._on(f'trainer {i}')} did not answer its {what} within "
-                    f"{timeout:g} s: its node may be cut off or overloaded",
+                    f"{timeout or self.timeout:g} s: its node may be cut off or overloaded",
                     hint=ray_cluster.WHAT_TO_DO)
             i = index[done[0]]
             try:

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import pytest
@@ -289,22 +290,32 @@ def test_a_killed_node_fails_the_run_naming_the_server_and_its_node(hosts):
 
 def test_a_partition_fails_the_run_at_its_deadline_naming_the_node(hosts):
     run, save = _long_run(hosts, "cut-off")
+    lines: list[tuple[float, str]] = []
+    reader = threading.Thread(target=lambda: lines.extend((time.monotonic(), line)
+                                                          for line in run.stderr))
     try:
         _wait_until_training(run, save)
+        reader.start()
         cut = time.monotonic()
         _ip("-n", hosts.ns["b"], "link", "set", "eth0", "down")
-        out, err = run.communicate(timeout=300)
-        took = time.monotonic() - cut
+        run.wait(timeout=300)
+        exited = time.monotonic() - cut
+        reader.join(timeout=10)
     finally:
         if run.poll() is None:
             run.kill()
         _ip("-n", hosts.ns["b"], "link", "set", "eth0", "up", check=False)
+    err = "".join(line for _, line in lines)
     assert run.returncode == 1, err
+    said = next((t - cut for t, line in lines if "[DistributedError]" in line), None)
+    assert said is not None, err
     assert re.search(rf"(server 'ps\d'|trainer \d) on {re.escape(HOSTS['b'])} \(node \w+\) "
                      rf"(did not answer|died|never pushed)", err), err
     assert "cut off" in err or "died" in err
     # the deadline (TIMEOUT, a pull's TIMEOUT + 10), not Ray's own minute of health checks
-    assert took < 2 * TIMEOUT + 20, took
+    print(f"partition: error after {said:.1f} s, exit after {exited:.1f} s")
+    assert said < 2 * TIMEOUT + 20, said
+    assert exited < 2 * TIMEOUT + 30, exited
 
 
 # --- the driver's side, run inside a host -----------------------------------------------
