@@ -12,8 +12,9 @@ Trust: only paddle-ir's own actors talk here, and only numpy arrays and
 SelectedRows parts cross between them; every push is checked by the server
 (server.py) before it touches a scope. `start_local_cluster` binds Ray to
 127.0.0.1 with the dashboard (and with it the job-submission API) off; joining
-an existing cluster with an address trusts whoever can reach it
-(docs/distributed.md).
+an existing cluster with an address trusts whoever can reach it, so
+`join_cluster` refuses another machine's cluster that takes calls without a
+token (docs/distributed.md, "Several machines").
 """
 
 from __future__ import annotations

@@ -181,3 +181,14 @@ def test_train_resume_continues_with_the_batches_of_the_saved_step(tmp_path, cap
         _cli_train(tmp_path, "--steps", "7", "--resume")
     assert usage.value.code == 2
     assert "--resume needs --save DIR" in capsys.readouterr().err
+
+
+def test_a_saved_run_resumes_only_with_the_same_servers(tmp_path):
+    job = tmp_path / "job"
+    _run(job, steps=1)
+    with unique_name.guard():
+        main, startup, _, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.2))
+    with pytest.raises(DistributedError, match=r"holds a run with servers \['ps0', 'ps1'\], "
+                                               r"not \['ps0', 'ps1', 'ps2'\]"):
+        train(main, startup, split_batches(batches(1, 8), 2), pservers=3, local=True,
+              config=SMALL_BLOCKS, job_dir=str(job))
