@@ -141,6 +141,9 @@ def train_command(args) -> int:
     if args.local and (args.address or args.auth_token_file or args.insecure_cluster):
         raise feed_files.UsageError("--local runs in this process: --address, "
                                     "--auth-token-file and --insecure-cluster need Ray")
+    if (args.auth_token_file or args.insecure_cluster) and not args.address:
+        raise feed_files.UsageError("--auth-token-file and --insecure-cluster go with "
+                                    "--address (a cluster to join)")
     placement = _placement(args)
     start = _start_step(args)
     if start >= args.steps:

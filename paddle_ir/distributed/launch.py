@@ -83,6 +83,10 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
     whose servers saved before resumes at their step: readers[t][0] is then trainer t's
     batch for that step (result.start_step); with `start_step`, servers at another step
     are an error before any training."""
+    if (auth_token_file or insecure_cluster) and not address:
+        raise DistributedError("auth_token_file and insecure_cluster are for joining a cluster "
+                               "(address=HOST:PORT); a local run starts its own, on the "
+                               "loopback with Ray's token")
     trainers = len(readers)
     endpoints = [f"ps{i}" for i in range(pservers)] if isinstance(pservers, int) \
         else list(pservers)

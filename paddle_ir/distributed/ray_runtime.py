@@ -42,11 +42,15 @@ class RayRuntime:
         self.transport = ray_cluster.RayTransport(self.actors, timeout)
         # a start may wait for a node to free resources or pull the package: a minute at least
         start = max(timeout, 60.0)
-        for e, actor in self.actors.items():
-            node, error = self.transport.call(e, actor.ready.remote(), start, "start")
-            if error:
-                raise DistributedError(error)
-            self.nodes[e] = self.transport.nodes[e] = node
+        try:
+            for e, actor in self.actors.items():
+                node, error = self.transport.call(e, actor.ready.remote(), start, "start")
+                if error:
+                    raise DistributedError(error)
+                self.nodes[e] = self.transport.nodes[e] = node
+        except BaseException:
+            self.close()  # named actors left behind would block the next run's names
+            raise
 
     def step(self) -> int:
         return min(self.transport.version(e) for e in self.actors)
