@@ -293,17 +293,18 @@ def test_a_trainer_that_dies_is_named_with_its_node(cluster):
 
 def test_a_server_that_cannot_see_the_job_dir_fails_the_start_and_leaves_no_actor(cluster,
                                                                                    tmp_path):
-    from paddle_ir.distributed.launch import train as run_train
+    from paddle_ir.distributed.checkpoint import write_job, write_server_files
     from paddle_ir.distributed.ray_runtime import RayRuntime
 
     main, startup, loss, _ = ctr_model(True, lambda: pir.optimizer.SGD(0.2))
-    readers = split_batches(batches(1, 8), 2)
-    run_train(main, startup, readers, config=SMALL_BLOCKS, job_dir=str(tmp_path / "job"))
     t, servers = transpile(main, startup, ["ps0", "ps1"], 2, True, SMALL_BLOCKS)
+    for endpoint, (program, server_startup) in servers.items():  # as train() writes them
+        write_server_files(str(tmp_path / "job"), endpoint, program, server_startup, None)
+    write_job(str(tmp_path / "job"), "the-drivers-run", list(servers))
     shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values() if v.persistable}
     with pytest.raises(DistributedError, match=r"(?s)server 'ps0' on 127.0.0.1 \(node \w+\) "
                                                r"cannot see the job directory .*finds job "
-                                               r"\w+.*shared storage"):
+                                               r"the-drivers-run.*shared storage"):
         RayRuntime(t, servers, shapes, (str(tmp_path / "job"), "not-this-run"), 0,
                    {"ps0": None, "ps1": None}, True, 20.0, None)
     deadline = time.monotonic() + 30
@@ -315,4 +316,3 @@ def test_a_server_that_cannot_see_the_job_dir_fails_the_start_and_leaves_no_acto
         time.sleep(0.2)
     else:
         pytest.fail("the failed start left its server actors behind")
-    run_train(main, startup, readers, config=SMALL_BLOCKS)  # the names are free again
