@@ -24,8 +24,10 @@ from paddle_ir.framework import Program
 from paddle_ir.io.checkpoint import (
     load_persistables,
     load_train_program,
+    load_vars,
     save_persistables,
     save_train_program,
+    save_vars,
     subset_program,
 )
 from paddle_ir.model_files.program_file import load_program, save_program
@@ -251,7 +253,7 @@ def merge_checkpoint(job_dir: str, out_dir: str) -> list[str]:
 
 def write_server_files(job_dir: str, endpoint: str, program: Program, startup: Program,
                        initial: dict[str, np.ndarray] | None) -> None:
-    """server-NAME/pserver.pb, startup.pb and (when given) initial.npz + initial.json: all a
+    """server-NAME/pserver.pb, startup.pb and (when given) initial/ + initial.json: all a
     server actor needs to start, so that Ray can restart it without the driver's objects."""
     import json
 
@@ -259,15 +261,19 @@ def write_server_files(job_dir: str, endpoint: str, program: Program, startup: P
     os.makedirs(where, exist_ok=True)
     save_program(os.path.join(where, "pserver.pb"), program)
     save_program(os.path.join(where, "startup.pb"), startup)
-    for name in ("initial.npz", "initial.json"):
-        if os.path.lexists(os.path.join(where, name)):
-            os.remove(os.path.join(where, name))
+    stale = os.path.join(where, "initial.json")
+    if os.path.lexists(stale):
+        os.remove(stale)
     if initial:
+        # the pieces' starting values in paddle-ir's own tensor format (never a pickle)
         names = sorted(initial)
-        atomic_write(os.path.join(where, "initial.npz"), lambda out: np.savez(
-            out, **{str(i): np.asarray(initial[n]) for i, n in enumerate(names)}))
-        atomic_write(os.path.join(where, "initial.json"),
-                     lambda out: out.write(json.dumps(names).encode()))
+        scope = Scope()
+        for name in names:
+            scope.var(name).get_tensor().set(np.asarray(initial[name]))
+        block = program.global_block()
+        save_vars(Executor(), os.path.join(where, "initial"), program,
+                  vars=[block.var(n) for n in names], filename="values", scope=scope)
+        atomic_write(stale, lambda out: out.write(json.dumps(names).encode()))
 
 
 def server_files(endpoint: str, job_dir: str, job_id: str, node: str):
@@ -293,8 +299,10 @@ def server_files(endpoint: str, job_dir: str, job_id: str, node: str):
     initial = None
     if os.path.lexists(os.path.join(where, "initial.json")):
         names = json.loads(_read_small(os.path.join(where, "initial.json"), where))
-        with np.load(os.path.join(where, "initial.npz"), allow_pickle=False) as f:
-            initial = {n: f[str(i)] for i, n in enumerate(names)}
+        scope, block = Scope(), program.global_block()
+        load_vars(Executor(), os.path.join(where, "initial"), program,
+                  vars=[block.var(n) for n in names], filename="values", scope=scope)
+        initial = {n: scope.find_var(n).get_tensor().numpy() for n in names}
     return program, startup, initial, os.path.join(where, "checkpoint")
 
 

@@ -192,3 +192,34 @@ def test_a_saved_run_resumes_only_with_the_same_servers(tmp_path):
                                                r"not \['ps0', 'ps1', 'ps2'\]"):
         train(main, startup, split_batches(batches(1, 8), 2), pservers=3, local=True,
               config=SMALL_BLOCKS, job_dir=str(job))
+
+
+def test_a_servers_files_carry_its_initial_values_exactly(tmp_path):
+    from paddle_ir.distributed.checkpoint import (
+        pieces_of,
+        server_files,
+        split_values,
+        write_job,
+        write_server_files,
+    )
+    from paddle_ir.distributed.launch import transpile
+
+    with unique_name.guard():
+        main, startup, _, _ = ctr_model(True, lambda: pir.optimizer.Adam(0.1, lazy_mode=True))
+    _, servers = transpile(main, startup, ["ps0", "ps1"], 2, True, SMALL_BLOCKS)
+    rng = np.random.RandomState(7)
+    whole = {v.name: rng.standard_normal(v.shape).astype(np.float32)
+             for v in main.global_block().vars.values()
+             if v.persistable and np.dtype(v.dtype) == np.float32
+             and all(d > 0 for d in v.shape)}
+    for endpoint, (program, server_startup) in servers.items():
+        initial = split_values(pieces_of(program), whole)
+        assert initial
+        write_server_files(str(tmp_path), endpoint, program, server_startup, initial)
+        write_job(str(tmp_path), "run-1", [endpoint])
+        _, _, read, _ = server_files(endpoint, str(tmp_path), "run-1", "here")
+        assert read.keys() == initial.keys()
+        for name, value in initial.items():
+            assert read[name].dtype == value.dtype and read[name].tobytes() == value.tobytes()
+        write_server_files(str(tmp_path), endpoint, program, server_startup, None)
+        assert server_files(endpoint, str(tmp_path), "run-1", "here")[2] is None  # no stale one

@@ -97,14 +97,17 @@ def test_start_local_cluster_leaves_no_switch_behind(cluster):
 
 
 @pytest.mark.parametrize("opt", ["sgd", "lazy_adam"])
-def test_ray_sync_training_equals_one_machine(cluster, opt):
+def test_ray_sync_training_equals_one_machine(cluster, opt, tmp_path):
+    """With a job_dir the server actors read their initial values from it (not from the
+    driver's object store): equality to one machine shows they read the right ones."""
     make = {"sgd": lambda: pir.optimizer.SGD(0.2),
             "lazy_adam": lambda: pir.optimizer.Adam(0.02, lazy_mode=True)}[opt]
     main, startup, loss, _ = ctr_model(True, make)
     global_batches = batches(20, 8)
     initial, trained, _ = initial_and_trained(main, startup, loss, global_batches)
     result = train(main, startup, split_batches(global_batches, 2), pservers=2,
-                   fetch_list=[loss], init_from=initial, config=SMALL_BLOCKS)
+                   fetch_list=[loss], init_from=initial, config=SMALL_BLOCKS,
+                   job_dir=str(tmp_path / "job"))
     for name, value in trained.items():
         np.testing.assert_allclose(result.params[name], value, rtol=0, atol=1e-6, err_msg=name)
     assert all("table" not in names for names in result.trainer_scopes)
