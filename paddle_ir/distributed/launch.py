@@ -8,14 +8,17 @@
 `readers[t]` is trainer t's list of feed dicts, one per step. The servers
 start from `init_from` (single-machine values, e.g. a checkpoint's) when it
 is given, else from their own startup programs. With `job_dir`, the run
-writes `origin/` (the single-machine job), `job.json` and `server-NAME/pserver.pb`
-(checkpoint.write_job: the run's id and servers), and each server saves its pieces
-to `server-NAME/checkpoint` every `save_every` rounds and at the end;
-`merge_checkpoint(job_dir, out)` joins them.
+writes `origin/` (the single-machine job), `job.json` (checkpoint.write_job: the
+run's id and servers) and per server `server-NAME/`: its program, startup and initial
+values (checkpoint.write_server_files, what a server actor starts from) and the run's
+id; each server saves its pieces to `server-NAME/checkpoint` every `save_every` rounds
+and at the end; `merge_checkpoint(job_dir, out)` joins them. A job_dir that holds a
+saved run resumes it (checkpoint.saved_step says at which step).
 
 `local=True` runs the servers in this process and the trainers in threads
 (no Ray); otherwise servers and trainers are Ray actors, on a private local
-cluster unless `address` names one to join.
+cluster unless `address` names one to join (ray_runtime.py; placement in
+server_placement.py, the token in ray_auth.py).
 """
 
 from __future__ import annotations
