@@ -173,6 +173,12 @@ def this_node() -> str:
             f"(node {ray.get_runtime_context().get_node_id()[:8]})")
 
 
+def ray_reason(error: Exception) -> str:
+    """Ray's error in one line: its type and the first line of its message, shortened."""
+    first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+    return f"{type(error).__name__}: {first[:200]}" if first else type(error).__name__
+
+
 WHAT_TO_DO = ("check the node (`ray status`), restart its Ray node if it is down or cut off, "
                "then resume the job from the servers' last checkpoint (`paddle-ir train "
                "--resume` with the same --save)")
@@ -310,7 +316,7 @@ class RayTransport:
                                    "network partition) or overloaded", hint=WHAT_TO_DO) from None
         except ray.exceptions.RayActorError as e:
             raise DistributedError(f"{self._where(endpoint)} died or became unreachable "
-                                   f"({type(e).__name__}); Ray restarts it from its last "
+                                   f"({ray_reason(e)}); Ray restarts it from its last "
                                    "checkpoint where its node is alive",
                                    hint=WHAT_TO_DO) from None
         except ray.exceptions.RayTaskError as e:

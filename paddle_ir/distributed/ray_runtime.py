@@ -122,7 +122,7 @@ class RayRuntime:
             except ray.exceptions.RayActorError as e:
                 raise DistributedError(
                     f"trainer {i}{self._on(f'trainer {i}')} died during its {what} "
-                    f"({type(e).__name__}): its process or its node is gone",
+                    f"({ray_cluster.ray_reason(e)}): its process or its node is gone",
                     hint=ray_cluster.WHAT_TO_DO) from None
             except ray.exceptions.RayTaskError as e:
                 raise e.cause from None  # the trainer's own error, not Ray's wrapper

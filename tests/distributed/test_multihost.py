@@ -130,6 +130,19 @@ class Hosts:
         done = self.run(host, args, token=token, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
 
+    def wait_for_nodes(self, alive: int, seconds: float = 180) -> None:
+        """Until the head counts `alive` live nodes (a killed node is given up by health
+        checks, some seconds after its processes died)."""
+        count = ("import ray; ray.init(address='" + ADDRESS + "', log_to_driver=False); "
+                 "print(sum(n['Alive'] for n in ray.nodes()))")
+        deadline = time.monotonic() + seconds
+        while True:
+            done = self.run("a", [sys.executable, "-c", count], token=True, timeout=120)
+            if done.returncode == 0 and done.stdout.split()[-1:] == [str(alive)]:
+                return
+            assert time.monotonic() < deadline, done.stdout + done.stderr
+            time.sleep(2)
+
     def kill_all(self, host: str) -> None:
         """Every process in the host's namespace: the Ray node started there (by pid)."""
         for _ in range(5):
@@ -263,7 +276,7 @@ def _wait_until_training(run, save, seconds=300):
     deadline = time.monotonic() + seconds
     while not all(os.path.isdir(os.path.join(save, f"server-ps{i}", "checkpoint"))
                   for i in (0, 1)):
-        assert run.poll() is None, run.communicate()
+        assert run.poll() is None, run.communicate()[1][-3000:]
         assert time.monotonic() < deadline, "the run did not start training"
         time.sleep(0.5)
     time.sleep(2)
@@ -286,6 +299,7 @@ def test_a_killed_node_fails_the_run_naming_the_server_and_its_node(hosts):
     assert "--resume" in err
     assert took < 3 * TIMEOUT + 30, took
     hosts.ray_start("b", ADDRESS, {"pserver": 1})  # B comes back for the next test
+    hosts.wait_for_nodes(2)  # and the killed B is given up: nothing is placed on it
 
 
 def test_a_partition_fails_the_run_at_its_deadline_naming_the_node(hosts):
