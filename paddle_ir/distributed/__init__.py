@@ -9,6 +9,7 @@ Ray run starts (the optional extra `paddle-ir[distributed]`).
 from paddle_ir.distributed.checkpoint import merge_checkpoint, merge_values, split_values
 from paddle_ir.distributed.launch import TrainResult, train
 from paddle_ir.distributed.server import DistributedError, ParameterServer
+from paddle_ir.distributed.server_placement import ServerPlacement
 
-__all__ = ["DistributedError", "ParameterServer", "TrainResult", "merge_checkpoint",
-           "merge_values", "split_values", "train"]
+__all__ = ["DistributedError", "ParameterServer", "ServerPlacement", "TrainResult",
+           "merge_checkpoint", "merge_values", "split_values", "train"]

@@ -17,16 +17,20 @@ import os
 import numpy as np
 
 from paddle_ir.core.atomic import atomic_write, read_regular
+from paddle_ir.core.errors import PaddleIRError
 from paddle_ir.distributed.server import DistributedError
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 from paddle_ir.io.checkpoint import (
     load_persistables,
     load_train_program,
+    load_vars,
     save_persistables,
     save_train_program,
+    save_vars,
+    subset_program,
 )
-from paddle_ir.model_files.program_file import load_program
+from paddle_ir.model_files.program_file import load_program, save_program
 from paddle_ir.transpiler.distribute_transpiler import STEP_VAR
 from paddle_ir.transpiler.placement import Piece
 
@@ -243,3 +247,95 @@ def merge_checkpoint(job_dir: str, out_dir: str) -> list[str]:
     save_train_program(out_dir, main, startup, main.feed_target_names,
                        main.fetch_target_names)
     return save_persistables(Executor(), out_dir, main, scope)
+
+
+# --- what a server actor reads from the job directory ---------------------------------------
+
+def write_server_files(job_dir: str, endpoint: str, program: Program, startup: Program,
+                       initial: dict[str, np.ndarray] | None) -> None:
+    """server-NAME/pserver.pb, startup.pb and (when given) initial/ + initial.json: all a
+    server actor needs to start, so that Ray can restart it without the driver's objects."""
+    import json
+
+    where = os.path.join(job_dir, f"server-{endpoint}")
+    os.makedirs(where, exist_ok=True)
+    save_program(os.path.join(where, "pserver.pb"), program)
+    save_program(os.path.join(where, "startup.pb"), startup)
+    stale = os.path.join(where, "initial.json")
+    if os.path.lexists(stale):
+        os.remove(stale)
+    if initial:
+        # the pieces' starting values in paddle-ir's own tensor format (never a pickle)
+        names = sorted(initial)
+        scope = Scope()
+        for name in names:
+            scope.var(name).get_tensor().set(np.asarray(initial[name]))
+        block = program.global_block()
+        save_vars(Executor(), os.path.join(where, "initial"), program,
+                  vars=[block.var(n) for n in names], filename="values", scope=scope)
+        atomic_write(stale, lambda out: out.write(json.dumps(names).encode()))
+
+
+def server_files(endpoint: str, job_dir: str, job_id: str, node: str):
+    """(program, startup, initial values, checkpoint dir) for server `endpoint`, read on the
+    server's own node; a DistributedError when that node does not see the driver's job_dir."""
+    import json
+
+    where = os.path.join(job_dir, f"server-{endpoint}")
+    stamp = os.path.join(where, SERVER_JOB_FILE)
+    try:
+        seen = read_regular(stamp, _JOB_FILE_MAX_BYTES, "a job file", where).decode().strip()
+    except (OSError, PaddleIRError, UnicodeDecodeError):
+        seen = None
+    if seen != job_id:
+        got = "finds no such file" if seen is None else f"finds job {seen}"
+        raise DistributedError(
+            f"server {endpoint!r} on {node} cannot see the job directory {job_dir!r}: the "
+            f"driver wrote run {job_id} to {stamp}, the server {got}",
+            hint="the job directory (--save) must be shared storage that every server node "
+                 "mounts at the same path (NFS or the like)")
+    program = load_program(os.path.join(where, "pserver.pb"), where)
+    startup = load_program(os.path.join(where, "startup.pb"), where)
+    initial = None
+    if os.path.lexists(os.path.join(where, "initial.json")):
+        names = json.loads(_read_small(os.path.join(where, "initial.json"), where))
+        scope, block = Scope(), program.global_block()
+        load_vars(Executor(), os.path.join(where, "initial"), program,
+                  vars=[block.var(n) for n in names], filename="values", scope=scope)
+        initial = {n: scope.find_var(n).get_tensor().numpy() for n in names}
+    return program, startup, initial, os.path.join(where, "checkpoint")
+
+
+def saved_step(job_dir: str) -> int:
+    """The step every server of the job in `job_dir` saved at: where a resumed run starts."""
+    job_dir = os.fspath(job_dir)
+    job = _read_job(job_dir) if os.path.isdir(job_dir) else None
+    hint = "resume from the --save directory of an earlier run, or start without --resume"
+    if job is None:
+        raise DistributedError(f"{job_dir} holds no job.json: no run saved there, nothing to "
+                               "resume", hint=hint)
+    steps = {}
+    for endpoint in job[1]:
+        where = os.path.join(job_dir, f"server-{endpoint}")
+        checkpoint = os.path.join(where, "checkpoint")
+        if not os.path.isdir(checkpoint):
+            raise DistributedError(f"server {endpoint!r} of the run in {job_dir} never saved "
+                                   f"({checkpoint} is missing): nothing to resume", hint=hint)
+        program = load_program(os.path.join(where, "pserver.pb"), where)
+        scope = Scope()
+        # only the step: a program declaring that one variable loads it from the combined file
+        load_persistables(Executor(), checkpoint,
+                          subset_program([program.global_block().var(STEP_VAR)]), scope)
+        steps[endpoint] = int(scope.find_var(STEP_VAR).get_tensor().numpy().reshape(-1)[0])
+    if len(set(steps.values())) != 1:
+        at = ", ".join(f"{e} at step {s}" for e, s in steps.items())
+        raise DistributedError(f"the servers of the run in {job_dir} saved at different steps "
+                               f"({at}): their checkpoints come from different moments",
+                               hint="restore the server-NAME/checkpoint directories of one save")
+    return steps.popitem()[1]
+
+
+def job_servers(job_dir: str) -> list[str] | None:
+    """The servers job_dir/job.json names (None when there is none)."""
+    job = _read_job(os.fspath(job_dir))
+    return None if job is None else job[1]

@@ -8,14 +8,17 @@
 `readers[t]` is trainer t's list of feed dicts, one per step. The servers
 start from `init_from` (single-machine values, e.g. a checkpoint's) when it
 is given, else from their own startup programs. With `job_dir`, the run
-writes `origin/` (the single-machine job), `job.json` and `server-NAME/pserver.pb`
-(checkpoint.write_job: the run's id and servers), and each server saves its pieces
-to `server-NAME/checkpoint` every `save_every` rounds and at the end;
-`merge_checkpoint(job_dir, out)` joins them.
+writes `origin/` (the single-machine job), `job.json` (checkpoint.write_job: the
+run's id and servers) and per server `server-NAME/`: its program, startup and initial
+values (checkpoint.write_server_files, what a server actor starts from) and the run's
+id; each server saves its pieces to `server-NAME/checkpoint` every `save_every` rounds
+and at the end; `merge_checkpoint(job_dir, out)` joins them. A job_dir that holds a
+saved run resumes it (checkpoint.saved_step says at which step).
 
 `local=True` runs the servers in this process and the trainers in threads
 (no Ray); otherwise servers and trainers are Ray actors, on a private local
-cluster unless `address` names one to join.
+cluster unless `address` names one to join (ray_runtime.py; placement in
+server_placement.py, the token in ray_auth.py).
 """
 
 from __future__ import annotations
@@ -27,17 +30,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from paddle_ir.distributed.checkpoint import (
+    job_servers,
     merge_values,
     pieces_of,
     split_values,
     write_job,
+    write_server_files,
 )
 from paddle_ir.distributed.local import LocalTransport
-from paddle_ir.distributed.server import ParameterServer
+from paddle_ir.distributed.server import DistributedError, ParameterServer
+from paddle_ir.distributed.server_placement import ServerPlacement
 from paddle_ir.distributed.trainer import Trainer
 from paddle_ir.framework import Program
 from paddle_ir.io.checkpoint import save_train_program
-from paddle_ir.model_files.program_file import save_program
 from paddle_ir.transpiler import DistributeTranspiler, DistributeTranspilerConfig
 
 
@@ -48,6 +53,8 @@ class TrainResult:
     traffic: list[dict] = field(default_factory=list)
     trainer_scopes: list[list[str]] = field(default_factory=list)
     cluster: str = "in this process"  # where it ran, or "on the Ray cluster at HOST:PORT"
+    nodes: dict[str, str] = field(default_factory=dict)  # "ps0", "trainer 1" -> its node
+    start_step: int = 0  # the servers' step when the run began (past 0 when it resumed)
 
 
 def _fetch_names(fetch_list) -> list[str]:
@@ -70,7 +77,19 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
           sync_mode: bool = True, fetch_list=(), config: DistributeTranspilerConfig | None = None,
           init_from: dict | None = None, job_dir: str | None = None, save_every: int = 0,
           local: bool = False, address: str | None = None, timeout: float | None = None,
-          progress=None) -> TrainResult:
+          progress=None, auth_token_file: str | None = None, insecure_cluster: bool = False,
+          placement: ServerPlacement | None = None,
+          start_step: int | None = None) -> TrainResult:
+    """See the module's doc. `auth_token_file`: join `address` in Ray's token mode with
+    the token in that file (mode 0600); `insecure_cluster`: join another machine's cluster
+    that takes calls without a token; `placement`: where the server actors go. A job_dir
+    whose servers saved before resumes at their step: readers[t][0] is then trainer t's
+    batch for that step (result.start_step); with `start_step`, servers at another step
+    are an error before any training."""
+    if (auth_token_file or insecure_cluster) and not address:
+        raise DistributedError("auth_token_file and insecure_cluster are for joining a cluster "
+                               "(address=HOST:PORT); a local run starts its own, on the "
+                               "loopback with Ray's token")
     trainers = len(readers)
     endpoints = [f"ps{i}" for i in range(pservers)] if isinstance(pservers, int) \
         else list(pservers)
@@ -78,21 +97,41 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
     timeout = config.rpc_timeout if timeout is None else timeout
     t, servers = transpile(main, startup, endpoints, trainers, sync_mode, config)
     shapes = {v.name: tuple(v.shape) for v in main.global_block().vars.values() if v.persistable}
-    if job_dir:
-        save_train_program(os.path.join(job_dir, "origin"), main, startup,
-                              main.feed_target_names, main.fetch_target_names)
-        for endpoint, (program, _) in servers.items():
-            os.makedirs(os.path.join(job_dir, f"server-{endpoint}"), exist_ok=True)
-            save_program(os.path.join(job_dir, f"server-{endpoint}", "pserver.pb"), program)
-        write_job(job_dir, os.urandom(8).hex(), list(servers))
-    checkpoint = (lambda e: os.path.join(job_dir, f"server-{e}", "checkpoint")) if job_dir \
-        else (lambda e: None)
     initial = {e: split_values(pieces_of(p), init_from) if init_from else None
                for e, (p, _) in servers.items()}
-    runtime = (_LocalRuntime if local else _RayRuntime)(
-        t, servers, shapes, checkpoint, save_every, initial, sync_mode, timeout, address)
+    job = None
+    if job_dir:
+        before = job_servers(job_dir) if os.path.isdir(job_dir) else None
+        if before is not None and sorted(before) != sorted(servers):
+            raise DistributedError(f"{job_dir} holds a run with servers {before}, not "
+                                   f"{list(servers)}: a run resumes only with the same servers",
+                                   hint="use the same number of servers, or another --save")
+        save_train_program(os.path.join(job_dir, "origin"), main, startup,
+                              main.feed_target_names, main.fetch_target_names)
+        for endpoint, (program, server_startup) in servers.items():
+            write_server_files(job_dir, endpoint, program, server_startup, initial[endpoint])
+        job = (os.path.abspath(job_dir), os.urandom(8).hex())
+        write_job(job_dir, job[1], list(servers))
+    checkpoint = (lambda e: os.path.join(job_dir, f"server-{e}", "checkpoint")) if job_dir \
+        else (lambda e: None)
+    if local:
+        runtime = _LocalRuntime(t, servers, shapes, checkpoint, save_every, initial, sync_mode,
+                                timeout)
+    else:
+        from paddle_ir.distributed.ray_runtime import RayRuntime
+
+        runtime = RayRuntime(t, servers, shapes, job, save_every, initial, sync_mode, timeout,
+                             address, auth_token_file, insecure_cluster, placement)
     try:
-        result = runtime.run(readers, _fetch_names(fetch_list), progress)
+        result = TrainResult(fetches=[[] for _ in readers], start_step=runtime.step())
+        if start_step is not None and result.start_step != start_step:
+            raise DistributedError(
+                f"the servers are at step {result.start_step}, but this run starts at step "
+                f"{start_step}" + (f": {job_dir} holds a run saved at step "
+                                   f"{result.start_step}" if job_dir else ""),
+                hint="pass --resume to continue that run, or --save another directory"
+                if start_step == 0 else "the checkpoints changed while the run started")
+        runtime.run(readers, _fetch_names(fetch_list), progress, result)
         if job_dir:
             runtime.save_all()
         result.params = merge_values(*runtime.server_pieces(), shapes)
@@ -102,8 +141,7 @@ def train(main: Program, startup: Program, readers: list[list[dict]], *, pserver
 
 
 class _LocalRuntime:
-    def __init__(self, t, servers, shapes, checkpoint, save_every, initial, sync_mode, timeout,
-                 address):
+    def __init__(self, t, servers, shapes, checkpoint, save_every, initial, sync_mode, timeout):
         self.servers = {e: ParameterServer(e, p, s, shapes, checkpoint(e))
                         for e, (p, s) in servers.items()}
         for e, values in initial.items():
@@ -115,14 +153,16 @@ class _LocalRuntime:
         self.checkpoint, self.save_every = checkpoint, save_every
         self.pool = None
 
-    def run(self, readers, fetch_names, progress) -> TrainResult:
+    def step(self) -> int:
+        return min(s.version for s in self.servers.values())
+
+    def run(self, readers, fetch_names, progress, result) -> None:
         n = len(readers)
         self.pool = ThreadPoolExecutor(max_workers=n)
         main, startup = self.t.get_trainer_program(), self.t.get_trainer_startup_program()
         trainers = list(self.pool.map(
             lambda i: Trainer(i, main, startup, self.transport, self.sync_mode, self.timeout),
             range(n)))
-        result = TrainResult(fetches=[[] for _ in range(n)])
         for step in range(min(len(r) for r in readers)):
             futures = [self.pool.submit(tr.run_step, readers[i][step], fetch_names)
                        for i, tr in enumerate(trainers)]
@@ -134,7 +174,6 @@ class _LocalRuntime:
                 progress(step, result)
         result.traffic = [tr.traffic() for tr in trainers]
         result.trainer_scopes = [tr.scope_names() for tr in trainers]
-        return result
 
     def save_all(self) -> None:
         for e, server in self.servers.items():
@@ -150,65 +189,3 @@ class _LocalRuntime:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-class _RayRuntime:
-    def __init__(self, t, servers, shapes, checkpoint, save_every, initial, sync_mode, timeout,
-                 address):
-        import ray
-
-        from paddle_ir.distributed import ray_cluster
-
-        self.ray, self.rc = ray, ray_cluster
-        if address:
-            ray_cluster.join_cluster(address)
-        else:
-            ray_cluster.start_local_cluster()
-        self.t, self.sync_mode, self.timeout = t, sync_mode, timeout
-        self.programs = {e: p for e, (p, _) in servers.items()}
-        self.actors = {}
-        for e, (program, startup) in servers.items():
-            self.actors[e] = ray_cluster.ServerActor.options(
-                name=ray_cluster.actor_name(e), namespace=ray_cluster.NAMESPACE,
-                num_cpus=0).remote(e, program.serialize(), startup.serialize(), shapes,
-                                   checkpoint(e), save_every, initial[e])
-        ray.get([a.version.remote() for a in self.actors.values()])  # constructed
-        self.trainers = []
-
-    def run(self, readers, fetch_names, progress) -> TrainResult:
-        main = self.t.get_trainer_program().serialize()
-        startup = self.t.get_trainer_startup_program().serialize()
-        endpoints = list(self.actors)
-        self.trainers = [self.rc.TrainerActor.options(num_cpus=0).remote(
-            i, main, startup, endpoints, self.sync_mode, self.timeout) for i in range(len(readers))]
-        result = TrainResult(fetches=[[] for _ in readers])
-        for step in range(min(len(r) for r in readers)):
-            refs = [tr.run_step.remote(readers[i][step], fetch_names)
-                    for i, tr in enumerate(self.trainers)]
-            for i, values in enumerate(self._get(refs)):
-                result.fetches[i].append(values)
-            if progress:
-                progress(step, result)
-        result.traffic = self._get([tr.traffic.remote() for tr in self.trainers])
-        result.trainer_scopes = self._get([tr.scope_names.remote() for tr in self.trainers])
-        result.cluster = f"on the Ray cluster at {self.ray.get_runtime_context().gcs_address}"
-        return result
-
-    def _get(self, refs):
-        try:
-            return self.ray.get(refs)
-        except self.ray.exceptions.RayTaskError as e:
-            raise e.cause from None
-
-    def save_all(self) -> None:
-        self._get([a.save.remote() for a in self.actors.values()])
-
-    def server_pieces(self):
-        pieces = {e: pieces_of(p) for e, p in self.programs.items()}
-        values = dict(zip(self.actors, self._get([a.values.remote()
-                                                  for a in self.actors.values()]), strict=True))
-        return pieces, values
-
-    def close(self) -> None:
-        for actor in self.trainers + list(self.actors.values()):
-            self.ray.kill(actor)

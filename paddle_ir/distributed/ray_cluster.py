@@ -12,8 +12,9 @@ Trust: only paddle-ir's own actors talk here, and only numpy arrays and
 SelectedRows parts cross between them; every push is checked by the server
 (server.py) before it touches a scope. `start_local_cluster` binds Ray to
 127.0.0.1 with the dashboard (and with it the job-submission API) off; joining
-an existing cluster with an address trusts whoever can reach it
-(docs/distributed.md).
+an existing cluster with an address trusts whoever can reach it, so
+`join_cluster` refuses another machine's cluster that takes calls without a
+token (docs/distributed.md, "Several machines").
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import socket
 import numpy as np
 import ray
 
+from paddle_ir.distributed.checkpoint import server_files
 from paddle_ir.distributed.server import DistributedError, ParameterServer
 from paddle_ir.distributed.trainer import Trainer
 from paddle_ir.framework import Program
@@ -92,15 +94,21 @@ def start_local_cluster(num_cpus: int | None = None) -> None:
             hint="start a cluster you trust yourself and pass its address (--address)")
 
 
-def join_cluster(address: str) -> None:
+def join_cluster(address: str, auth_token_file: str | None = None,
+                 insecure_cluster: bool = False) -> None:
     """Join a running Ray cluster the user trusts (`paddle-ir train --address`).
 
     A cluster on this machine's loopback (one `start_local_cluster` made in another
     process, or `ray start --node-ip-address=127.0.0.1`) is joined as a loopback node
     too: a driver that announced the machine's outward address would look for its
-    raylet there and never find it. Another machine's cluster is joined as Ray joins
-    it; if it wants a token, set RAY_AUTH_MODE=token (and the token) yourself.
+    raylet there and never find it. Before joining, the cluster's GCS is asked
+    (ray_auth.probe) whether it takes calls without a token: another machine's cluster
+    that does is refused unless `insecure_cluster` (anyone who reaches its ports runs
+    code on it), and one that wants a token the driver lacks, or refuses the one in
+    `auth_token_file`, is an error that says so.
     """
+    from paddle_ir.distributed import ray_auth
+
     if ray.is_initialized():
         raise DistributedError(f"cannot join the Ray cluster at {address!r}: this process is "
                                "already connected to one", hint="call ray.shutdown() first")
@@ -116,8 +124,29 @@ def join_cluster(address: str) -> None:
         raise DistributedError(f"cannot join the Ray cluster at {address!r}: nothing answers "
                                f"there ({e.strerror or e})",
                                hint="check the address and that the cluster is running") from None
+    token = ray_auth.use_token_file(auth_token_file) if auth_token_file else None
+    loopback = host in _LOOPBACK
+    if ray_auth.probe(address, None) == ray_auth.ACCEPTED:
+        if not loopback and not insecure_cluster:
+            raise DistributedError(
+                f"the Ray cluster at {address!r} accepts calls without a token: anyone who "
+                "reaches its ports can run code on its machines, so paddle-ir will not train "
+                "there", hint="restart every node with RAY_AUTH_MODE=token and pass "
+                              "--auth-token-file (docs/distributed.md, 'Several machines'), "
+                              "or pass --insecure-cluster if a private network guards it")
+    elif token is not None:
+        if ray_auth.probe(address, token) == ray_auth.TOKEN_REFUSED:
+            raise DistributedError(f"the Ray cluster at {address!r} refused the token in "
+                                   f"{auth_token_file!r}: it is not this cluster's token",
+                                   hint="copy the token file the cluster's nodes were "
+                                        "started with (RAY_AUTH_TOKEN_PATH on the head)")
+    elif not loopback:
+        raise DistributedError(f"the Ray cluster at {address!r} requires an auth token, and "
+                               "none was given", hint="pass --auth-token-file PATH (train("
+                                                      "auth_token_file=...)): a copy of the "
+                                                      "cluster's token file, mode 0600")
     try:
-        if host in _LOOPBACK:
+        if loopback:
             # Ray sends this machine's token (~/.ray/auth_token) only to clusters it found
             # itself, never to an explicit address, lest a token leak to another machine.
             # A loopback address is this machine, so the token may go, as Ray would send it.
@@ -132,25 +161,72 @@ def join_cluster(address: str) -> None:
         else:
             ray.init(address=address, namespace=NAMESPACE, log_to_driver=False,
                      configure_logging=False)
-    except (ConnectionError, TimeoutError) as e:
+    except (ConnectionError, TimeoutError, ray.exceptions.AuthenticationError) as e:
         raise DistributedError(f"cannot join the Ray cluster at {address!r}: {e}",
-                               hint="check the address (HOST:PORT of the cluster's GCS) "
-                                    "and that the cluster is running") from None
+                               hint="check the address (HOST:PORT of the cluster's GCS), "
+                                    "that the cluster is running, and its token") from None
+
+
+def this_node() -> str:
+    """Where the calling Ray worker runs: "ADDRESS (node ID8)"."""
+    return (f"{ray.util.get_node_ip_address()} "
+            f"(node {ray.get_runtime_context().get_node_id()[:8]})")
+
+
+def ray_reason(error: Exception) -> str:
+    """Ray's error in one line: its type and the first line of its message, shortened."""
+    first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+    return f"{type(error).__name__}: {first[:200]}" if first else type(error).__name__
+
+
+WHAT_TO_DO = ("check the node (`ray status`), restart its Ray node if it is down or cut off, "
+               "then resume the job from the servers' last checkpoint (`paddle-ir train "
+               "--resume` with the same --save)")
 
 
 @ray.remote(max_restarts=3, max_task_retries=0)
 class ServerActor:
-    def __init__(self, endpoint: str, program: bytes, startup: bytes, origin_shapes: dict,
-                 checkpoint_dir: str | None = None, save_every: int = 0,
-                 initial: dict | None = None):
-        self.server = ParameterServer(endpoint, Program.parse(program), Program.parse(startup),
-                                      origin_shapes, checkpoint_dir)
+    """A ParameterServer in its own process.
+
+    With a job directory the actor is built from small arguments (the directory, the
+    run's id) and reads its program, startup and initial values from
+    `job_dir/server-NAME/` (checkpoint.write_server_files): a restart after a crash then
+    needs nothing from the driver's object store. It first checks that it sees the
+    directory the driver wrote (the run's id in server-NAME/job): a server whose node
+    does not mount the job directory would otherwise start from step 0 and save where
+    nobody merges. Without a job directory the pieces come as arguments.
+    """
+
+    def __init__(self, endpoint: str, origin_shapes: dict, job: tuple[str, str] | None = None,
+                 save_every: int = 0, inline: tuple | None = None):
+        """job: (job_dir, run id); else inline: (program bytes, startup bytes, initial values
+        or None, checkpoint dir or None)."""
+        self.server, self.error, self.node = None, None, this_node()
+        self.trainer_nodes: dict[int, str] = {}
+        self.save_every = save_every
+        self._changed: asyncio.Condition | None = None
+        try:
+            if job is not None:
+                program, startup, initial, checkpoint = server_files(endpoint, *job, self.node)
+            else:
+                program, startup, initial, checkpoint = inline
+                program, startup = Program.parse(program), Program.parse(startup)
+            self.server = ParameterServer(endpoint, program, startup, origin_shapes, checkpoint)
+        except DistributedError as e:
+            self.error = str(e)  # told to the driver by ready(), not lost in Ray's wrapper
+            return
         if initial and self.server.version == 0:
             for name, value in initial.items():
                 # a copy: arrays from Ray's object store are read-only, and updates are in place
                 self.server.scope.find_var(name).get_tensor().set(np.array(value))
-        self.save_every = save_every
-        self._changed: asyncio.Condition | None = None
+
+    async def ready(self) -> tuple[str, str | None]:
+        """(its node, why it could not start or None)."""
+        return self.node, self.error
+
+    async def set_trainer_nodes(self, nodes: dict[int, str]) -> None:
+        """Where each trainer runs, for the error that names a trainer whose push is late."""
+        self.trainer_nodes = dict(nodes)
 
     def _cond(self) -> asyncio.Condition:
         if self._changed is None:  # made on the actor's event loop, on first use
@@ -180,9 +256,17 @@ class ServerActor:
                     self._cond().wait_for(lambda: self.server.version >= min_version
                                           or self.server.failure is not None), timeout)
             except TimeoutError:
+                missing = self.server.waiting_for()
+                if self.trainer_nodes:
+                    who = ", ".join(f"trainer {t} on {self.trainer_nodes.get(t, '?')}"
+                                    for t in missing)
+                    raise DistributedError(
+                        f"server {self.server.endpoint!r} did not finish step "
+                        f"{min_version - 1} within {timeout:g} s: {who} never pushed it (the "
+                        "trainer died, or its node is cut off)", hint=WHAT_TO_DO) from None
                 raise DistributedError(
                     f"server {self.server.endpoint!r} did not finish step {min_version - 1} "
-                    f"within {timeout:g} s: trainer(s) {self.server.waiting_for()} never "
+                    f"within {timeout:g} s: trainer(s) {missing} never "
                     "pushed it (did a trainer die?)") from None
         return self.server.pull(names)
 
@@ -202,21 +286,39 @@ class ServerActor:
 
 
 class RayTransport:
-    """The communicator's transport over ServerActor handles found by name."""
+    """The communicator's transport over ServerActor handles found by name.
 
-    def __init__(self, endpoints: list[str]):
-        self.actors = {e: ray.get_actor(actor_name(e), namespace=NAMESPACE) for e in endpoints}
+    Every call has a deadline (`timeout` s; a pull that waits for a round gets the
+    round's timeout and 10 s more): a server on a node cut off from this one fails the
+    call with an error naming the server and its node, not Ray's own error after its
+    health checks give the node up (a minute or more).
+    """
 
-    def _call(self, endpoint: str, ref, timeout: float | None = None):
+    def __init__(self, actors: dict, timeout: float = 60.0, nodes: dict[str, str] | None = None):
+        self.actors, self.timeout, self.nodes = actors, timeout, dict(nodes or {})
+
+    @classmethod
+    def by_name(cls, endpoints: list[str], timeout: float, nodes: dict[str, str] | None):
+        return cls({e: ray.get_actor(actor_name(e), namespace=NAMESPACE) for e in endpoints},
+                   timeout, nodes)
+
+    def _where(self, endpoint: str) -> str:
+        node = self.nodes.get(endpoint)
+        return f"server {endpoint!r}" + (f" on {node}" if node else "")
+
+    def call(self, endpoint: str, ref, timeout: float | None = None, what: str = "call"):
+        timeout = self.timeout if timeout is None else timeout
         try:
             return ray.get(ref, timeout=timeout)
         except ray.exceptions.GetTimeoutError:
-            raise DistributedError(f"server {endpoint!r} did not answer within "
-                                   f"{timeout:g} s") from None
+            raise DistributedError(f"{self._where(endpoint)} did not answer a {what} within "
+                                   f"{timeout:g} s: its node may be cut off from this one (a "
+                                   "network partition) or overloaded", hint=WHAT_TO_DO) from None
         except ray.exceptions.RayActorError as e:
-            raise DistributedError(f"server {endpoint!r} died ({type(e).__name__}); Ray "
-                                   "restarts it from its last checkpoint: restart the "
-                                   "trainers from that checkpoint") from None
+            raise DistributedError(f"{self._where(endpoint)} died or became unreachable "
+                                   f"({ray_reason(e)}); Ray restarts it from its last "
+                                   "checkpoint where its node is alive",
+                                   hint=WHAT_TO_DO) from None
         except ray.exceptions.RayTaskError as e:
             if isinstance(e.cause, DistributedError):  # the server's own words, not Ray's wrapper
                 raise e.cause from None
@@ -227,17 +329,18 @@ class RayTransport:
 
     def wait(self, handles) -> None:
         for endpoint, ref in handles:
-            self._call(endpoint, ref)
+            self.call(endpoint, ref, what="push")
 
     def pull(self, endpoint, names, min_version, timeout):
         ref = self.actors[endpoint].pull.remote(names, min_version, timeout)
-        return self._call(endpoint, ref, timeout + 30)
+        return self.call(endpoint, ref, timeout + 10, what="pull")
 
     def version(self, endpoint) -> int:
-        return self._call(endpoint, self.actors[endpoint].version.remote())
+        return self.call(endpoint, self.actors[endpoint].version.remote(), what="version call")
 
     def prefetch(self, endpoint, table, ids):
-        return self._call(endpoint, self.actors[endpoint].prefetch.remote(table, ids))
+        return self.call(endpoint, self.actors[endpoint].prefetch.remote(table, ids),
+                          what="prefetch")
 
 
 @ray.remote
@@ -245,6 +348,9 @@ class TrainerActor(Trainer):
     """A Trainer in its own process, talking to the ServerActors by name."""
 
     def __init__(self, trainer_id: int, main: bytes, startup: bytes, endpoints: list[str],
-                 sync_mode: bool, timeout: float):
+                 sync_mode: bool, timeout: float, nodes: dict[str, str] | None = None):
         super().__init__(trainer_id, Program.parse(main), Program.parse(startup),
-                         RayTransport(endpoints), sync_mode, timeout)
+                         RayTransport.by_name(endpoints, timeout, nodes), sync_mode, timeout)
+
+    def node(self) -> str:
+        return this_node()

@@ -3,8 +3,9 @@
 The server holds a Scope with its pieces (parameter blocks, table shards,
 optimizer state) and runs its `listen_and_serv` program with an ordinary
 Executor once per round: in sync mode a round is every trainer's push for
-one step, merged (a SelectedRows gradient's rows merged, never densified)
-and scaled by 1/trainers; in async mode each push is a round of its own.
+one step, merged in trainer-id order (a SelectedRows gradient's rows merged,
+never densified) and scaled by 1/trainers, so that a job run twice gives the
+same bits whatever order the pushes arrived in; in async mode each push is a round of its own.
 
 Nothing here waits or talks to a network: the transports (local.py, ray.py)
 do that, so the rules can be tested on their own. Every push is checked
@@ -141,7 +142,10 @@ class ParameterServer:
         self._pending[trainer_id] = checked
         if len(self._pending) < self.trainers:
             return False
-        pushes, self._pending = list(self._pending.values()), {}
+        # In trainer-id order, never arrival order: float32 sums depend on their order, and
+        # two runs of one job must give the same bits whichever trainer was faster.
+        pushes = [self._pending[t] for t in sorted(self._pending)]
+        self._pending = {}
         self._apply(self._merge(pushes))
         return True
 

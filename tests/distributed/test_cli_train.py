@@ -92,3 +92,24 @@ def test_train_with_an_address_nobody_answers_fails_at_once(tmp_path):
 def test_merge_checkpoint_wants_feed_and_fetch_together(tmp_path):
     done = cli("merge-checkpoint", tmp_path, tmp_path / "out", "--feed", "ids")
     assert done.returncode == 2 and "--feed and --fetch go together" in done.stderr
+
+
+def test_auth_options_go_with_address(tmp_path):
+    done = cli("train", tmp_path, "--batch-size", 4, "--auth-token-file", tmp_path / "t")
+    assert done.returncode == 2 and "--auth-token-file and --insecure-cluster go with " \
+                                      "--address" in done.stderr
+    done = cli("train", tmp_path, "--batch-size", 4, "--local", "--address", "h:1")
+    assert done.returncode == 2 and "--local runs in this process" in done.stderr
+    done = cli("train", tmp_path, "--batch-size", 4, "--server-memory", "lots")
+    assert done.returncode == 2 and "--server-memory: expected 'auto' or a positive number " \
+                                    "of bytes" in done.stderr
+    done = cli("train", tmp_path, "--batch-size", 4, "--server-resource", "=2")
+    assert done.returncode == 2 and "--server-resource: expected NAME or NAME=N" in done.stderr
+
+
+def test_server_memory_takes_bytes_with_a_suffix():
+    from paddle_ir.cli.train import _bytes
+
+    assert _bytes("4096", "--server-memory") == 4096
+    assert _bytes("64G", "--server-memory") == 64 * 2**30
+    assert _bytes("3m", "--server-memory") == 3 * 2**20
