@@ -44,6 +44,8 @@ _TRAINING_ROLES = 1 | 2  # OpRole Backward and Optimize bits
 _CONVS = ("conv2d", "depthwise_conv2d")
 _FOLDABLE = ("batch_norm", "affine_channel")
 _IDENTITIES = ("dropout", "scale", "assign")
+# conv2d's own attributes, the ones fused_conv2d takes over from the convolution it replaces
+_CONV_ATTRS = ("strides", "paddings", "padding_algorithm", "groups", "dilations", "data_format")
 
 
 def _attrs(op: pb.OpDesc) -> dict:
@@ -339,17 +341,181 @@ def _declare_like(graph: _Graph, like: pb.VarDesc, name: str) -> None:
     graph.vars[name] = var
 
 
+def _fused_activation(op: pb.OpDesc) -> tuple[float, float] | None:
+    """fused_conv2d's (fuse_alpha, fuse_beta) for an activation it can take over, else None."""
+    attrs = _attrs(op)
+    if op.type == "relu":
+        return 0.0, 0.0
+    if op.type == "relu6":
+        return 0.0, float(attrs.get("threshold", 6.0))
+    if op.type == "leaky_relu":
+        return float(attrs.get("alpha", 0.02)), 0.0
+    if op.type == "hard_sigmoid":
+        return float(attrs.get("slope", 0.2)), float(attrs.get("offset", 0.5))
+    if op.type == "hard_swish" and (float(attrs.get("threshold", 6.0)), float(
+            attrs.get("scale", 6.0)), float(attrs.get("offset", 3.0))) == (6.0, 6.0, 3.0):
+        return 0.0, 0.0
+    return None
+
+
+def _dims(graph: _Graph, name: str) -> list[int] | None:
+    var = graph.vars.get(name)
+    return list(var.lod_desc.tensor.dims) if var is not None else None
+
+
+def _dtype(graph: _Graph, name: str):
+    var = graph.vars.get(name)
+    return var.lod_desc.tensor.data_type if var is not None else None
+
+
+def _chain_next(graph: _Graph, name: str, reader_of: dict) -> int | None:
+    """The index of the one op reading the private temporary `name`, else None."""
+    return reader_of.get(name) if graph.private(name, 1) else None
+
+
+_RESHAPES = ("reshape2", "unsqueeze2")
+
+
+def _channel_bias(graph: _Graph, add: pb.OpDesc, cur: str, dims, dtype, producer, ops):
+    """(bias [OC], index of a reshape op to remove or None) when `add` adds a per-channel
+    persistable bias to the conv output `cur` (NCHW, `dims`), else None.
+
+    Two spellings: Y a persistable [OC] with axis 1 (Fluid's conv bias, the folded
+    batch_norm), or Y = reshape2/unsqueeze2 of a persistable [OC] to [1, OC, 1, 1]
+    (Paddle 2.x / 3.x's Conv2D): then the [OC] itself is the bias, and the reshape
+    goes too when nothing else reads its result.
+    """
+    y = _one(add.inputs, "Y")
+    if _one(add.inputs, "X") != cur or y in (None, cur) or _one(add.outputs, "Out") is None:
+        return None
+    if graph.persistable(y):
+        ok = _dims(graph, y) == [dims[1]] and int(_attrs(add).get("axis", -1)) == 1
+        return (y, None) if ok and _dtype(graph, y) == dtype else None
+    if _dims(graph, y) != [1, dims[1], 1, 1] or y not in producer:
+        return None
+    k = producer[y]
+    reshape = ops[k]
+    src = _one(reshape.inputs, "X")
+    if (reshape.type not in _RESHAPES or _one(reshape.outputs, "Out") != y
+            or graph.writers[y] != 1 or not graph.persistable(src)
+            or _dims(graph, src) != [dims[1]] or _dtype(graph, src) != dtype
+            or any(_slot(reshape.inputs, s) for s in ("Shape", "ShapeTensor", "AxesTensor",
+                                                      "AxesTensorList"))):
+        return None
+    rattrs = _attrs(reshape)
+    if reshape.type == "reshape2" and list(rattrs.get("shape", [])) not in (
+            [1, dims[1], 1, 1], [1, -1, 1, 1]):
+        return None
+    if reshape.type == "unsqueeze2" and list(rattrs.get("axes", [])) != [0, 2, 3]:
+        return None
+    others = [a for v in reshape.outputs if v.parameter != "Out" for a in v.arguments]
+    alone = graph.private(y, 1) and all(graph.unread(a) for a in others)
+    return src, (k if alone else None)
+
+
+def _fuse_conv_chains(graph: _Graph) -> int:
+    """conv + bias add [+ residual add] [+ activation] -> one fused_conv2d (module doc)."""
+    ops = list(graph.block.ops)
+    reader_of: dict[str, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.inputs:
+            for arg in v.arguments:
+                reader_of[arg] = i  # used only for names with exactly one reader
+    producer = {arg: i for i, op in enumerate(ops) for v in op.outputs for arg in v.arguments}
+    removed: set[int] = set()
+    drop: set[str] = set()
+    changed = 0
+    for i, conv in enumerate(ops):
+        if conv.type not in _CONVS or i in removed:
+            continue
+        bias_reshapes: list[int] = []
+        slots = {v.parameter: list(v.arguments) for v in conv.inputs if v.arguments}
+        cattrs = _attrs(conv)
+        out = _one(conv.outputs, "Output")
+        if (set(slots) != {"Input", "Filter"} or out is None
+                or cattrs.get("data_format", "NCHW") not in ("NCHW", "AnyLayout")):
+            continue
+        dims, dtype = _dims(graph, out), _dtype(graph, out)
+        if dims is None or len(dims) != 4 or dims[1] <= 0:
+            continue
+        chain, cur, bias, residual, act = [i], out, None, None, None
+        j = _chain_next(graph, cur, reader_of)
+        if j is not None and ops[j].type == "elementwise_add" and j not in removed:
+            found = _channel_bias(graph, ops[j], cur, dims, dtype, producer, ops)
+            if found is not None:
+                bias, reshape = found
+                cur = _one(ops[j].outputs, "Out")
+                chain.append(j)
+                if reshape is not None:
+                    bias_reshapes.append(reshape)
+                j = _chain_next(graph, cur, reader_of)
+        if j is not None and ops[j].type == "elementwise_add" and j not in removed:
+            add = ops[j]
+            x, y = _one(add.inputs, "X"), _one(add.inputs, "Y")
+            other = y if x == cur else x if y == cur else None
+            if (other is not None and other != cur and x != y
+                    and _dims(graph, other) == _dims(graph, cur) and min(_dims(graph, cur)[1:]) > 0
+                    and _dtype(graph, other) == dtype
+                    and int(_attrs(add).get("axis", -1)) in (-1, 0)
+                    and _one(add.outputs, "Out") is not None):
+                residual, cur = other, _one(add.outputs, "Out")
+                chain.append(j)
+                j = _chain_next(graph, cur, reader_of)
+        if j is not None and j not in removed and _one(ops[j].inputs, "X") == cur \
+                and _fused_activation(ops[j]) is not None and _one(ops[j].outputs, "Out"):
+            act = ops[j]
+            cur = _one(act.outputs, "Out")
+            chain.append(j)
+        if len(chain) == 1 or not graph.persistable(slots["Filter"][0]):
+            continue
+        end = chain[-1]
+        reads = {slots["Input"][0], slots["Filter"][0], bias, residual} - {None}
+        between = (k for k in range(i + 1, end) if k not in chain)
+        if any(arg in reads for k in between for v in ops[k].outputs for arg in v.arguments):
+            continue  # something in between rewrites an input: the fused op would see it
+        alpha, beta = _fused_activation(act) if act is not None else (0.0, 0.0)
+        act_type = act.type if act is not None else ""  # read before ops[end] is rewritten
+        fused = ops[end]
+        fused.type = "fused_conv2d"
+        del fused.inputs[:], fused.outputs[:], fused.attrs[:]
+        fused.inputs.add(parameter="Input", arguments=slots["Input"])
+        fused.inputs.add(parameter="Filter", arguments=slots["Filter"])
+        if bias is not None:
+            fused.inputs.add(parameter="Bias", arguments=[bias])
+        if residual is not None:
+            fused.inputs.add(parameter="ResidualData", arguments=[residual])
+        fused.outputs.add(parameter="Output", arguments=[cur])
+        fused.attrs.extend(a for a in conv.attrs if a.name in _CONV_ATTRS)
+        fused.attrs.extend([
+            to_attr_proto("fuse_activation", "string", act_type),
+            to_attr_proto("fuse_alpha", "float", alpha),
+            to_attr_proto("fuse_beta", "float", beta)])
+        removed.update(chain[:-1] + bias_reshapes)
+        for k in chain[:-1] + bias_reshapes:  # the temporaries between the fused ops
+            drop.update(a for v in ops[k].outputs for a in v.arguments)
+        changed += 1
+    if changed:
+        del graph.block.ops[:]
+        graph.block.ops.extend(op for k, op in enumerate(ops) if k not in removed)
+        kept = [v for v in graph.block.vars if v.name not in drop]
+        del graph.block.vars[:]
+        graph.block.vars.extend(kept)
+        graph.refresh()
+    return changed
+
+
 def optimize_inference(program: Program, scope=None, keep: Iterable[str] = ()) -> Program:
     """An optimized copy of an inference program (module docstring); others unchanged."""
     if not is_inference(program):
         return program
-    if not any(op.type in _FOLDABLE or op.type in _IDENTITIES
+    if not any(op.type in _FOLDABLE or op.type in _IDENTITIES or op.type in _CONVS
                for op in program.desc.blocks[0].ops):
         return program
     desc = pb.ProgramDesc()
     desc.CopyFrom(program.desc)
     graph = _Graph(desc, keep)
     changed = _remove_identities(graph) + _fold_affine(graph, scope)
+    changed += _fuse_conv_chains(graph)
     if not changed:
         return program
     result = Program.from_desc(desc)
