@@ -7,7 +7,9 @@ MODEL_DIR holds bench/zoo_export.py's files (model.pdmodel / .pdiparams,
 model.onnx, feeds.npz). The engine loads the model, runs it once (the first
 result, timed apart: plans, graph optimisation), `--warmup` more times, then
 `--runs` timed runs; it saves its first output to OUT.npy and prints one JSON line:
-load and first-run seconds, every timed run, and the process's peak resident
+load and first-run seconds, every timed run's wall and CPU time (the process's
+user + system time, which other jobs on a shared machine inflate less than the
+wall time), and the process's peak resident
 set (VmHWM: interpreter, libraries, model and every run, as `/usr/bin/time`
 would report it).
 """
@@ -122,13 +124,15 @@ def main(argv=None) -> int:
     np.save(args.output, out)
     for _ in range(args.warmup):
         run()
-    times = []
+    times, cpu_times = [], []
     for _ in range(args.runs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run()
         times.append(time.perf_counter() - t0)
+        cpu_times.append(time.process_time() - c0)
     print(json.dumps({"engine": args.engine, "load_s": load_s, "first_s": first_s,
-                      "times": times, "peak_rss": _peak_rss()}), flush=True)
+                      "times": times, "cpu_times": cpu_times, "peak_rss": _peak_rss()}),
+          flush=True)
     return 0
 
 

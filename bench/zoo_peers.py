@@ -87,8 +87,8 @@ def measure(args) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-zoo-peers-") as tmp:
         for model in models:
             model_dir = os.path.abspath(os.path.join(args.out_dir, model))
-            entry = {e: {"times": [], "peak_rss": [], "first_s": [], "load_s": []}
-                     for e in args.engines}
+            entry = {e: {"times": [], "cpu_times": [], "peak_rss": [], "first_s": [],
+                         "load_s": []} for e in args.engines}
             outputs = {}
             for r in range(args.rounds):
                 order = args.engines[r % len(args.engines):] + args.engines[:r % len(
@@ -104,10 +104,12 @@ def measure(args) -> dict:
                     for key in ("peak_rss", "first_s", "load_s"):
                         entry[engine][key].append(got[key])
                     entry[engine]["times"] += got["times"]
+                    entry[engine]["cpu_times"] += got["cpu_times"]
                     outputs[engine] = np.load(out).astype(np.float64)
             for engine, e in entry.items():
                 if e["times"]:
                     e["median_ms"] = 1e3 * statistics.median(e["times"])
+                    e["cpu_median_ms"] = 1e3 * statistics.median(e["cpu_times"])
                     e["peak_mb"] = max(e["peak_rss"]) / 2**20
                     e["first_ms"] = 1e3 * statistics.median(e["first_s"])
                     e["load_ms"] = 1e3 * statistics.median(e["load_s"])
@@ -128,9 +130,9 @@ def _line(model: str, entry: dict) -> str:
         else f"{engine} -" for engine, e in entry.items())
 
 
-def _ratio(entry: dict, a: str, b: str):
-    if "median_ms" in entry.get(a, {}) and "median_ms" in entry.get(b, {}):
-        return entry[a]["median_ms"] / entry[b]["median_ms"]
+def _ratio(entry: dict, a: str, b: str, key: str = "median_ms"):
+    if key in entry.get(a, {}) and key in entry.get(b, {}):
+        return entry[a][key] / entry[b][key]
     return None
 
 
@@ -139,8 +141,9 @@ def geomean(values) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-def table(results: dict) -> str:
-    """The zoo as a markdown table: median ms and peak MB per engine, and paddle-ir's ratios."""
+def table(results: dict, key: str = "median_ms") -> str:
+    """The zoo as a markdown table: median ms (wall, or CPU with key="cpu_median_ms") and
+    peak MB per engine, and paddle-ir's ratios."""
     head = ["model"] + [f"{e} ms (MB)" for e in ENGINES] + ["paddle-ir / ORT",
                                                              "paddle-ir / Paddle Inference",
                                                              "paddle-ir vs Executor (rel.)"]
@@ -150,10 +153,10 @@ def table(results: dict) -> str:
         cells = [model]
         for engine in ENGINES:
             e = entry.get(engine, {})
-            cells.append(f"{e['median_ms']:.3g} ({e['peak_mb']:.0f})" if "median_ms" in e
+            cells.append(f"{e[key]:.3g} ({e['peak_mb']:.0f})" if key in e
                          else ("failed" if "error" in e else "-"))
-        r_ort, r_inf = _ratio(entry, "paddle-ir", "onnxruntime"), _ratio(
-            entry, "paddle-ir", "paddle-inference")
+        r_ort, r_inf = _ratio(entry, "paddle-ir", "onnxruntime", key), _ratio(
+            entry, "paddle-ir", "paddle-inference", key)
         ort.append(r_ort)
         pinf.append(r_inf)
         diff = entry.get("paddle-ir", {}).get("max_diff_rel")
@@ -200,7 +203,10 @@ def main(argv=None) -> int:
     print(f"load average {results['load_before'][0]:.1f} before, "
           f"{results['load_after'][0]:.1f} after; threads {results['threads']}; "
           f"batch {results['batch']}")
+    print("wall time, median ms (peak RSS MB):")
     print(table(results))
+    print("\nCPU time (user + system of the engine's process), median ms (peak RSS MB):")
+    print(table(results, "cpu_median_ms"))
     return 0
 
 
