@@ -16,6 +16,10 @@ resident set. Each engine's output is compared with Paddle's Executor's
 whole sequence repeats R times, the engines' order rotating, and every engine's
 runs of all rounds are pooled.
 
+OpenBLAS (numpy's BLAS, so paddle-ir's GEMMs) chooses its kernels from
+OPENBLAS_CORETYPE when numpy loads; the environment's value is kept and recorded
+unless `--openblas-coretype` names another ('' lets OpenBLAS detect the CPU).
+
 Threads: every engine gets `--threads` (default 1) for its matrix library
 (onnxruntime's intra-op pool, Paddle's `set_cpu_math_library_num_threads`,
 paddle-ir's BLAS through threadpoolctl; OMP_NUM_THREADS and
@@ -41,8 +45,12 @@ ENGINES = ("paddle-ir", "onnxruntime", "paddle-inference", "paddle-executor")
 REFERENCE = "paddle-executor"
 
 
-def _env(threads: int) -> dict:
+def _env(threads: int, coretype: str | None = None) -> dict:
     env = dict(os.environ)
+    if coretype is not None:  # OpenBLAS picks its kernels when numpy loads it: per process
+        env.pop("OPENBLAS_CORETYPE", None)
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
     env["PYTHONPATH"] = ROOT
     env["FLAGS_enable_pir_api"] = "0"  # Paddle's old-IR mode, before `import paddle`
     env["GLOG_minloglevel"] = "2"
@@ -70,7 +78,8 @@ def run_engine(args, engine: str, model_dir: str, output: str) -> dict:
     done = subprocess.run(
         [python, os.path.join(ROOT, "bench", "zoo_engine.py"), engine, model_dir, output,
          "--runs", str(args.runs), "--warmup", str(args.warmup), "--threads",
-         str(args.threads)], capture_output=True, text=True, cwd=ROOT, env=_env(args.threads))
+         str(args.threads)], capture_output=True, text=True, cwd=ROOT,
+        env=_env(args.threads, args.openblas_coretype))
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip()
                 else f"exit status {done.returncode}"}
@@ -83,6 +92,9 @@ def measure(args) -> dict:
     results = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": args.runs,
                "warmup": args.warmup, "rounds": args.rounds, "batch": args.batch,
                "threads": args.threads or "default", "load_before": os.getloadavg(),
+               "openblas_coretype": (os.environ.get("OPENBLAS_CORETYPE", "")
+                                     if args.openblas_coretype is None
+                                     else args.openblas_coretype),
                "models": {}}
     with tempfile.TemporaryDirectory(prefix="bench-zoo-peers-") as tmp:
         for model in models:
@@ -182,6 +194,9 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per engine (0: each engine's default)")
     parser.add_argument("--settle", type=float, default=0.5)
+    parser.add_argument("--openblas-coretype", default=None, metavar="NAME",
+                        help="OPENBLAS_CORETYPE for the engines ('' unsets it: OpenBLAS "
+                             "detects the CPU); default: the environment's, recorded")
     parser.add_argument("--export", action="store_true",
                         help="export the models again even where the files exist")
     parser.add_argument("--peers-python", default=os.path.join(ROOT, ".venv-peers", "bin",
@@ -202,7 +217,8 @@ def main(argv=None) -> int:
         json.dump(results, f, indent=1)
     print(f"load average {results['load_before'][0]:.1f} before, "
           f"{results['load_after'][0]:.1f} after; threads {results['threads']}; "
-          f"batch {results['batch']}")
+          f"batch {results['batch']}; OPENBLAS_CORETYPE "
+          f"{results['openblas_coretype'] or '(unset)'}")
     print("wall time, median ms (peak RSS MB):")
     print(table(results))
     print("\nCPU time (user + system of the engine's process), median ms (peak RSS MB):")
