@@ -174,6 +174,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.dropout": (
         "dropout", "dropout_grad",
     ),
+    "paddle_ir.ops.nn.fc": (
+        "fc",
+    ),
     "paddle_ir.ops.nn.fsp_matrix": (
         "fsp_matrix", "fsp_matrix_grad",
     ),

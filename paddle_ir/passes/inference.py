@@ -475,25 +475,39 @@ def _fuse_conv_chains(graph: _Graph) -> int:
             continue  # something in between rewrites an input: the fused op would see it
         alpha, beta = _fused_activation(act) if act is not None else (0.0, 0.0)
         act_type = act.type if act is not None else ""  # read before ops[end] is rewritten
-        fused = ops[end]
-        fused.type = "fused_conv2d"
-        del fused.inputs[:], fused.outputs[:], fused.attrs[:]
-        fused.inputs.add(parameter="Input", arguments=slots["Input"])
-        fused.inputs.add(parameter="Filter", arguments=slots["Filter"])
+        inputs = {"Input": slots["Input"], "Filter": slots["Filter"]}
         if bias is not None:
-            fused.inputs.add(parameter="Bias", arguments=[bias])
+            inputs["Bias"] = [bias]
         if residual is not None:
-            fused.inputs.add(parameter="ResidualData", arguments=[residual])
-        fused.outputs.add(parameter="Output", arguments=[cur])
-        fused.attrs.extend(a for a in conv.attrs if a.name in _CONV_ATTRS)
-        fused.attrs.extend([
-            to_attr_proto("fuse_activation", "string", act_type),
-            to_attr_proto("fuse_alpha", "float", alpha),
-            to_attr_proto("fuse_beta", "float", beta)])
+            inputs["ResidualData"] = [residual]
+        _rewrite_chain(ops, chain, "fused_conv2d", inputs, {"Output": [cur]},
+                       [a for a in conv.attrs if a.name in _CONV_ATTRS] + [
+                           to_attr_proto("fuse_activation", "string", act_type),
+                           to_attr_proto("fuse_alpha", "float", alpha),
+                           to_attr_proto("fuse_beta", "float", beta)])
         removed.update(chain[:-1] + bias_reshapes)
         for k in chain[:-1] + bias_reshapes:  # the temporaries between the fused ops
             drop.update(a for v in ops[k].outputs for a in v.arguments)
         changed += 1
+    _apply_removals(graph, ops, removed, drop, changed)
+    return changed
+
+
+def _rewrite_chain(ops, chain: list[int], op_type: str, inputs: dict, outputs: dict,
+                   attrs: list) -> None:
+    """Make the chain's last op the fused op (built before anything is rewritten: its
+    attributes may come from the chain's own ops)."""
+    fused = pb.OpDesc()
+    fused.type = op_type
+    for slot, names in inputs.items():
+        fused.inputs.add(parameter=slot, arguments=names)
+    for slot, names in outputs.items():
+        fused.outputs.add(parameter=slot, arguments=names)
+    fused.attrs.extend(attrs)
+    ops[chain[-1]].CopyFrom(fused)
+
+
+def _apply_removals(graph: _Graph, ops, removed: set[int], drop: set[str], changed: int):
     if changed:
         del graph.block.ops[:]
         graph.block.ops.extend(op for k, op in enumerate(ops) if k not in removed)
@@ -501,6 +515,68 @@ def _fuse_conv_chains(graph: _Graph) -> int:
         del graph.block.vars[:]
         graph.block.vars.extend(kept)
         graph.refresh()
+
+
+def _fuse_fc(graph: _Graph) -> int:
+    """matmul_v2 / mul by a persistable [K, N] weight + bias add [+ relu / hard_swish] ->
+    one `fc` (ops/nn/fc.py), where the last op of the chain was."""
+    ops = list(graph.block.ops)
+    reader_of = {arg: i for i, op in enumerate(ops) for v in op.inputs for arg in v.arguments}
+    removed: set[int] = set()
+    drop: set[str] = set()
+    changed = 0
+    for i, op in enumerate(ops):
+        if op.type not in ("matmul_v2", "mul") or i in removed:
+            continue
+        attrs = _attrs(op)
+        x, w, out = _one(op.inputs, "X"), _one(op.inputs, "Y"), _one(op.outputs, "Out")
+        x_dims, w_dims = _dims(graph, x), _dims(graph, w)
+        if None in (x, w, out, x_dims, w_dims) or len(w_dims) != 2 or min(w_dims) <= 0 \
+                or not graph.persistable(w) or _dtype(graph, w) != _dtype(graph, x):
+            continue
+        if op.type == "matmul_v2":
+            if attrs.get("trans_x") or attrs.get("trans_y") or len(x_dims) < 2:
+                continue
+            k = len(x_dims) - 1
+        else:
+            k = int(attrs.get("x_num_col_dims", 1))
+            if int(attrs.get("y_num_col_dims", 1)) != 1 or not 1 <= k < len(x_dims):
+                continue
+        chain, cur, act_type = [i], out, ""
+        j = _chain_next(graph, cur, reader_of)
+        if j is None or j in removed or ops[j].type != "elementwise_add":
+            continue
+        add = ops[j]
+        bias = _one(add.inputs, "Y")
+        rank = k + 1  # Out's rank
+        if (_one(add.inputs, "X") != cur or bias in (None, cur) or not graph.persistable(bias)
+                or _dims(graph, bias) not in ([w_dims[1]], [1, w_dims[1]])
+                or _dtype(graph, bias) != _dtype(graph, w)
+                or int(_attrs(add).get("axis", -1)) not in (-1, rank - len(_dims(graph, bias)))
+                or _one(add.outputs, "Out") is None):
+            continue
+        cur = _one(add.outputs, "Out")
+        chain.append(j)
+        j = _chain_next(graph, cur, reader_of)
+        if j is not None and j not in removed and _one(ops[j].inputs, "X") == cur \
+                and ops[j].type in ("relu", "hard_swish") \
+                and _fused_activation(ops[j]) is not None and _one(ops[j].outputs, "Out"):
+            act_type, cur = ops[j].type, _one(ops[j].outputs, "Out")
+            chain.append(j)
+        end = chain[-1]
+        between = (n for n in range(i + 1, end) if n not in chain)
+        if any(arg in (x, w, bias) for n in between for v in ops[n].outputs
+               for arg in v.arguments):
+            continue  # something in between rewrites an input: the fc would see it
+        _rewrite_chain(ops, chain, "fc", {"Input": [x], "W": [w], "Bias": [bias]},
+                       {"Out": [cur]},
+                       [to_attr_proto("in_num_col_dims", "int", k),
+                        to_attr_proto("activation_type", "string", act_type)])
+        removed.update(chain[:-1])
+        for n in chain[:-1]:
+            drop.update(a for v in ops[n].outputs for a in v.arguments)
+        changed += 1
+    _apply_removals(graph, ops, removed, drop, changed)
     return changed
 
 
@@ -509,13 +585,13 @@ def optimize_inference(program: Program, scope=None, keep: Iterable[str] = ()) -
     if not is_inference(program):
         return program
     if not any(op.type in _FOLDABLE or op.type in _IDENTITIES or op.type in _CONVS
-               for op in program.desc.blocks[0].ops):
+               or op.type in ("matmul_v2", "mul") for op in program.desc.blocks[0].ops):
         return program
     desc = pb.ProgramDesc()
     desc.CopyFrom(program.desc)
     graph = _Graph(desc, keep)
     changed = _remove_identities(graph) + _fold_affine(graph, scope)
-    changed += _fuse_conv_chains(graph)
+    changed += _fuse_conv_chains(graph) + _fuse_fc(graph)
     if not changed:
         return program
     result = Program.from_desc(desc)

@@ -95,8 +95,9 @@ def test_every_rewrite_keeps_the_results(tmp_path, impl):
     assert after["scale"] == (1 if impl == "downgrade_in_infer" else 0)
     # the folded biases (and the first conv's relu) go into the three fused convolutions
     assert after["fused_conv2d"] == 3 and after["conv2d"] == after["depthwise_conv2d"] == 0
-    assert after["elementwise_add"] == before["elementwise_add"]
     assert after["relu"] == before["relu"] - 1
+    # the classifier's mul + bias add: one fc
+    assert before["mul"] == after["fc"] == 1 and after["mul"] == after["elementwise_add"] == 0
     image = np.random.default_rng(1).standard_normal((3, 3, 9, 8)).astype(np.float32)
     want = exe.run(p0, feed={feeds[0]: image}, fetch_list=f0, scope=s0)[0]
     got = exe.run(p1, feed={feeds[0]: image}, fetch_list=f1, scope=s1)[0]
@@ -345,3 +346,69 @@ def test_what_must_stay_is_not_fused():
     np.testing.assert_array_equal(
         exe.run(optimized, feed=dict(feed), fetch_list=[y.name], scope=scope)[0],
         exe.run(main, feed=dict(feed), fetch_list=[y.name], scope=scope)[0])
+
+
+def _fc_chain(act=None, op="matmul_v2", rank=3):
+    """x [N, (5,) 6] times a [6, 4] weight (matmul_v2 as Paddle 2.x saves it, or mul),
+    + a [4] bias over the last dim, + act."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [5, 6] if rank == 3 else [6], dtype="float32")
+        w = layers.create_parameter([6, 4], "float32")
+        b = layers.create_parameter([4], "float32")
+        if op == "matmul_v2":
+            block = main.global_block()
+            y = block.create_var(shape=[-1, 5, 4][3 - rank:], dtype="float32")
+            block.append_op("matmul_v2", inputs={"X": x, "Y": w}, outputs={"Out": y})
+        else:
+            y = layers.mul(x, w, x_num_col_dims=rank - 1)
+        y = layers.elementwise_add(y, b, axis=-1)
+        if act is not None:
+            y = getattr(layers, act)(y)
+    return main, startup, y
+
+
+@pytest.mark.parametrize("act", [None, "relu", "hard_swish"])
+@pytest.mark.parametrize("op, rank", [("matmul_v2", 2), ("matmul_v2", 3), ("mul", 2),
+                                      ("mul", 3), ("fc_layer", 3)])
+def test_linear_layers_fuse_into_fc(act, op, rank):
+    if op == "fc_layer":  # layers.fc: mul + elementwise_add (+ act), Fluid's linear layer
+        main, startup = pir.Program(), pir.Program()
+        with pir.program_guard(main, startup):
+            x = layers.data("x", [5, 6], dtype="float32")
+            y = layers.fc(x, 4, num_flatten_dims=2, act=act)
+    else:
+        main, startup, y = _fc_chain(act, op, rank)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    _randomize(scope, main, np.random.default_rng(8))
+    fused = optimize_inference(main, scope, keep=[y.name])
+    assert [o.type for o in fused.global_block().ops] == ["fc"]
+    assert fused.global_block().ops[0].attr("activation_type") == (act or "")
+    shape = (3, 5, 6) if rank == 3 else (3, 6)
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32) * 3
+    want = exe.run(main, feed={"x": x}, fetch_list=[y.name], scope=scope)[0]
+    got = exe.run(fused, feed={"x": x}, fetch_list=[y.name], scope=scope)[0]
+    np.testing.assert_array_equal(got, want)  # the same product, add and activation
+
+
+def test_what_must_stay_is_not_fused_into_fc():
+    # the product is fetched: it stays, and so does the add after it
+    main, _, y = _fc_chain("relu")
+    product = main.global_block().ops[0].output("Out")[0]
+    assert _ops(optimize_inference(main, keep=[y.name, product]))["fc"] == 0
+    # a transposed weight or a bias that is not over the last dim: not an fc
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [6], dtype="float32")
+        w = layers.create_parameter([4, 6], "float32")
+        b = layers.create_parameter([4], "float32")
+        y = main.global_block().create_var(shape=[-1, 4], dtype="float32")
+        main.global_block().append_op("matmul_v2", inputs={"X": x, "Y": w}, outputs={"Out": y},
+                                      attrs={"trans_y": True})
+        z = layers.elementwise_add(y, b, axis=-1)
+        x2 = layers.data("x2", [4, 3], dtype="float32")
+        b2 = layers.create_parameter([4], "float32")
+        z2 = layers.elementwise_add(layers.mul(x2, layers.create_parameter([3, 4], "float32"),
+                                               x_num_col_dims=2), b2, axis=1)
+    assert _ops(optimize_inference(main, keep=[z.name, z2.name]))["fc"] == 0
