@@ -2,7 +2,7 @@
 
     Out = act(Input2 @ W + Bias)     Input2 = Input as [prod(dims[:in_num_col_dims]), rest]
 
-Out has Input's first `in_num_col_dims` dims and then W's columns. W is [K, N],
+Out has Input's first `in_num_col_dims` dims and then W's columns, and Input's LoD. W is [K, N],
 Bias [N] or [1, N] (dispensable). `activation_type` is "" (none), "relu", or
 (paddle-ir's load-time pass writes it; Paddle's fc takes only relu)
 "hard_swish" with its default constants, x * min(max(x + 3, 0), 6) / 6.
@@ -67,6 +67,7 @@ def _(ctx):
                 f"Input and W must have one dtype, got {ctx.input_dtype('Input')} and "
                 f"{ctx.input_dtype('W')}")
     ctx.set_output("Out", list(x[:k]) + [w[1]], ctx.input_dtype("Input"))
+    ctx.share_lod("Input", "Out")  # as Paddle's fc (and mul, whose rows it keeps) does
 
 
 @_op.kernel(dtypes=FLOATS)

@@ -535,7 +535,9 @@ def _fuse_fc(graph: _Graph) -> int:
                 or not graph.persistable(w) or _dtype(graph, w) != _dtype(graph, x):
             continue
         if op.type == "matmul_v2":
-            if attrs.get("trans_x") or attrs.get("trans_y") or len(x_dims) < 2:
+            # fc passes Input's LoD on (as mul does); matmul_v2 does not: only LoD-free X
+            if attrs.get("trans_x") or attrs.get("trans_y") or len(x_dims) < 2 \
+                    or graph.vars[x].lod_desc.lod_level:
                 continue
             k = len(x_dims) - 1
         else:

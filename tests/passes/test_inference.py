@@ -412,3 +412,23 @@ def test_what_must_stay_is_not_fused_into_fc():
         z2 = layers.elementwise_add(layers.mul(x2, layers.create_parameter([3, 4], "float32"),
                                                x_num_col_dims=2), b2, axis=1)
     assert _ops(optimize_inference(main, keep=[z.name, z2.name]))["fc"] == 0
+
+
+def test_fc_over_sequences_keeps_their_lod():
+    """layers.fc on a LoD input (mul + bias add): the fused fc passes the LoD on, so the
+    sequence op after it still sees the sequences."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        words = layers.data("words", [6], dtype="float32", lod_level=1)
+        pooled = layers.sequence_pool(layers.fc(words, 4, act="relu"), "sum")
+    main = main.clone(for_test=True)  # sequence_pool's is_test set
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    fused = optimize_inference(main, scope, keep=[pooled.name])
+    assert _ops(fused)["fc"] == 1 and _ops(fused)["mul"] == 0
+    rows = np.random.default_rng(10).standard_normal((7, 6)).astype(np.float32)
+    feed = {"words": pir.create_lod_tensor(rows, [[3, 4]], pir.CPUPlace())}
+    want = exe.run(main, feed=dict(feed), fetch_list=[pooled.name], scope=scope)[0]
+    got = exe.run(fused, feed=dict(feed), fetch_list=[pooled.name], scope=scope)[0]
+    assert np.asarray(got).shape == (2, 4)
+    np.testing.assert_array_equal(got, want)
