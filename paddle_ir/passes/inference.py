@@ -453,7 +453,10 @@ def _fuse_conv_chains(graph: _Graph) -> int:
             add = ops[j]
             x, y = _one(add.inputs, "X"), _one(add.inputs, "Y")
             other = y if x == cur else x if y == cur else None
-            if (other is not None and other != cur and x != y
+            # the add's Out takes X's LoD, fused_conv2d's Output none: a residual with LoD
+            # in X would lose it
+            if (other is not None and other != cur and x != y and other in graph.vars
+                    and not graph.vars[other].lod_desc.lod_level
                     and _dims(graph, other) == _dims(graph, cur) and min(_dims(graph, cur)[1:]) > 0
                     and _dtype(graph, other) == dtype
                     and int(_attrs(add).get("axis", -1)) in (-1, 0)
