@@ -52,6 +52,13 @@ def _attrs(op: pb.OpDesc) -> dict:
     return {a.name: from_attr_proto(a) for a in op.attrs}
 
 
+def _num(attrs: dict, name: str, default):
+    """A numeric attribute, or None when the program stores something else there (a
+    hostile or broken program: the executor's check names it; a pass only leaves it be)."""
+    value = attrs.get(name, default)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _slot(slots, name: str) -> list[str]:
     for v in slots:
         if v.parameter == name:
@@ -167,13 +174,16 @@ def _remove_identities(graph: _Graph) -> int:
             if not attrs.get("is_test"):
                 continue
             if attrs.get("dropout_implementation", "downgrade_in_infer") != "upscale_in_train":
-                _as_scale(op, x, out, 1.0 - float(attrs.get("dropout_prob", 0.5)))
+                prob = _num(attrs, "dropout_prob", 0.5)
+                if prob is None:
+                    continue
+                _as_scale(op, x, out, 1.0 - float(prob))
                 drop.update(others)
                 changed += 1
                 continue
         elif op.type == "scale":
-            if _slot(op.inputs, "ScaleTensor") or float(attrs.get("scale", 1.0)) != 1.0 \
-                    or float(attrs.get("bias", 0.0)) != 0.0:
+            if _slot(op.inputs, "ScaleTensor") or _num(attrs, "scale", 1.0) != 1.0 \
+                    or _num(attrs, "bias", 0.0) != 0.0:
                 continue
         if (x == out or x not in graph.vars or x in graph.outside
                 or graph.vars[x].type != graph.vars.get(out, graph.vars[x]).type
@@ -322,7 +332,9 @@ def _fold_values(scope, op, filt, stats, new_filter, new_bias) -> bool:
         return False
     scale = values["Scale"].astype(np.float64)
     if op.type == "batch_norm":
-        eps = float(_attrs(op).get("epsilon", 1e-5))
+        eps = _num(_attrs(op), "epsilon", 1e-5)
+        if eps is None:
+            return False
         scale = scale / np.sqrt(values["Variance"].astype(np.float64) + eps)
         bias = values["Bias"].astype(np.float64) - values["Mean"].astype(np.float64) * scale
     else:
@@ -344,18 +356,24 @@ def _declare_like(graph: _Graph, like: pb.VarDesc, name: str) -> None:
 def _fused_activation(op: pb.OpDesc) -> tuple[float, float] | None:
     """fused_conv2d's (fuse_alpha, fuse_beta) for an activation it can take over, else None."""
     attrs = _attrs(op)
-    if op.type == "relu":
-        return 0.0, 0.0
+    names = {"relu": (), "relu6": (("threshold", 6.0),), "leaky_relu": (("alpha", 0.02),),
+             "hard_sigmoid": (("slope", 0.2), ("offset", 0.5)),
+             "hard_swish": (("threshold", 6.0), ("scale", 6.0), ("offset", 3.0))}.get(op.type)
+    if names is None:
+        return None
+    values = [_num(attrs, name, default) for name, default in names]
+    if None in values:
+        return None
+    values = [float(v) for v in values]
     if op.type == "relu6":
-        return 0.0, float(attrs.get("threshold", 6.0))
+        return 0.0, values[0]
     if op.type == "leaky_relu":
-        return float(attrs.get("alpha", 0.02)), 0.0
+        return values[0], 0.0
     if op.type == "hard_sigmoid":
-        return float(attrs.get("slope", 0.2)), float(attrs.get("offset", 0.5))
-    if op.type == "hard_swish" and (float(attrs.get("threshold", 6.0)), float(
-            attrs.get("scale", 6.0)), float(attrs.get("offset", 3.0))) == (6.0, 6.0, 3.0):
-        return 0.0, 0.0
-    return None
+        return values[0], values[1]
+    if op.type == "hard_swish" and values != [6.0, 6.0, 3.0]:
+        return None  # fused_conv2d's hard_swish has the default constants only
+    return 0.0, 0.0
 
 
 def _dims(graph: _Graph, name: str) -> list[int] | None:
@@ -389,7 +407,7 @@ def _channel_bias(graph: _Graph, add: pb.OpDesc, cur: str, dims, dtype, producer
     if _one(add.inputs, "X") != cur or y in (None, cur) or _one(add.outputs, "Out") is None:
         return None
     if graph.persistable(y):
-        ok = _dims(graph, y) == [dims[1]] and int(_attrs(add).get("axis", -1)) == 1
+        ok = _dims(graph, y) == [dims[1]] and _num(_attrs(add), "axis", -1) == 1
         return (y, None) if ok and _dtype(graph, y) == dtype else None
     if _dims(graph, y) != [1, dims[1], 1, 1] or y not in producer:
         return None
@@ -459,7 +477,7 @@ def _fuse_conv_chains(graph: _Graph) -> int:
                     and not graph.vars[other].lod_desc.lod_level
                     and _dims(graph, other) == _dims(graph, cur) and min(_dims(graph, cur)[1:]) > 0
                     and _dtype(graph, other) == dtype
-                    and int(_attrs(add).get("axis", -1)) in (-1, 0)
+                    and _num(_attrs(add), "axis", -1) in (-1, 0)
                     and _one(add.outputs, "Out") is not None):
                 residual, cur = other, _one(add.outputs, "Out")
                 chain.append(j)
@@ -544,8 +562,9 @@ def _fuse_fc(graph: _Graph) -> int:
                 continue
             k = len(x_dims) - 1
         else:
-            k = int(attrs.get("x_num_col_dims", 1))
-            if int(attrs.get("y_num_col_dims", 1)) != 1 or not 1 <= k < len(x_dims):
+            k = _num(attrs, "x_num_col_dims", 1)
+            if _num(attrs, "y_num_col_dims", 1) != 1 or not isinstance(k, int) \
+                    or not 1 <= k < len(x_dims):
                 continue
         chain, cur, act_type = [i], out, ""
         j = _chain_next(graph, cur, reader_of)
@@ -557,7 +576,7 @@ def _fuse_fc(graph: _Graph) -> int:
         if (_one(add.inputs, "X") != cur or bias in (None, cur) or not graph.persistable(bias)
                 or _dims(graph, bias) not in ([w_dims[1]], [1, w_dims[1]])
                 or _dtype(graph, bias) != _dtype(graph, w)
-                or int(_attrs(add).get("axis", -1)) not in (-1, rank - len(_dims(graph, bias)))
+                or _num(_attrs(add), "axis", -1) not in (-1, rank - len(_dims(graph, bias)))
                 or _one(add.outputs, "Out") is None):
             continue
         cur = _one(add.outputs, "Out")

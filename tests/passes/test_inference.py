@@ -432,3 +432,20 @@ def test_fc_over_sequences_keeps_their_lod():
     got = exe.run(fused, feed=dict(feed), fetch_list=[pooled.name], scope=scope)[0]
     assert np.asarray(got).shape == (2, 4)
     np.testing.assert_array_equal(got, want)
+
+
+def test_attributes_of_the_wrong_type_are_left_to_the_executor():
+    """A program whose axis, activation or dropout attributes hold strings: the passes
+    leave those ops be (no stray ValueError from a pass); the executor names them."""
+    from paddle_ir.proto import framework_pb2 as pb
+
+    main, _, y = _conv_chain("hard_sigmoid", residual=False)
+    desc = pb.ProgramDesc()
+    desc.CopyFrom(main.desc)
+    for op in desc.blocks[0].ops:
+        for a in op.attrs:
+            if a.name in ("axis", "slope"):
+                a.type, a.s = pb.STRING, "x"
+    broken = pir.Program.from_desc(desc)
+    optimized = optimize_inference(broken, keep=[y.name])
+    assert _ops(optimized)["fused_conv2d"] == 0 and _ops(optimized)["hard_sigmoid"] == 1
