@@ -8,7 +8,8 @@
 #               a 10^6-op program through every tool
 #   make mutation     sampled mutation testing of the core modules (docs/testing.md); not in test or CI
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
-#   make bench-peers  the same next to torch and Paddle, installed into .venv-peers
+#   make bench-peers  the same next to torch and Paddle, installed into .venv-peers,
+#                     and B7's zoo next to onnxruntime, Paddle Inference and Paddle's Executor
 #   make op-index     rewrite ops/_index.py (op type -> module) after adding an op
 #   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B10)
 #   make bench-distributed  B8: parameter-server training on Ray (bench/distributed.py)
@@ -24,6 +25,8 @@ PEERS    := .venv-peers
 PEERS_PY := $(PEERS)/bin/python
 TORCH_VERSION  := 2.13.0
 PADDLE_VERSION := 3.3.1
+ORT_VERSION    := 1.32.0
+P2O_VERSION    := 2.1.0
 BENCH_ARGS ?=
 FUZZ_SECONDS ?= 600
 STARTUP_ARGS ?=
@@ -128,20 +131,29 @@ bench-startup: $(STAMP)
 bench-distributed: $(STAMP)
 	$(PY) -m bench.distributed
 
+# B7's zoo (bench/zoo_peers.py): nine models saved by Paddle into out/zoo, run by paddle-ir,
+# onnxruntime, Paddle Inference and Paddle's Executor, each in its own process.
+#   make bench-peers ZOO_ARGS="--models resnet50,bert_encoder --threads 1"
+ZOO_ARGS ?=
 bench-peers: $(STAMP) peers
 	$(PY) -m bench.run --peers $(BENCH_ARGS)
+	$(PY) -m bench.zoo_peers --peers-python $(PEERS_PY) $(ZOO_ARGS)
 
 # The peers live apart from paddle-ir's environment; installed only when the
 # pinned versions are not already there.
 peers:
 	test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS)
-	$(PEERS_PY) -c "import torch, paddle, numpy; \
+	$(PEERS_PY) -c "import torch, paddle, numpy, onnxruntime, paddle2onnx; \
 	  assert torch.__version__.split('+')[0] == '$(TORCH_VERSION)'; \
-	  assert paddle.__version__ == '$(PADDLE_VERSION)'" 2>/dev/null || { \
+	  assert paddle.__version__ == '$(PADDLE_VERSION)'; \
+	  assert onnxruntime.__version__ == '$(ORT_VERSION)'; \
+	  assert paddle2onnx.__version__ == '$(P2O_VERSION)'" 2>/dev/null || { \
 	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
 	    "torch==$(TORCH_VERSION)" $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) && \
 	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
-	    "paddlepaddle==$(PADDLE_VERSION)" numpy; }
+	    "paddlepaddle==$(PADDLE_VERSION)" numpy && \
+	  $(PEERS_PY) -m pip install --quiet --disable-pip-version-check \
+	    "onnxruntime==$(ORT_VERSION)" "paddle2onnx==$(P2O_VERSION)" onnx_graphsurgeon sympy; }
 
 # tests/paddle_format/test_interop.py against real Paddle: the tests `make test` skips when
 # paddlepaddle is not importable. Paddle lives in its own venv (paddlepaddle from PyPI,

@@ -75,10 +75,14 @@ CASES = [
 
 
 class Worker:
-    def __init__(self, system: str, python: str, log_dir: str, model_dir: str):
+    def __init__(self, system: str, python: str, log_dir: str, model_dir: str,
+                 threads: int = 0):
         self.system = system
         self.name = SYSTEMS[system][0]
         env = dict(os.environ)
+        if threads:  # BLAS / OpenMP pools of every system's worker, before its libraries load
+            for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                env[name] = str(threads)
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         env[C.MODEL_DIR_ENV] = model_dir
         if system == "paddle_static":
@@ -265,6 +269,9 @@ def main(argv=None) -> int:
     parser.add_argument("--max-reps", type=int, default=3000)
     parser.add_argument("--settle", type=float, default=0.3,
                         help="seconds of rest before each batch")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="BLAS / OpenMP threads per worker (0: each library's default); "
+                             "recorded in the results")
     parser.add_argument("--name", default=None, help="results file name (bench/results/NAME.json)")
     parser.add_argument("--no-readme", action="store_true", help="do not update bench/README.md")
     args = parser.parse_args(argv)
@@ -295,7 +302,7 @@ def main(argv=None) -> int:
     try:
         for s in systems:
             python = args.peers_python if SYSTEMS[s][1] else sys.executable
-            workers.append(Worker(s, python, log_dir, os.path.abspath(model_dir)))
+            workers.append(Worker(s, python, log_dir, os.path.abspath(model_dir), args.threads))
         results = {}
         for case_id, opts in selected:
             result = run_case(case_id, opts, workers, args, log)
@@ -314,7 +321,7 @@ def main(argv=None) -> int:
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "versions": {w.name: w.versions for w in workers},
         "settings": {k: getattr(args, k) for k in ("rounds", "warmup", "batch_seconds",
-                                                   "max_reps", "settle")},
+                                                   "max_reps", "settle", "threads")},
         "cases": results,
     }
     name = args.name or ("bench-peers" if args.peers else "bench")

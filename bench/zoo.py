@@ -2,6 +2,7 @@
 
     python -m bench.zoo [--baseline REV] [--rounds 7] [--reps 3] [--batch 1]
                         [--threads 1] [--profile] [--out bench/results/zoo.json]
+                        [--paddle-models out/zoo --models shufflenet_v2_x0_5,...]
 
 The models of bench/zoo_models.py (MobileNetV3-Small and ResNet-18 built with
 paddle-ir's layers, saved as inference models by this tree) run in one worker
@@ -15,7 +16,8 @@ process per system, each kept alive for the whole run:
 Per model, every system loads the files and runs one untimed step (the plan),
 then `--rounds` rounds of `--reps` timed steps each, the systems' order rotating
 from round to round with a rest of 0.3 s before each batch; the table gives
-medians of all timed steps and the ratio to the baseline. The workers' logits
+medians of all timed steps (wall time, and the worker's CPU time, which a loaded
+machine moves less) and the ratios to the baseline. The workers' logits
 are compared (largest difference relative to the largest |logit|).
 `--profile` adds `paddle-ir run --profile` of each model for each tree.
 BLAS threads are set with --threads (OPENBLAS_NUM_THREADS / OMP_NUM_THREADS for
@@ -42,15 +44,20 @@ import json, sys, time
 import numpy as np
 import paddle_ir as pir
 
+import os
 model_dir, optimize = sys.argv[1], sys.argv[2] == "1"
+# a Paddle-saved model of bench/zoo_export.py: the files' prefix, its feeds beside them
+files = os.path.join(model_dir, "model") if os.path.exists(
+    os.path.join(model_dir, "model.pdmodel")) else model_dir
 exe, scope = pir.Executor(), pir.Scope()
 try:
-    program, feeds, fetch = pir.io.load_inference_model(model_dir, exe, scope=scope,
+    program, feeds, fetch = pir.io.load_inference_model(files, exe, scope=scope,
                                                         optimize=optimize)
 except TypeError:  # a tree before the load-time passes
-    program, feeds, fetch = pir.io.load_inference_model(model_dir, exe, scope=scope)
+    program, feeds, fetch = pir.io.load_inference_model(files, exe, scope=scope)
 with np.load(model_dir + "/feeds.npz") as data:
-    feed = {feeds[0]: data["image"]}
+    feed = {feeds[0]: data[data.files[0]]}
+fetch = fetch[:1]
 ops = len(program.global_block().ops)
 out = exe.run(program, feed=feed, fetch_list=fetch, scope=scope)[0]
 np.save(sys.argv[3], np.asarray(out))
@@ -58,9 +65,9 @@ print(json.dumps({"ops": ops}), flush=True)
 for line in sys.stdin:
     times = []
     for _ in range(int(line)):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         exe.run(program, feed=feed, fetch_list=fetch, scope=scope)
-        times.append(time.perf_counter() - t0)
+        times.append((time.perf_counter() - t0, time.process_time() - c0))
     print(json.dumps(times), flush=True)
 """
 
@@ -89,11 +96,14 @@ class _Worker:
                                      stdout=subprocess.PIPE, text=True, env=env, cwd=tmp)
         self.info = json.loads(self.proc.stdout.readline())
         self.times: list[float] = []
+        self.cpu_times: list[float] = []  # the process's CPU time: less moved by the load
 
     def batch(self, reps: int) -> None:
         self.proc.stdin.write(f"{reps}\n")
         self.proc.stdin.flush()
-        self.times += json.loads(self.proc.stdout.readline())
+        for wall, cpu in json.loads(self.proc.stdout.readline()):
+            self.times.append(wall)
+            self.cpu_times.append(cpu)
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -125,7 +135,10 @@ def measure(args) -> dict:
         if args.baseline:
             systems.append((args.baseline, _baseline_python(tmp, args.baseline), False))
         for model in args.models:
-            model_dir = zoo_models.build(model, os.path.join(tmp, model), args.batch)
+            if args.paddle_models:  # bench/zoo_export.py's files, saved by Paddle
+                model_dir = os.path.abspath(os.path.join(args.paddle_models, model))
+            else:
+                model_dir = zoo_models.build(model, os.path.join(tmp, model), args.batch)
             workers = [_Worker(name, python, model_dir, opt, tmp, env)
                        for name, python, opt in systems]
             for r in range(args.rounds):
@@ -143,7 +156,9 @@ def measure(args) -> dict:
                     "ops": w.info["ops"],
                     "max_diff_rel": float(np.abs(logits - reference).max()
                                           / np.abs(reference).max()),
-                    "times": w.times}
+                    "cpu_median_ms": 1e3 * statistics.median(w.cpu_times),
+                    "cpu_iqr_rel": _iqr(w.cpu_times) / statistics.median(w.cpu_times),
+                    "times": w.times, "cpu_times": w.cpu_times}
             results["models"][model] = entry
             if args.profile:
                 entry["profiles"] = {name: _profile(python, model_dir, env)
@@ -160,16 +175,19 @@ def _iqr(values) -> float:
 
 def table(results: dict) -> str:
     base = results["baseline"]
-    lines = ["| model | system | ops | median | ± | n | vs " + (base or "-") + " | logits vs "
-             + (base or "no passes") + " |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| model | system | ops | median | ± | CPU median | ± | n | vs "
+             + (base or "-") + " (wall, CPU) | logits vs " + (base or "no passes") + " |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for model, entry in results["models"].items():
-        ref = entry.get(base, {}).get("median_ms") if base else None
+        ref = entry.get(base, {}) if base else {}
         for name, e in entry.items():
             if name == "profiles":
                 continue
-            ratio = f"{e['median_ms'] / ref:.2f}x" if ref else ""
+            ratio = (f"{e['median_ms'] / ref['median_ms']:.2f}x, "
+                     f"{e['cpu_median_ms'] / ref['cpu_median_ms']:.2f}x" if ref else "")
             lines.append(f"| {model} | {name} | {e['ops']} | {e['median_ms']:.1f} ms | "
-                         f"{100 * e['iqr_rel']:.0f}% | {e['n']} | {ratio} | "
+                         f"{100 * e['iqr_rel']:.0f}% | {e['cpu_median_ms']:.1f} ms | "
+                         f"{100 * e['cpu_iqr_rel']:.0f}% | {e['n']} | {ratio} | "
                          f"{e['max_diff_rel']:.1e} |")
     return "\n".join(lines)
 
@@ -184,6 +202,9 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS threads per worker (0: the library's default)")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--paddle-models", metavar="DIR",
+                        help="time the Paddle-saved models of bench/zoo_export.py in DIR "
+                             "(e.g. out/zoo after bench/zoo_peers.py) instead of building them")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "zoo.json"))
     args = parser.parse_args(argv)
     args.models = args.models.split(",")

@@ -267,6 +267,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.fsp_matrix": (
         "fsp", "fsp_grad", "fsp_matrix", "fsp_matrix_grad",
     ),
+    "paddle_ir.ops.nn.fused_conv2d": (
+        "fused_conv2d",
+    ),
     "paddle_ir.ops.nn.grid_sample": (
         "affine_grid", "affine_grid_grad", "grid_sampler", "grid_sampler_grad",
     ),

@@ -27,6 +27,7 @@ slot order.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -169,7 +170,15 @@ class OpDef:
         return next((s for s in self.outputs if s.name == name), None)
 
     def attr_spec(self, name: str) -> AttrSpec | None:
-        return next((a for a in self.attrs if a.name == name), None) or COMMON_ATTRS.get(name)
+        return self._attr_index.get(name)
+
+    @functools.cached_property
+    def _attr_index(self) -> dict[str, AttrSpec]:
+        """name -> spec, built once per op type (every op's compile looks up each attribute
+        it carries: a scan of the spec per lookup cost a compile more than the lookups)."""
+        index = dict(COMMON_ATTRS)
+        index.update((a.name, a) for a in reversed(self.attrs))  # the first of a name wins
+        return index
 
     def find_kernel(self, key: KernelKey) -> Kernel | None:
         return self.kernels.get(key)

@@ -91,12 +91,9 @@ def _(ctx):
 
 
 def _cell(mode: str, a: np.ndarray, w_hh, b_hh, h, c):
-    """One step for the whole batch: (new h, new c or None). `a` is x @ W_ih^T + b_ih."""
+    """One GRU or plain RNN step for the whole batch: (new h, None). `a` is
+    x @ W_ih^T + b_ih (LSTM steps: _lstm_cell)."""
     b = h @ w_hh.T + b_hh
-    if mode == "LSTM":
-        i, f, g, o = np.split(a + b, 4, axis=-1)
-        c = expit(f) * c + expit(i) * np.tanh(g)
-        return expit(o) * np.tanh(c), c
     if mode == "GRU":
         a_r, a_z, a_n = np.split(a, 3, axis=-1)
         b_r, b_z, b_n = np.split(b, 3, axis=-1)
@@ -107,14 +104,36 @@ def _cell(mode: str, a: np.ndarray, w_hh, b_hh, h, c):
     return (np.tanh(s) if mode == "RNN_TANH" else np.maximum(s, 0)), None
 
 
+def _lstm_cell(gates_in: np.ndarray, w_hh_t, h, c):
+    """One LSTM step for the whole batch: (new h, new c); `gates_in` is
+    x @ W_ih^T + b_ih + b_hh. Few numpy calls: one sigmoid over all four gates (g's
+    goes unused), the state updates in place on fresh arrays."""
+    hidden = h.shape[-1]
+    gates = h @ w_hh_t
+    gates += gates_in
+    act = expit(gates)
+    g = np.tanh(gates[:, 2 * hidden:3 * hidden])
+    g *= act[:, :hidden]  # i * tanh(g)
+    c = act[:, hidden:2 * hidden] * c  # f * c
+    c += g
+    h = np.tanh(c)
+    h *= act[:, 3 * hidden:]  # o * tanh(c)
+    return h, c
+
+
 def run_direction(mode: str, x, weights, h, c, mask, reverse: bool):
     """One layer, one direction over x [T, B, in]: (outputs [T, B, H], last h, last c)."""
     w_ih, w_hh, b_ih, b_hh = weights
     projected = x @ w_ih.T + b_ih  # every step's input projection in one matmul
+    if mode == "LSTM":
+        projected += b_hh  # both biases added once for all steps, not once a step
     steps = x.shape[0]
     out = np.zeros(projected.shape[:2] + (h.shape[-1],), x.dtype)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        h_new, c_new = _cell(mode, projected[t], w_hh, b_hh, h, c)
+        if mode == "LSTM":
+            h_new, c_new = _lstm_cell(projected[t], w_hh.T, h, c)
+        else:
+            h_new, c_new = _cell(mode, projected[t], w_hh, b_hh, h, c)
         if mask is not None:
             keep = mask[t][:, None]
             h_new = np.where(keep, h_new, h)

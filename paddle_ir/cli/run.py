@@ -147,6 +147,9 @@ def add_parser(subparsers, common) -> None:
     p.add_argument("--no-optimize", action="store_true",
                    help="run an inference program as saved, without the load-time passes "
                         "(batch_norm folding, dropout and identity removal)")
+    p.add_argument("--threads", type=_positive, metavar="N",
+                   help="BLAS / OpenMP threads for the matrix products (default: the "
+                        "library's own, one per core); 1 is often fastest on a shared machine")
     checks = p.add_mutually_exclusive_group()
     checks.add_argument("--profile", action="store_true",
                         help="print time per op type (runs after the first, which compiles)")
@@ -329,6 +332,10 @@ def run_command(args) -> int:
                 f"{job.source} declares {len(persistables)} persistable variable(s) ({shown}) "
                 f"and nothing gives them values: pass --params FILE, --startup FILE.pb or "
                 f"--load DIR")
+    if args.threads:
+        from paddle_ir.executor.threads import limit_threads
+
+        limit_threads(args.threads)
     exe = Executor(check_nan_inf=args.check_nan_inf,
                    max_while_iterations=args.max_while_iterations or None,
                    memory_budget=args.memory_budget)

@@ -44,10 +44,19 @@ _TRAINING_ROLES = 1 | 2  # OpRole Backward and Optimize bits
 _CONVS = ("conv2d", "depthwise_conv2d")
 _FOLDABLE = ("batch_norm", "affine_channel")
 _IDENTITIES = ("dropout", "scale", "assign")
+# conv2d's own attributes, the ones fused_conv2d takes over from the convolution it replaces
+_CONV_ATTRS = ("strides", "paddings", "padding_algorithm", "groups", "dilations", "data_format")
 
 
 def _attrs(op: pb.OpDesc) -> dict:
     return {a.name: from_attr_proto(a) for a in op.attrs}
+
+
+def _num(attrs: dict, name: str, default):
+    """A numeric attribute, or None when the program stores something else there (a
+    hostile or broken program: the executor's check names it; a pass only leaves it be)."""
+    value = attrs.get(name, default)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _slot(slots, name: str) -> list[str]:
@@ -165,13 +174,16 @@ def _remove_identities(graph: _Graph) -> int:
             if not attrs.get("is_test"):
                 continue
             if attrs.get("dropout_implementation", "downgrade_in_infer") != "upscale_in_train":
-                _as_scale(op, x, out, 1.0 - float(attrs.get("dropout_prob", 0.5)))
+                prob = _num(attrs, "dropout_prob", 0.5)
+                if prob is None:
+                    continue
+                _as_scale(op, x, out, 1.0 - float(prob))
                 drop.update(others)
                 changed += 1
                 continue
         elif op.type == "scale":
-            if _slot(op.inputs, "ScaleTensor") or float(attrs.get("scale", 1.0)) != 1.0 \
-                    or float(attrs.get("bias", 0.0)) != 0.0:
+            if _slot(op.inputs, "ScaleTensor") or _num(attrs, "scale", 1.0) != 1.0 \
+                    or _num(attrs, "bias", 0.0) != 0.0:
                 continue
         if (x == out or x not in graph.vars or x in graph.outside
                 or graph.vars[x].type != graph.vars.get(out, graph.vars[x]).type
@@ -320,7 +332,9 @@ def _fold_values(scope, op, filt, stats, new_filter, new_bias) -> bool:
         return False
     scale = values["Scale"].astype(np.float64)
     if op.type == "batch_norm":
-        eps = float(_attrs(op).get("epsilon", 1e-5))
+        eps = _num(_attrs(op), "epsilon", 1e-5)
+        if eps is None:
+            return False
         scale = scale / np.sqrt(values["Variance"].astype(np.float64) + eps)
         bias = values["Bias"].astype(np.float64) - values["Mean"].astype(np.float64) * scale
     else:
@@ -339,17 +353,269 @@ def _declare_like(graph: _Graph, like: pb.VarDesc, name: str) -> None:
     graph.vars[name] = var
 
 
+def _fused_activation(op: pb.OpDesc) -> tuple[float, float] | None:
+    """fused_conv2d's (fuse_alpha, fuse_beta) for an activation it can take over, else None."""
+    attrs = _attrs(op)
+    names = {"relu": (), "relu6": (("threshold", 6.0),), "leaky_relu": (("alpha", 0.02),),
+             "hard_sigmoid": (("slope", 0.2), ("offset", 0.5)),
+             "hard_swish": (("threshold", 6.0), ("scale", 6.0), ("offset", 3.0))}.get(op.type)
+    if names is None:
+        return None
+    values = [_num(attrs, name, default) for name, default in names]
+    if None in values:
+        return None
+    values = [float(v) for v in values]
+    if op.type == "relu6":
+        return 0.0, values[0]
+    if op.type == "leaky_relu":
+        return values[0], 0.0
+    if op.type == "hard_sigmoid":
+        return values[0], values[1]
+    if op.type == "hard_swish" and values != [6.0, 6.0, 3.0]:
+        return None  # fused_conv2d's hard_swish has the default constants only
+    return 0.0, 0.0
+
+
+def _dims(graph: _Graph, name: str) -> list[int] | None:
+    var = graph.vars.get(name)
+    return list(var.lod_desc.tensor.dims) if var is not None else None
+
+
+def _dtype(graph: _Graph, name: str):
+    var = graph.vars.get(name)
+    return var.lod_desc.tensor.data_type if var is not None else None
+
+
+def _chain_next(graph: _Graph, name: str, reader_of: dict) -> int | None:
+    """The index of the one op reading the private temporary `name`, else None."""
+    return reader_of.get(name) if graph.private(name, 1) else None
+
+
+_RESHAPES = ("reshape2", "unsqueeze2")
+
+
+def _channel_bias(graph: _Graph, add: pb.OpDesc, cur: str, dims, dtype, producer, ops):
+    """(bias [OC], index of a reshape op to remove or None) when `add` adds a per-channel
+    persistable bias to the conv output `cur` (NCHW, `dims`), else None.
+
+    Two spellings: Y a persistable [OC] with axis 1 (Fluid's conv bias, the folded
+    batch_norm), or Y = reshape2/unsqueeze2 of a persistable [OC] to [1, OC, 1, 1]
+    (Paddle 2.x / 3.x's Conv2D): then the [OC] itself is the bias, and the reshape
+    goes too when nothing else reads its result.
+    """
+    y = _one(add.inputs, "Y")
+    if _one(add.inputs, "X") != cur or y in (None, cur) or _one(add.outputs, "Out") is None:
+        return None
+    if graph.persistable(y):
+        ok = _dims(graph, y) == [dims[1]] and _num(_attrs(add), "axis", -1) == 1
+        return (y, None) if ok and _dtype(graph, y) == dtype else None
+    if _dims(graph, y) != [1, dims[1], 1, 1] or y not in producer:
+        return None
+    k = producer[y]
+    reshape = ops[k]
+    src = _one(reshape.inputs, "X")
+    if (reshape.type not in _RESHAPES or _one(reshape.outputs, "Out") != y
+            or graph.writers[y] != 1 or not graph.persistable(src)
+            or _dims(graph, src) != [dims[1]] or _dtype(graph, src) != dtype
+            or any(_slot(reshape.inputs, s) for s in ("Shape", "ShapeTensor", "AxesTensor",
+                                                      "AxesTensorList"))):
+        return None
+    rattrs = _attrs(reshape)
+    if reshape.type == "reshape2" and list(rattrs.get("shape", [])) not in (
+            [1, dims[1], 1, 1], [1, -1, 1, 1]):
+        return None
+    if reshape.type == "unsqueeze2" and list(rattrs.get("axes", [])) != [0, 2, 3]:
+        return None
+    others = [a for v in reshape.outputs if v.parameter != "Out" for a in v.arguments]
+    alone = graph.private(y, 1) and all(graph.unread(a) for a in others)
+    return src, (k if alone else None)
+
+
+def _fuse_conv_chains(graph: _Graph) -> int:
+    """conv + bias add [+ residual add] [+ activation] -> one fused_conv2d (module doc)."""
+    ops = list(graph.block.ops)
+    reader_of: dict[str, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.inputs:
+            for arg in v.arguments:
+                reader_of[arg] = i  # used only for names with exactly one reader
+    producer = {arg: i for i, op in enumerate(ops) for v in op.outputs for arg in v.arguments}
+    removed: set[int] = set()
+    drop: set[str] = set()
+    changed = 0
+    for i, conv in enumerate(ops):
+        if conv.type not in _CONVS or i in removed:
+            continue
+        bias_reshapes: list[int] = []
+        slots = {v.parameter: list(v.arguments) for v in conv.inputs if v.arguments}
+        cattrs = _attrs(conv)
+        out = _one(conv.outputs, "Output")
+        if (set(slots) != {"Input", "Filter"} or out is None
+                or cattrs.get("data_format", "NCHW") not in ("NCHW", "AnyLayout")):
+            continue
+        dims, dtype = _dims(graph, out), _dtype(graph, out)
+        if dims is None or len(dims) != 4 or dims[1] <= 0:
+            continue
+        chain, cur, bias, residual, act = [i], out, None, None, None
+        j = _chain_next(graph, cur, reader_of)
+        if j is not None and ops[j].type == "elementwise_add" and j not in removed:
+            found = _channel_bias(graph, ops[j], cur, dims, dtype, producer, ops)
+            if found is not None:
+                bias, reshape = found
+                cur = _one(ops[j].outputs, "Out")
+                chain.append(j)
+                if reshape is not None:
+                    bias_reshapes.append(reshape)
+                j = _chain_next(graph, cur, reader_of)
+        if j is not None and ops[j].type == "elementwise_add" and j not in removed:
+            add = ops[j]
+            x, y = _one(add.inputs, "X"), _one(add.inputs, "Y")
+            other = y if x == cur else x if y == cur else None
+            # the add's Out takes X's LoD, fused_conv2d's Output none: a residual with LoD
+            # in X would lose it
+            if (other is not None and other != cur and x != y and other in graph.vars
+                    and not graph.vars[other].lod_desc.lod_level
+                    and _dims(graph, other) == _dims(graph, cur) and min(_dims(graph, cur)[1:]) > 0
+                    and _dtype(graph, other) == dtype
+                    and _num(_attrs(add), "axis", -1) in (-1, 0)
+                    and _one(add.outputs, "Out") is not None):
+                residual, cur = other, _one(add.outputs, "Out")
+                chain.append(j)
+                j = _chain_next(graph, cur, reader_of)
+        if j is not None and j not in removed and _one(ops[j].inputs, "X") == cur \
+                and _fused_activation(ops[j]) is not None and _one(ops[j].outputs, "Out"):
+            act = ops[j]
+            cur = _one(act.outputs, "Out")
+            chain.append(j)
+        if len(chain) == 1 or not graph.persistable(slots["Filter"][0]):
+            continue
+        end = chain[-1]
+        reads = {slots["Input"][0], slots["Filter"][0], bias, residual} - {None}
+        between = (k for k in range(i + 1, end) if k not in chain)
+        if any(arg in reads for k in between for v in ops[k].outputs for arg in v.arguments):
+            continue  # something in between rewrites an input: the fused op would see it
+        alpha, beta = _fused_activation(act) if act is not None else (0.0, 0.0)
+        act_type = act.type if act is not None else ""  # read before ops[end] is rewritten
+        inputs = {"Input": slots["Input"], "Filter": slots["Filter"]}
+        if bias is not None:
+            inputs["Bias"] = [bias]
+        if residual is not None:
+            inputs["ResidualData"] = [residual]
+        _rewrite_chain(ops, chain, "fused_conv2d", inputs, {"Output": [cur]},
+                       [a for a in conv.attrs if a.name in _CONV_ATTRS] + [
+                           to_attr_proto("fuse_activation", "string", act_type),
+                           to_attr_proto("fuse_alpha", "float", alpha),
+                           to_attr_proto("fuse_beta", "float", beta)])
+        removed.update(chain[:-1] + bias_reshapes)
+        for k in chain[:-1] + bias_reshapes:  # the temporaries between the fused ops
+            drop.update(a for v in ops[k].outputs for a in v.arguments)
+        changed += 1
+    _apply_removals(graph, ops, removed, drop, changed)
+    return changed
+
+
+def _rewrite_chain(ops, chain: list[int], op_type: str, inputs: dict, outputs: dict,
+                   attrs: list) -> None:
+    """Make the chain's last op the fused op (built before anything is rewritten: its
+    attributes may come from the chain's own ops)."""
+    fused = pb.OpDesc()
+    fused.type = op_type
+    for slot, names in inputs.items():
+        fused.inputs.add(parameter=slot, arguments=names)
+    for slot, names in outputs.items():
+        fused.outputs.add(parameter=slot, arguments=names)
+    fused.attrs.extend(attrs)
+    ops[chain[-1]].CopyFrom(fused)
+
+
+def _apply_removals(graph: _Graph, ops, removed: set[int], drop: set[str], changed: int):
+    if changed:
+        del graph.block.ops[:]
+        graph.block.ops.extend(op for k, op in enumerate(ops) if k not in removed)
+        kept = [v for v in graph.block.vars if v.name not in drop]
+        del graph.block.vars[:]
+        graph.block.vars.extend(kept)
+        graph.refresh()
+
+
+def _fuse_fc(graph: _Graph) -> int:
+    """matmul_v2 / mul by a persistable [K, N] weight + bias add [+ relu / hard_swish] ->
+    one `fc` (ops/nn/fc.py), where the last op of the chain was."""
+    ops = list(graph.block.ops)
+    reader_of = {arg: i for i, op in enumerate(ops) for v in op.inputs for arg in v.arguments}
+    removed: set[int] = set()
+    drop: set[str] = set()
+    changed = 0
+    for i, op in enumerate(ops):
+        if op.type not in ("matmul_v2", "mul") or i in removed:
+            continue
+        attrs = _attrs(op)
+        x, w, out = _one(op.inputs, "X"), _one(op.inputs, "Y"), _one(op.outputs, "Out")
+        x_dims, w_dims = _dims(graph, x), _dims(graph, w)
+        if None in (x, w, out, x_dims, w_dims) or len(w_dims) != 2 or min(w_dims) <= 0 \
+                or not graph.persistable(w) or _dtype(graph, w) != _dtype(graph, x):
+            continue
+        if op.type == "matmul_v2":
+            # fc passes Input's LoD on (as mul does); matmul_v2 does not: only LoD-free X
+            if attrs.get("trans_x") or attrs.get("trans_y") or len(x_dims) < 2 \
+                    or graph.vars[x].lod_desc.lod_level:
+                continue
+            k = len(x_dims) - 1
+        else:
+            k = _num(attrs, "x_num_col_dims", 1)
+            if _num(attrs, "y_num_col_dims", 1) != 1 or not isinstance(k, int) \
+                    or not 1 <= k < len(x_dims):
+                continue
+        chain, cur, act_type = [i], out, ""
+        j = _chain_next(graph, cur, reader_of)
+        if j is None or j in removed or ops[j].type != "elementwise_add":
+            continue
+        add = ops[j]
+        bias = _one(add.inputs, "Y")
+        rank = k + 1  # Out's rank
+        if (_one(add.inputs, "X") != cur or bias in (None, cur) or not graph.persistable(bias)
+                or _dims(graph, bias) not in ([w_dims[1]], [1, w_dims[1]])
+                or _dtype(graph, bias) != _dtype(graph, w)
+                or _num(_attrs(add), "axis", -1) not in (-1, rank - len(_dims(graph, bias)))
+                or _one(add.outputs, "Out") is None):
+            continue
+        cur = _one(add.outputs, "Out")
+        chain.append(j)
+        j = _chain_next(graph, cur, reader_of)
+        if j is not None and j not in removed and _one(ops[j].inputs, "X") == cur \
+                and ops[j].type in ("relu", "hard_swish") \
+                and _fused_activation(ops[j]) is not None and _one(ops[j].outputs, "Out"):
+            act_type, cur = ops[j].type, _one(ops[j].outputs, "Out")
+            chain.append(j)
+        end = chain[-1]
+        between = (n for n in range(i + 1, end) if n not in chain)
+        if any(arg in (x, w, bias) for n in between for v in ops[n].outputs
+               for arg in v.arguments):
+            continue  # something in between rewrites an input: the fc would see it
+        _rewrite_chain(ops, chain, "fc", {"Input": [x], "W": [w], "Bias": [bias]},
+                       {"Out": [cur]},
+                       [to_attr_proto("in_num_col_dims", "int", k),
+                        to_attr_proto("activation_type", "string", act_type)])
+        removed.update(chain[:-1])
+        for n in chain[:-1]:
+            drop.update(a for v in ops[n].outputs for a in v.arguments)
+        changed += 1
+    _apply_removals(graph, ops, removed, drop, changed)
+    return changed
+
+
 def optimize_inference(program: Program, scope=None, keep: Iterable[str] = ()) -> Program:
     """An optimized copy of an inference program (module docstring); others unchanged."""
     if not is_inference(program):
         return program
-    if not any(op.type in _FOLDABLE or op.type in _IDENTITIES
-               for op in program.desc.blocks[0].ops):
+    if not any(op.type in _FOLDABLE or op.type in _IDENTITIES or op.type in _CONVS
+               or op.type in ("matmul_v2", "mul") for op in program.desc.blocks[0].ops):
         return program
     desc = pb.ProgramDesc()
     desc.CopyFrom(program.desc)
     graph = _Graph(desc, keep)
     changed = _remove_identities(graph) + _fold_affine(graph, scope)
+    changed += _fuse_conv_chains(graph) + _fuse_fc(graph)
     if not changed:
         return program
     result = Program.from_desc(desc)

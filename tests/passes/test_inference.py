@@ -94,7 +94,11 @@ def test_every_rewrite_keeps_the_results(tmp_path, impl):
     assert after["assign"] == 0
     # downgrade_in_infer's X * (1 - p) is the one scale left; upscale_in_train leaves none
     assert after["scale"] == (1 if impl == "downgrade_in_infer" else 0)
-    assert after["elementwise_add"] == before["elementwise_add"] + 3  # the folded biases
+    # the folded biases (and the first conv's relu) go into the three fused convolutions
+    assert after["fused_conv2d"] == 3 and after["conv2d"] == after["depthwise_conv2d"] == 0
+    assert after["relu"] == before["relu"] - 1
+    # the classifier's mul + bias add: one fc
+    assert before["mul"] == after["fc"] == 1 and after["mul"] == after["elementwise_add"] == 0
     image = np.random.default_rng(1).standard_normal((3, 3, 9, 8)).astype(np.float32)
     want = exe.run(p0, feed={feeds[0]: image}, fetch_list=f0, scope=s0)[0]
     got = exe.run(p1, feed={feeds[0]: image}, fetch_list=f1, scope=s1)[0]
@@ -120,13 +124,14 @@ def test_folding_against_numpy_batch_norm(tmp_path):
     gamma, beta, mean, var = (value(s0, bn.input(s)[0])
                               for s in ("Scale", "Bias", "Mean", "Variance"))
     s = gamma / np.sqrt(var + bn.attr("epsilon"))
-    folded_conv = next(op for op in p1.global_block().ops if op.type == "conv2d")
-    add = next(op for op in p1.global_block().ops if op.type == "elementwise_add")
-    np.testing.assert_allclose(value(s1, folded_conv.input("Filter")[0]),
+    # the folded conv, its bias and the relu after the batch_norm, fused into one op
+    fused = next(op for op in p1.global_block().ops if op.type == "fused_conv2d")
+    np.testing.assert_allclose(value(s1, fused.input("Filter")[0]),
                                w * s[:, None, None, None], rtol=1e-6)
-    np.testing.assert_allclose(value(s1, add.input("Y")[0]), beta - mean * s, rtol=1e-6,
+    np.testing.assert_allclose(value(s1, fused.input("Bias")[0]), beta - mean * s, rtol=1e-6,
                                atol=1e-7)
-    assert add.attr("axis") == 1 and add.output("Out") == bn.output("Y")
+    assert fused.attr("fuse_activation") == "relu" and fused.input("Input") == conv.input(
+        "Input")
 
 
 def _in_float64(program, scope):
@@ -306,3 +311,182 @@ def test_a_chain_of_identities_collapses_to_its_input():
     got = pir.Executor().run(optimized, feed={"x": feed}, fetch_list=[z.name],
                              scope=pir.Scope())[0]
     np.testing.assert_array_equal(got, feed * 2)
+
+
+def _conv_chain(act=None, residual=True, reshaped_bias=False, **act_attrs):
+    """conv (+ bias, Fluid's axis-1 add or Paddle 2.x's reshape2 + add) + residual + act."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [4, 6, 5], dtype="float32")
+        if reshaped_bias:
+            b = layers.create_parameter([4], "float32")
+            y = layers.elementwise_add(layers.conv2d(image, 4, 3, padding=1, bias_attr=False),
+                                       layers.reshape(b, [1, 4, 1, 1]))
+        else:
+            y = layers.conv2d(image, 4, 3, padding=1)  # conv2d + elementwise_add(axis=1)
+        if residual:
+            y = layers.elementwise_add(image, y)
+        if act is not None:
+            y = getattr(layers, act)(y, **act_attrs)
+    return main, startup, y
+
+
+ACTS = [(None, {}), ("relu", {}), ("relu6", {"threshold": 2.5}), ("leaky_relu", {"alpha": 0.3}),
+        ("hard_sigmoid", {"slope": 0.3, "offset": 0.4}), ("hard_swish", {})]
+
+
+@pytest.mark.parametrize("act, attrs", ACTS)
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("reshaped_bias", [False, True])
+def test_conv_chains_fuse_into_one_op_with_the_same_bits(act, attrs, residual, reshaped_bias):
+    main, startup, y = _conv_chain(act, residual, reshaped_bias, **attrs)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    _randomize(scope, main, np.random.default_rng(3))
+    fused = optimize_inference(main, scope, keep=[y.name])
+    assert [op.type for op in fused.global_block().ops] == ["fused_conv2d"]
+    op = fused.global_block().ops[0]
+    assert op.attr("fuse_activation") == (act or "")
+    assert bool(op.input("ResidualData")) == residual
+    assert fused.global_block().var(y.name)  # the chain's last output keeps its name
+    image = np.random.default_rng(4).standard_normal((2, 4, 6, 5)).astype(np.float32) * 3
+    want = exe.run(main, feed={"image": image}, fetch_list=[y.name], scope=scope)[0]
+    got = exe.run(fused, feed={"image": image}, fetch_list=[y.name], scope=scope)[0]
+    np.testing.assert_array_equal(got, want)  # the same operations in the same order
+
+
+def test_what_must_stay_is_not_fused():
+    # an intermediate is fetched: the chain stops before it
+    main, _, y = _conv_chain("relu")
+    add = next(op for op in main.global_block().ops if op.type == "elementwise_add")
+    kept = optimize_inference(main, keep=[y.name, add.output("Out")[0]])
+    assert _ops(kept)["relu"] == 1 and _ops(kept)["fused_conv2d"] == 1
+    # hard_swish with other constants than fused_conv2d's fixed 3 and 6: stays an op
+    main, _, y = _conv_chain("hard_swish", offset=2.0)
+    assert _ops(optimize_inference(main, keep=[y.name]))["hard_swish"] == 1
+    # a channels-last convolution is not fused
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        image = layers.data("image", [6, 5, 4], dtype="float32")
+        y = layers.relu(layers.conv2d(image, 4, 3, padding=1, data_format="NHWC"))
+    assert _ops(optimize_inference(main, keep=[y.name]))["fused_conv2d"] == 0
+    # the residual is overwritten between the conv and the add: a fused op would see the
+    # new value where the add saw the old one, so nothing of the chain is fused
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [4, 6, 5], dtype="float32")
+        other = layers.scale(image, 2.0)
+        conv = layers.conv2d(image, 4, 3, padding=1)
+        layers.assign(layers.scale(image, 5.0), output=other)
+        y = layers.elementwise_add(conv, other)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    optimized = optimize_inference(main, scope, keep=[y.name])
+    assert _ops(optimized)["fused_conv2d"] == 0
+    feed = {"image": np.random.default_rng(6).standard_normal((1, 4, 6, 5)).astype(np.float32)}
+    np.testing.assert_array_equal(
+        exe.run(optimized, feed=dict(feed), fetch_list=[y.name], scope=scope)[0],
+        exe.run(main, feed=dict(feed), fetch_list=[y.name], scope=scope)[0])
+
+
+def _fc_chain(act=None, op="matmul_v2", rank=3):
+    """x [N, (5,) 6] times a [6, 4] weight (matmul_v2 as Paddle 2.x saves it, or mul),
+    + a [4] bias over the last dim, + act."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        x = layers.data("x", [5, 6] if rank == 3 else [6], dtype="float32")
+        w = layers.create_parameter([6, 4], "float32")
+        b = layers.create_parameter([4], "float32")
+        if op == "matmul_v2":
+            block = main.global_block()
+            y = block.create_var(shape=[-1, 5, 4][3 - rank:], dtype="float32")
+            block.append_op("matmul_v2", inputs={"X": x, "Y": w}, outputs={"Out": y})
+        else:
+            y = layers.mul(x, w, x_num_col_dims=rank - 1)
+        y = layers.elementwise_add(y, b, axis=-1)
+        if act is not None:
+            y = getattr(layers, act)(y)
+    return main, startup, y
+
+
+@pytest.mark.parametrize("act", [None, "relu", "hard_swish"])
+@pytest.mark.parametrize("op, rank", [("matmul_v2", 2), ("matmul_v2", 3), ("mul", 2),
+                                      ("mul", 3), ("fc_layer", 3)])
+def test_linear_layers_fuse_into_fc(act, op, rank):
+    if op == "fc_layer":  # layers.fc: mul + elementwise_add (+ act), Fluid's linear layer
+        main, startup = pir.Program(), pir.Program()
+        with pir.program_guard(main, startup):
+            x = layers.data("x", [5, 6], dtype="float32")
+            y = layers.fc(x, 4, num_flatten_dims=2, act=act)
+    else:
+        main, startup, y = _fc_chain(act, op, rank)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    _randomize(scope, main, np.random.default_rng(8))
+    fused = optimize_inference(main, scope, keep=[y.name])
+    assert [o.type for o in fused.global_block().ops] == ["fc"]
+    assert fused.global_block().ops[0].attr("activation_type") == (act or "")
+    shape = (3, 5, 6) if rank == 3 else (3, 6)
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32) * 3
+    want = exe.run(main, feed={"x": x}, fetch_list=[y.name], scope=scope)[0]
+    got = exe.run(fused, feed={"x": x}, fetch_list=[y.name], scope=scope)[0]
+    np.testing.assert_array_equal(got, want)  # the same product, add and activation
+
+
+def test_what_must_stay_is_not_fused_into_fc():
+    # the product is fetched: it stays, and so does the add after it
+    main, _, y = _fc_chain("relu")
+    product = main.global_block().ops[0].output("Out")[0]
+    assert _ops(optimize_inference(main, keep=[y.name, product]))["fc"] == 0
+    # a transposed weight or a bias that is not over the last dim: not an fc
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [6], dtype="float32")
+        w = layers.create_parameter([4, 6], "float32")
+        b = layers.create_parameter([4], "float32")
+        y = main.global_block().create_var(shape=[-1, 4], dtype="float32")
+        main.global_block().append_op("matmul_v2", inputs={"X": x, "Y": w}, outputs={"Out": y},
+                                      attrs={"trans_y": True})
+        z = layers.elementwise_add(y, b, axis=-1)
+        x2 = layers.data("x2", [4, 3], dtype="float32")
+        b2 = layers.create_parameter([4], "float32")
+        z2 = layers.elementwise_add(layers.mul(x2, layers.create_parameter([3, 4], "float32"),
+                                               x_num_col_dims=2), b2, axis=1)
+    assert _ops(optimize_inference(main, keep=[z.name, z2.name]))["fc"] == 0
+
+
+def test_fc_over_sequences_keeps_their_lod():
+    """layers.fc on a LoD input (mul + bias add): the fused fc passes the LoD on, so the
+    sequence op after it still sees the sequences."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        words = layers.data("words", [6], dtype="float32", lod_level=1)
+        pooled = layers.sequence_pool(layers.fc(words, 4, act="relu"), "sum")
+    main = main.clone(for_test=True)  # sequence_pool's is_test set
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    fused = optimize_inference(main, scope, keep=[pooled.name])
+    assert _ops(fused)["fc"] == 1 and _ops(fused)["mul"] == 0
+    rows = np.random.default_rng(10).standard_normal((7, 6)).astype(np.float32)
+    feed = {"words": pir.create_lod_tensor(rows, [[3, 4]], pir.CPUPlace())}
+    want = exe.run(main, feed=dict(feed), fetch_list=[pooled.name], scope=scope)[0]
+    got = exe.run(fused, feed=dict(feed), fetch_list=[pooled.name], scope=scope)[0]
+    assert np.asarray(got).shape == (2, 4)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_attributes_of_the_wrong_type_are_left_to_the_executor():
+    """A program whose axis, activation or dropout attributes hold strings: the passes
+    leave those ops be (no stray ValueError from a pass); the executor names them."""
+    from paddle_ir.proto import framework_pb2 as pb
+
+    main, _, y = _conv_chain("hard_sigmoid", residual=False)
+    desc = pb.ProgramDesc()
+    desc.CopyFrom(main.desc)
+    for op in desc.blocks[0].ops:
+        for a in op.attrs:
+            if a.name in ("axis", "slope"):
+                a.type, a.s = pb.STRING, "x"
+    broken = pir.Program.from_desc(desc)
+    optimized = optimize_inference(broken, keep=[y.name])
+    assert _ops(optimized)["fused_conv2d"] == 0 and _ops(optimized)["hard_sigmoid"] == 1

@@ -1,0 +1,110 @@
+"""fused_conv2d: a convolution, its bias, a residual sum and an activation as one op.
+
+Paddle's inference passes (conv_bias / conv_elementwise_add / conv_activation
+fuse) write this op; paddle-ir's load-time passes write it for an inference
+program's `conv2d` or `depthwise_conv2d` followed by `elementwise_add` of a
+per-channel bias, optionally an `elementwise_add` of a same-shaped tensor, and
+optionally an activation (paddle_ir/passes/inference.py):
+
+    Output = act(conv2d(Input, Filter) + Bias[None, :, None, None] + ResidualData)
+
+conv2d's slots and attributes (see ops/nn/conv.py); Bias [OC] and ResidualData
+(Output's shape) are dispensable. `fuse_activation` is "" (none) or one of
+
+    relu          max(x, 0)
+    relu6         min(max(x, 0), fuse_beta)           (fuse_beta: relu6's threshold)
+    leaky_relu    x if x > 0 else fuse_alpha * x
+    hard_sigmoid  min(max(fuse_alpha * x + fuse_beta, 0), 1)   (slope, offset)
+    hard_swish    x * min(max(x + 3, 0), 6) / 6
+
+Speed: the products are conv2d's; the bias, the residual and the activation are
+applied in place on the convolution's fresh output (no temporaries, one op's
+dispatch instead of up to three), in the order and with the operations of the
+separate ops, so the result has the same bits. NCHW only; inference only (no
+gradient: the passes never touch a training program).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from paddle_ir.core.errors import KernelError
+from paddle_ir.ops.context import dims_match, shape_str
+from paddle_ir.ops.nn import conv_math as cm
+from paddle_ir.ops.nn.conv import _COMMON_ATTRS, _conv_infer, geometry
+from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+
+ACTIVATIONS = ("", "relu", "relu6", "leaky_relu", "hard_sigmoid", "hard_swish")
+
+_op = register_op(
+    "fused_conv2d",
+    inputs=[In("Input", "[N, C, H, W]"), In("Filter", "[OC, C/groups, kh, kw]"),
+            In("Bias", "[OC], added to every output pixel", dispensable=True),
+            In("ResidualData", "Output's shape, added after the bias", dispensable=True)],
+    outputs=[Out("Output")],
+    attrs=_COMMON_ATTRS + [
+        Attr("fuse_activation", "string", "", "the activation applied last (see the doc)"),
+        Attr("fuse_alpha", "float", 0.0, "leaky_relu's alpha, hard_sigmoid's slope"),
+        Attr("fuse_beta", "float", 0.0, "relu6's threshold, hard_sigmoid's offset"),
+    ],
+    doc=__doc__,
+)
+
+
+@_op.infer_shape
+def _(ctx):
+    act = ctx.attr("fuse_activation")
+    ctx.enforce(act in ACTIVATIONS, f"fuse_activation must be one of "
+                                    f"{', '.join(map(repr, ACTIVATIONS))}, got {act!r}")
+    ctx.enforce(ctx.attr("data_format") in ("NCHW", "AnyLayout"),
+                f"fused_conv2d takes NCHW input, got data_format={ctx.attr('data_format')!r}")
+    _conv_infer(ctx)
+    out = ctx.var_info(ctx.output_names("Output")[0]).shape
+    if ctx.has_input("Bias"):
+        b = ctx.input_shape("Bias")
+        ctx.enforce(len(b) == 1 and dims_match(b[0], out[1]),
+                    f"Bias must be [{out[1]}] (one value per output channel), got "
+                    f"Bias.shape={shape_str(b)}")
+    if ctx.has_input("ResidualData"):
+        r = ctx.input_shape("ResidualData")
+        same = len(r) == len(out) and all(dims_match(a, b)
+                                          for a, b in zip(r, out, strict=True))
+        ctx.enforce(same,
+                    f"ResidualData must have Output's shape {shape_str(out)}, got "
+                    f"ResidualData.shape={shape_str(r)}")
+
+
+def activate(out: np.ndarray, act: str, alpha: float, beta: float) -> np.ndarray:
+    """Apply `act` to `out` in place, with the operations of the activation ops' kernels."""
+    if act == "relu":
+        np.maximum(out, out.dtype.type(0), out=out)
+    elif act == "relu6":
+        np.clip(out, 0, beta, out=out)
+    elif act == "leaky_relu":
+        np.multiply(out, alpha, out=out, where=~(out > 0))
+    elif act == "hard_sigmoid":
+        np.multiply(out, alpha, out=out)
+        np.add(out, beta, out=out)
+        np.clip(out, 0, 1, out=out)
+    elif act == "hard_swish":
+        gate = np.add(out, 3.0)
+        np.clip(gate, 0, 6.0, out=gate)
+        np.multiply(out, gate, out=out)
+        np.divide(out, 6.0, out=out)
+    return out
+
+
+@_op.kernel(dtypes=FLOATS)
+def fused_conv2d_kernel(attrs, x, w, bias, residual):
+    out = cm.forward(x, w, geometry(attrs, x.shape[2:], w.shape[2:]))  # a fresh array
+    if bias is not None:
+        if bias.shape != (out.shape[1],):
+            raise KernelError(f"fused_conv2d: Bias must be [{out.shape[1]}], got "
+                              f"{list(bias.shape)}")
+        out += bias.astype(out.dtype, copy=False)[:, None, None]
+    if residual is not None:
+        if residual.shape != out.shape:
+            raise KernelError(f"fused_conv2d: ResidualData must have Output's shape "
+                              f"{list(out.shape)}, got {list(residual.shape)}")
+        out += residual
+    return activate(out, attrs["fuse_activation"], attrs["fuse_alpha"], attrs["fuse_beta"])

@@ -1,0 +1,67 @@
+"""fused_conv2d (ops/nn/fused_conv2d.py): conv2d + bias + residual + activation in one op."""
+
+import numpy as np
+import pytest
+
+from paddle_ir.core.errors import ShapeInferenceError
+from tests.op_test import check_op
+from tests.ops.nn.test_conv import ref_conv
+
+rng = np.random.RandomState(11)
+
+# The activations' formulas, written out here in float64 (not the kernels' code).
+REFS = {
+    "": lambda v, a, b: v,
+    "relu": lambda v, a, b: np.maximum(v, 0),
+    "relu6": lambda v, a, b: np.minimum(np.maximum(v, 0), b),
+    "leaky_relu": lambda v, a, b: np.where(v > 0, v, a * v),
+    "hard_sigmoid": lambda v, a, b: np.minimum(np.maximum(a * v + b, 0), 1),
+    "hard_swish": lambda v, a, b: v * np.minimum(np.maximum(v + 3, 0), 6) / 6,
+}
+CASES = [
+    ((2, 4, 7, 6), (6, 4, 3, 3), {"paddings": [1, 1]}),
+    ((2, 4, 7, 6), (4, 1, 3, 3), {"groups": 4, "paddings": [1, 1], "strides": [2, 2]}),
+    ((2, 4, 7, 6), (8, 1, 5, 5), {"groups": 4, "paddings": [2, 2]}),  # channel multiplier
+    ((2, 4, 7, 6), (5, 4, 1, 1), {}),
+    ((1, 4, 3, 3), (20, 4, 1, 1), {}),  # fewer pixels than filters
+]
+
+
+@pytest.mark.parametrize("act, alpha, beta", [("", 0, 0), ("relu", 0, 0), ("relu6", 0, 2.5),
+                                              ("leaky_relu", 0.3, 0),
+                                              ("hard_sigmoid", 0.3, 0.4),
+                                              ("hard_swish", 0, 0)])
+@pytest.mark.parametrize("x_shape, w_shape, attrs", CASES)
+def test_fused_conv2d_against_numpy(x_shape, w_shape, attrs, act, alpha, beta):
+    x = rng.randn(*x_shape).astype(np.float32) * 2
+    w = rng.randn(*w_shape).astype(np.float32)
+    conv = ref_conv(x.astype(np.float64), w.astype(np.float64), attrs)
+    bias = rng.randn(w_shape[0]).astype(np.float32)
+    residual = rng.randn(*conv.shape).astype(np.float32)
+    want = REFS[act](conv + bias[None, :, None, None] + residual, alpha, beta)
+    check_op("fused_conv2d", {"Input": x, "Filter": w, "Bias": bias, "ResidualData": residual},
+             {**attrs, "fuse_activation": act, "fuse_alpha": alpha, "fuse_beta": beta},
+             {"Output": want.astype(np.float32)}, atol=1e-4, rtol=1e-4, batch_unknown=True)
+
+
+def test_bias_and_residual_are_optional():
+    x = rng.randn(1, 3, 5, 5).astype(np.float32)
+    w = rng.randn(2, 3, 3, 3).astype(np.float32)
+    check_op("fused_conv2d", {"Input": x, "Filter": w}, {"fuse_activation": "relu"},
+             {"Output": np.maximum(ref_conv(x.astype(np.float64), w.astype(np.float64), {}),
+                                   0).astype(np.float32)}, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("inputs, attrs, message", [
+    ({"Bias": np.zeros(3, np.float32)}, {}, "Bias must be [2]"),
+    ({"ResidualData": np.zeros((1, 2, 2, 2), np.float32)}, {},
+     "ResidualData must have Output's shape"),
+    ({}, {"fuse_activation": "gelu"}, "fuse_activation must be one of"),
+    ({}, {"data_format": "NHWC"}, "fused_conv2d takes NCHW input"),
+])
+def test_bad_slots_and_attributes_are_named(inputs, attrs, message):
+    x = np.zeros((1, 3, 5, 5), np.float32)
+    w = np.zeros((2, 3, 3, 3), np.float32)
+    with pytest.raises(ShapeInferenceError, match=message.replace("[", r"\[")):
+        check_op("fused_conv2d", {"Input": x, "Filter": w, **inputs}, attrs,
+                 {"Output": np.zeros((1, 2, 3, 3), np.float32)})
