@@ -405,3 +405,56 @@ def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, he
     scope.var(w).value = pir.LoDTensor(np.full((3, 4), 0.5, np.float32))
     got = exe.run(main, feed=feed, fetch_list=[y], scope=scope)[0]
     np.testing.assert_allclose(got, [1.5])  # each output 3 * 0.5, their mean
+
+
+def test_a_plan_forgets_its_verified_shapes_past_its_limit_and_checks_them_again(probe):
+    """A loop over ever new batch sizes (bucketed sequence lengths) must not grow a plan's
+    verified set without bound: past the limit it starts over, so a shape verified long ago
+    meets the ops' inference again, while the shape just verified does not."""
+    from paddle_ir.executor import plan as plan_module
+
+    inferred = []
+    op = register_op("probe_counted", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        inferred.append(ctx.input_shape("X")[0])
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: x * 2)
+    program = one_op_program("probe_counted")
+    inferred.clear()  # appending the op inferred its build-time shape (-1, 2)
+    exe = pir.Executor()
+    limit = plan_module._MAX_VERIFIED
+    for batch in range(1, limit + 2):  # one shape more than the plan remembers
+        x = np.full((batch, 2), batch, np.float32)
+        (out,) = exe.run(program, feed={"x": x}, fetch_list=["out"])
+        np.testing.assert_array_equal(out, 2 * x)
+    assert inferred == list(range(1, limit + 2))  # each new shape inferred once
+    assert len(exe.last_plan.verified) <= limit
+    exe.run(program, feed={"x": np.ones((limit + 1, 2), np.float32)}, fetch_list=["out"])
+    assert inferred[limit + 1:] == []  # the last shape is still verified
+    (out,) = exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    assert inferred[limit + 1:] == [1]  # the first one was forgotten: checked again
+    np.testing.assert_array_equal(out, [[2, 2]])
+
+
+def test_compile_ms_is_the_compile_time_in_milliseconds_as_the_clock_reads_it(probe,
+                                                                              monkeypatch):
+    """On a clock that moves only inside the kernel (by 0.25 s), compile_ms is exactly 250."""
+    from types import SimpleNamespace
+
+    from paddle_ir.executor import plan as plan_module
+
+    now = [1000.0]
+
+    def slow_copy(attrs, x):
+        now[0] += 0.25
+        return x.copy()
+
+    monkeypatch.setattr(plan_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    probe("probe_clocked", slow_copy)
+    exe = pir.Executor()
+    exe.run(one_op_program("probe_clocked"), feed={"x": np.ones((2, 2), np.float32)},
+            fetch_list=["out"])
+    assert exe.last_plan.compile_ms == pytest.approx(250.0, rel=1e-9)
