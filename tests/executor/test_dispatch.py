@@ -103,3 +103,38 @@ def test_an_absent_dtype_source_input_selects_the_float32_kernel(probe):
                      fetch_list=["out"])
     assert exe.last_plan.choices[0].key.dtype == np.dtype(np.float64)
     np.testing.assert_array_equal(out, np.full((3, 2), 6, np.float64))
+
+
+@pytest.mark.parametrize("order", [("a", "c"), ("c", "a")])
+def test_a_dtype_source_slot_of_mixed_dtypes_is_refused_whatever_the_order(order):
+    """einsum takes its kernel's dtype from Operands: float32 and float64 operands are
+    refused as Paddle refuses them, never computed in whichever dtype comes first."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="a", shape=[2, 2], dtype="float32")
+    block.create_var(name="c", shape=[2, 2], dtype="float64")
+    block.create_var(name="o", dtype="float32")
+    block.append_op("einsum", inputs={"Operands": list(order)}, outputs={"Out": ["o"]},
+                    attrs={"equation": "ij,ij->ij"})
+    feed = {"a": np.ones((2, 2), np.float32), "c": np.ones((2, 2), np.float64)}
+    held = {"a": "a float32", "c": "c float64"}
+    with pytest.raises(KernelNotFoundError, match=(
+            r"einsum: the variables of Operands, whose dtype selects the kernel, must share "
+            rf"one dtype; got {held[order[0]]}, {held[order[1]]}")) as info:
+        pir.Executor().run(program, feed=feed, fetch_list=["o"])
+    assert "op #0 einsum" in str(info.value) and "cast them to one dtype" in str(info.value)
+
+
+def test_a_dtype_source_slot_of_one_dtype_selects_that_dtype():
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("a", "c"):
+        block.create_var(name=n, shape=[2, 2], dtype="float64")
+    block.create_var(name="o", dtype="float64")
+    block.append_op("einsum", inputs={"Operands": ["a", "c"]}, outputs={"Out": ["o"]},
+                    attrs={"equation": "ij,ij->ij"})
+    exe = pir.Executor()
+    (out,) = exe.run(program, feed={"a": np.full((2, 2), 2.0), "c": np.full((2, 2), 3.0)},
+                     fetch_list=["o"])
+    assert exe.last_plan.choices[0].key.dtype == np.dtype(np.float64)
+    np.testing.assert_array_equal(out, np.full((2, 2), 6.0))
