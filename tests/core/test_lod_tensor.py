@@ -215,3 +215,14 @@ def test_create_random_int_lodtensor_without_a_lod_is_empty():
     assert t.numpy().shape == (0, 2) and t.lod() == []
     u = create_random_int_lodtensor([[2, 1]], [2], low=3, high=3, seed=1)
     assert u.numpy().tolist() == [[3, 3]] * 3 and u.recursive_sequence_lengths() == [[2, 1]]
+
+
+@pytest.mark.parametrize("data, seq, single", [([[1, 2], 3], 0, 1), ([3, [1, 2]], 1, 0),
+                                               ([(1,), np.array([2]), 2.5], 0, 2)])
+def test_create_lod_tensor_refuses_a_list_mixing_sequences_and_single_values(data, seq, single):
+    """Wherever the odd item sits (first, last), a project error naming both items;
+    before, a stray TypeError or numpy ValueError depending on the order."""
+    with pytest.raises(InvalidLoDError, match=rf"the data mixes sequences and single values: "
+                                              rf"item {seq} is a sequence \(\w+\), item "
+                                              rf"{single} is not \(\w+\)"):
+        pir.create_lod_tensor(data, [[len(data)]])
