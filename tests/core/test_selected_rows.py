@@ -183,3 +183,23 @@ def test_repr_shows_rows_height_value_shape_and_dtype():
                            "dtype=float64)")
     many = pir.SelectedRows(list(range(9)), np.zeros((9, 1), np.float32), height=9)
     assert repr(many) == "SelectedRows(rows=..., height=9, value_shape=[9, 1], dtype=float32)"
+
+
+@pytest.mark.parametrize("rows, bad", [([9], 9), ([1, 4, 7], 7), ([5, 2], 5), ([-3, 1], -3)])
+def test_retain_refuses_any_row_past_the_height_not_only_the_first_one_out(rows, bad):
+    sr = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
+    with pytest.raises(InvalidSelectedRowsError,
+                       match=rf"retain row {bad} is out of range \[0, 4\)"):
+        sr.retain(rows)
+
+
+def test_from_dense_takes_a_vector_and_refuses_a_scalar():
+    """A 1-D array is a column of rows (MXNet's row_sparse of a vector); a 0-D one has no
+    rows at all and is refused with the project's error, not an IndexError."""
+    sr = pir.SelectedRows.from_dense(np.array([0, 5, 0, 7], np.float32))
+    assert sr.rows.tolist() == [1, 3] and sr.height == 4
+    np.testing.assert_array_equal(sr.to_dense(), [0, 5, 0, 7])
+    for scalar in (np.float32(3), np.array(0.0)):
+        with pytest.raises(InvalidSelectedRowsError, match="cannot make a SelectedRows from a "
+                                                           "0-D array"):
+            pir.SelectedRows.from_dense(scalar)

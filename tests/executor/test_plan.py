@@ -458,3 +458,53 @@ def test_compile_ms_is_the_compile_time_in_milliseconds_as_the_clock_reads_it(pr
     exe.run(one_op_program("probe_clocked"), feed={"x": np.ones((2, 2), np.float32)},
             fetch_list=["out"])
     assert exe.last_plan.compile_ms == pytest.approx(250.0, rel=1e-9)
+
+
+def test_the_profile_s_seconds_are_the_time_inside_the_steps(probe):
+    """Each cached run's step of a 20 ms kernel adds at least 20 ms and at most the run's
+    wall time: the profile measures the steps, on the same clock as the run."""
+    def slow_copy(attrs, x):
+        time.sleep(0.02)
+        return x.copy()
+
+    probe("probe_timed", slow_copy)
+    program = one_op_program("probe_timed")
+    exe = pir.Executor()
+    exe.profile = {}
+    feed = {"x": np.ones((2, 2), np.float32)}
+    exe.run(program, feed=feed, fetch_list=["out"])  # compiles, unprofiled
+    started = time.perf_counter()
+    for _ in range(3):
+        exe.run(program, feed=feed, fetch_list=["out"])
+    wall = time.perf_counter() - started
+    count, seconds = exe.profile["probe_timed"]
+    assert count == 3 and 0.06 <= seconds <= wall
+
+
+def test_an_output_whose_lod_depth_disagrees_with_inference_is_a_kernel_error(probe):
+    """Inference declares Out without a LoD; the kernel returns one level: check mode and
+    a compiling run say so, naming both depths."""
+    op = register_op("probe_lod_out", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,), lod=True)(
+        lambda attrs, x: pir.create_lod_tensor(np.asarray(x), [[1, 2]]))
+    program = one_op_program("probe_lod_out", shape=(3, 2))
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"wrote 'out' with 1 LoD levels \(declared "
+                                              r"lod_level 0\): it disagrees with the op's "
+                                              r"InferShape"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_an_output_whose_dtype_disagrees_with_inference_is_a_kernel_error(probe):
+    probe("probe_widen_dtype", lambda attrs, x: x.astype(np.float64))
+    program = one_op_program("probe_widen_dtype")
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"wrote 'out' with dtype float64 \(declared "
+                                              r"float32\): it disagrees with the op's "
+                                              r"InferShape"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])

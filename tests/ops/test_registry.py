@@ -214,3 +214,25 @@ def test_builder_raises_the_first_problem_in_the_same_words():
     with pytest.raises(InvalidProgramError, match=r"attribute 'scale' of scale must be a float, "
                                                   r"got str 'big'"):
         block.append_op("scale", inputs={"X": x}, outputs={"Out": x}, attrs={"scale": "big"})
+
+
+def test_every_grad_op_attribute_defaults_as_its_forward_op_s():
+    """A grad op takes its attributes from its forward op (the grad makers copy them); a
+    program from elsewhere that leaves one out must get the forward op's default, so the
+    two specs agree on every attribute they share (kind and default)."""
+    registry.load_all()
+    pairs, disagree = 0, []
+    for op_type in registry.registered_op_types():
+        grad = registry.get_op_def(op_type + "_grad")
+        if grad is None:
+            continue
+        forward = {a.name: a for a in registry.get_op_def(op_type).attrs}
+        for a in grad.attrs:
+            if a.name in forward:
+                pairs += 1
+                f = forward[a.name]
+                if (a.kind, a.default) != (f.kind, f.default):
+                    disagree.append(f"{op_type}_grad.{a.name}: {a.kind} {a.default!r} vs "
+                                    f"{f.kind} {f.default!r}")
+    assert pairs > 300  # sequence_pool's pad_value, conv's strides, ...
+    assert disagree == []

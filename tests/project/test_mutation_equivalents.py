@@ -32,6 +32,7 @@ def _entry(tmp_path, line, mutant, operator, source=None):
     ("z = bytes(16)  # why", "z = bytes( 15)  # why", "core/NumberReplacer"),
     ("flag: bool = False", "flag: bool = True", "core/ReplaceFalseWithTrue"),
     ("n = a.reshape(3, -1)", "n = a.reshape(3, ~1)", "core/ReplaceUnaryOperator_USub_Invert"),
+    ("x = a.reshape(-1)[0]", "x = a.reshape(1)[0]", "core/ReplaceUnaryOperator_Delete_USub"),
     ("elif k > 1:", "elif not k > 1:", "core/AddNot"),
     ("except KeyError as exc:", "except CosmicRayTestingException as exc:",
      "core/ExceptionReplacer"),
@@ -50,6 +51,8 @@ def test_an_entry_whose_operator_makes_its_mutant_is_current(tmp_path, line, mut
     ("if a == b:", "if a >= b:", "core/ReplaceComparisonOperator_Eq_Gt", "does not turn"),
     ("x = y[0]", "x = y[2]", "core/NumberReplacer", "does not turn"),
     ("x = f(y)", "x = None", "paddle-ir/StatementDeletion", "does not turn"),
+    ("x = a.reshape(-1)", "x = a.reshape(~1)", "core/ReplaceUnaryOperator_Delete_USub",
+     "does not turn"),
     ("if a == b:", "if a == c:", "core/NoSuchOperator", "does not turn"),
 ])
 def test_an_entry_matching_no_mutant_is_reported_stale(tmp_path, line, mutant, operator, why):

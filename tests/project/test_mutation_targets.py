@@ -45,11 +45,12 @@ def test_an_import_time_line_runs_every_file_that_executes_the_module():
     assert set(tests.tests_for(10, budget=1000)) == {OWN, "tests/a.py", "tests/b.py",
                                                      "tests/c.py", "tests/broken.py"}
     assert not tests.executed(10) and tests.executed(20)
+    assert tests.at_import(10) and not tests.at_import(20)
 
 
 def test_a_line_no_test_executes_runs_the_own_test_file_only():
     tests = LineTests(MODULE, _map(LINES, SECONDS))
-    assert tests.tests_for(99) == [OWN] and not tests.executed(99)
+    assert tests.tests_for(99) == [OWN] and not tests.executed(99) and not tests.at_import(99)
 
 
 def test_a_module_the_map_does_not_hold_asks_for_a_new_map():

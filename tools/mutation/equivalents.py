@@ -73,7 +73,7 @@ _SYMBOLS = {
     "Add": ["+"], "Sub": ["-"], "Mul": ["*"], "Div": ["/"], "FloorDiv": ["//"], "Mod": ["%"],
     "Pow": ["**"], "LShift": ["<<"], "RShift": [">>"], "BitAnd": ["&"], "BitOr": ["|"],
     "BitXor": ["^"], "MatMult": ["@"], "USub": ["-"], "UAdd": ["+"], "Invert": ["~"],
-    "Not": ["not"], "Delete": [],
+    "Not": ["not"], "Delete": [],  # Delete: see produces
 }
 _SWAPS = {
     "ReplaceTrueWithFalse": (["True"], ["False"]), "ReplaceFalseWithTrue": (["False"], ["True"]),
@@ -150,7 +150,9 @@ def produces(operator: str, line: str, mutant: str) -> bool:
         a, _, b = pair.partition("_")
         if a not in _SYMBOLS or b not in _SYMBOLS:
             return False
-        return any(new == cand for cand in _replacements(old, _SYMBOLS[a], _SYMBOLS[b]))
+        # cosmic-ray names a replacement From_To, and a removal Delete_From
+        find, put = (_SYMBOLS[b], []) if a == "Delete" else (_SYMBOLS[a], _SYMBOLS[b])
+        return any(new == cand for cand in _replacements(old, find, put))
     if name == "NumberReplacer":
         return _number_replaced(old, new)
     if name == "AddNot":

@@ -172,8 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         if real or (args.equivalent and apart):
             print(f"\n== {module}: {len(real)} real survivor(s)")
             for m in real:
-                unrun = (" (no test executes this line)" if module in tests
-                         and not tests[module].executed(m.line_no) else "")
+                unrun = ""
+                if module in tests and not tests[module].executed(m.line_no):
+                    unrun = (" (a module-body line, run at import)"
+                             if tests[module].at_import(m.line_no)
+                             else " (no test executes this line)")
                 print(f"  line {m.line_no:>4} {m.operator}{unrun}\n        - {m.line}\n"
                       f"        + {m.mutated}")
                 if args.diffs:

@@ -75,7 +75,11 @@ class LineTests:
         self.own = own_tests(module)
 
     def executed(self, line: int) -> bool:
+        """Whether some test executed the line (not only the import of the tests)."""
         return any(f != IMPORT_CONTEXT for f in self.lines.get(line, {}))
+
+    def at_import(self, line: int) -> bool:
+        return IMPORT_CONTEXT in self.lines.get(line, {})
 
     def tests_for(self, line: int, budget: float = BUDGET) -> list[str]:
         """The test files a mutant at `line` runs, likeliest killers first, cut at `budget`."""
