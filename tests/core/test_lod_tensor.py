@@ -226,3 +226,12 @@ def test_create_lod_tensor_refuses_a_list_mixing_sequences_and_single_values(dat
                                               rf"item {seq} is a sequence \(\w+\), item "
                                               rf"{single} is not \(\w+\)"):
         pir.create_lod_tensor(data, [[len(data)]])
+
+
+def test_repr_shows_the_lod_only_when_there_is_one():
+    with_lod = pir.create_lod_tensor(np.arange(3, dtype=np.int64).reshape(3, 1), [[2, 1]])
+    assert repr(with_lod) == "LoDTensor(shape=[3, 1], dtype=int64, lod=[[0, 2, 3]])"
+    two = pir.create_lod_tensor(np.zeros((3, 2), np.float32), [[1, 1], [2, 1]])
+    assert repr(two) == "LoDTensor(shape=[3, 2], dtype=float32, lod=[[0, 1, 2], [0, 2, 3]])"
+    assert repr(pir.LoDTensor(np.zeros((2, 2), np.float32))) == \
+        "LoDTensor(shape=[2, 2], dtype=float32)"
