@@ -235,3 +235,15 @@ def test_repr_shows_the_lod_only_when_there_is_one():
     assert repr(two) == "LoDTensor(shape=[3, 2], dtype=float32, lod=[[0, 1, 2], [0, 2, 3]])"
     assert repr(pir.LoDTensor(np.zeros((2, 2), np.float32))) == \
         "LoDTensor(shape=[2, 2], dtype=float32)"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", ">f4", "U3", "datetime64[s]"])
+def test_asarray_with_the_tensor_s_own_dtype_shares_its_data(dtype):
+    """np.asarray(t, dtype=t.dtype) is a view for every dtype, also those numpy makes a new
+    dtype object for each time (byte-swapped, strings, datetimes), and copy=False works."""
+    t = pir.LoDTensor(np.zeros(3, dtype))
+    for copy in (None, False):
+        view = t.__array__(np.dtype(dtype), copy=copy)
+        assert np.shares_memory(view, t.numpy()) and view.dtype == np.dtype(dtype)
+    assert np.shares_memory(np.asarray(t, dtype=dtype), t.numpy())
+    assert not np.shares_memory(np.array(t, dtype=dtype), t.numpy())  # np.array copies
