@@ -138,3 +138,16 @@ def test_a_dtype_source_slot_of_one_dtype_selects_that_dtype():
                      fetch_list=["o"])
     assert exe.last_plan.choices[0].key.dtype == np.dtype(np.float64)
     np.testing.assert_array_equal(out, np.full((2, 2), 6.0))
+
+
+@pytest.mark.parametrize("kind", sorted(SPARSE))
+def test_a_sparse_input_of_a_dtype_no_kernel_serves_gets_no_cast_storage_hint(probe, kind):
+    """Casting to dense would not help when no dense kernel takes the dtype either: the
+    error lists the kernels and gives no hint."""
+    probe("probe_f64_pair", dtypes=(np.float64,))
+    types = {"X": SPARSE[kind][0]}
+    feed = {"x": SPARSE[kind][1](), "y": np.ones((3, 2), np.float32),
+            "scale": np.ones((3, 2), np.float32)}
+    with pytest.raises(KernelNotFoundError, match="no kernel of probe_f64_pair") as info:
+        pir.Executor().run(_program("probe_f64_pair", types), feed=feed, fetch_list=["out"])
+    assert "float64" in str(info.value) and "cast_storage" not in str(info.value)
