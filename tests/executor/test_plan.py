@@ -388,6 +388,8 @@ def _projection():
 @pytest.mark.parametrize("other, held", [
     (np.ones((3, 6), np.float32), r"float32 \[3, 6\]"),  # mul's inference accepts [3, 6]
     (np.ones((3, 4), np.float64), r"float64 \[3, 4\]"),  # same shape, another dtype
+    (np.ones((3, 4, 1), np.float32), r"float32 \[3, 4, 1\]"),  # more dims than declared
+    (np.ones((12,), np.float32), r"float32 \[12\]"),  # fewer
 ])
 def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, held):
     main, startup, w, y = _projection()
