@@ -203,3 +203,11 @@ def test_from_dense_takes_a_vector_and_refuses_a_scalar():
         with pytest.raises(InvalidSelectedRowsError, match="cannot make a SelectedRows from a "
                                                            "0-D array"):
             pir.SelectedRows.from_dense(scalar)
+
+
+@pytest.mark.parametrize("row", [2, np.int32(2), np.array(2, np.uint8)])
+def test_a_single_row_given_as_a_scalar_is_a_one_row_selected_rows(row):
+    """rows=2 (a Python int, a numpy scalar, a 0-D array) is rows=[2], as int64."""
+    sr = pir.SelectedRows(row, np.full((1, 3), 5, np.float32), 4)
+    assert sr.rows.tolist() == [2] and sr.rows.dtype == np.int64 and sr.rows.ndim == 1
+    np.testing.assert_array_equal(sr.to_dense(), [[0] * 3, [0] * 3, [5] * 3, [0] * 3])
