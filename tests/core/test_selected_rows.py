@@ -85,6 +85,8 @@ def test_tostype_and_copy():
     ([0, 5], np.zeros((2, 2)), 5, r"row 5 is out of range \[0, 5\)"),
     ([-1], np.zeros((1, 2)), 5, r"row -1 is out of range"),
     ([0, 1, 2], np.zeros((2, 2)), 5, r"value has 2 rows but rows lists 3"),
+    ([0, 1], np.zeros((3, 2)), 5, r"value has 3 rows but rows lists 2"),  # more rows
+    ([0, 1], np.zeros((3, 2, 4)), 5, r"value has 3 rows but rows lists 2"),  # its dim 0
     ([0], np.zeros((1, 2)), -3, r"height must be >= 0"),
     ([0.5], np.zeros((1, 2)), 3, r"rows must be integers"),
 ])
