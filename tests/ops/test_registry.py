@@ -236,3 +236,25 @@ def test_every_grad_op_attribute_defaults_as_its_forward_op_s():
                                     f"{f.kind} {f.default!r}")
     assert pairs > 300  # sequence_pool's pad_value, conv's strides, ...
     assert disagree == []
+
+
+def test_every_op_records_the_module_that_registers_it_also_through_a_helper():
+    """The op index (ops/_index.py) loads an op's module on first use: each op, also those
+    a helper registers (register_simple's `norm` and `norm_grad`, activation tables),
+    names the op module whose import ran, as the index lists it."""
+    from paddle_ir.ops import _index
+
+    registry.load_all()
+    listed = {op: module for module, ops in _index.MODULE_OPS.items() for op in ops}
+    assert len(listed) > 500
+    wrong = {op: registry.get_op_def(op).module for op, module in listed.items()
+             if registry.get_op_def(op).module != module}
+    assert wrong == {}
+    assert registry.get_op_def("norm_grad").module == "paddle_ir.ops.nn.norm"
+
+
+def test_register_op_takes_everything_but_the_type_by_keyword(monkeypatch):
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    with pytest.raises(TypeError, match="positional argument"):
+        register_op("probe_positional", [In("X")])
+    assert "probe_positional" not in registry._REGISTRY
