@@ -510,3 +510,20 @@ def test_an_output_whose_dtype_disagrees_with_inference_is_a_kernel_error(probe)
                                               r"float32\): it disagrees with the op's "
                                               r"InferShape"):
             exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_a_missing_input_s_error_shows_the_shapes_of_the_inputs_that_have_values():
+    """A parameter never initialized (no startup run): the error's headline shows the fed
+    input's shape beside the missing one's name, as Paddle's op context does."""
+    from paddle_ir.core.errors import MissingVariableError
+
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 3], dtype="float32")
+    block.create_var(name="w", shape=[3, 2], dtype="float32", persistable=True)
+    block.create_var(name="o", dtype="float32")
+    block.append_op("mul", inputs={"X": ["x"], "Y": ["w"]}, outputs={"Out": ["o"]})
+    with pytest.raises(MissingVariableError, match=r"op #0 mul \(X=x\[2, 3\], Y=w -> Out=o\):"
+                                                   r"\n  input Y reads 'w', which has no "
+                                                   r"value in the scope"):
+        pir.Executor().run(program, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=["o"])
