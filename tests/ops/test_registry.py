@@ -258,3 +258,16 @@ def test_register_op_takes_everything_but_the_type_by_keyword(monkeypatch):
     with pytest.raises(TypeError, match="positional argument"):
         register_op("probe_positional", [In("X")])
     assert "probe_positional" not in registry._REGISTRY
+
+
+@pytest.mark.parametrize("storage", [["dense"], ["dense", "dense", "dense"], []])
+def test_a_kernel_s_storage_must_name_one_type_per_key_input(monkeypatch, storage):
+    """Fewer storage types than key inputs is refused as more are: the key would never be
+    asked for (the executor asks one storage per key input)."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_two_keys", inputs=[In("X"), In("Y")], outputs=[Out("Out")],
+                     key_inputs=["X", "Y"])
+    with pytest.raises(ValueError, match=r"probe_two_keys: kernel storage .* does not match "
+                                         r"key inputs \('X', 'Y'\)"):
+        op.kernel(storage=storage)
+    assert op.kernels == {}
