@@ -7,6 +7,7 @@
 #   make stress kill, interrupt and race saves of two models into one directory, 100+ rounds each;
 #               a 10^6-op program through every tool
 #   make mutation     sampled mutation testing of the core modules (docs/testing.md); not in test or CI
+#   make mutation-map remake the coverage map mutation testing picks each mutant's tests from
 #   make bench        paddle-ir and numpy floors (bench/README.md); not part of test or CI
 #   make bench-peers  the same next to torch and Paddle, installed into .venv-peers,
 #                     and B7's zoo next to onnxruntime, Paddle Inference and Paddle's Executor
@@ -35,7 +36,7 @@ STARTUP_ARGS ?=
 TORCH_INDEX_URL ?=
 
 .PHONY: all demo test lint proto clean bench bench-peers bench-startup bench-distributed peers
-.PHONY: test-multihost fuzz stress mutation mutation-report op-index interop
+.PHONY: test-multihost fuzz stress mutation mutation-map mutation-report op-index interop
 
 all: test
 
@@ -112,12 +113,21 @@ $(MUTATION_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,mutation]'
 	touch $@
 
-mutation: $(MUTATION_STAMP)
+# The coverage map (which test files execute which lines; tools/mutation/coverage_map.py):
+# made once, remade with `make mutation-map` after moving code or adding test files.
+MUTATION_MAP := out/mutation/coverage-map.json
+$(MUTATION_MAP): | $(MUTATION_STAMP)
+	$(PY) -m tools.mutation map $(MUTATION_MODULES)
+
+mutation-map: $(MUTATION_STAMP)
+	$(PY) -m tools.mutation map $(MUTATION_MODULES)
+
+mutation: $(MUTATION_STAMP) $(MUTATION_MAP)
 	$(PY) -m tools.mutation run $(MUTATION_MODULES) --sample $(MUTATION_SAMPLE)
 	$(PY) -m tools.mutation report
 
 mutation-report: $(MUTATION_STAMP)
-	$(PY) -m tools.mutation report --diffs
+	$(PY) -m tools.mutation report --diffs --check-entries
 
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)

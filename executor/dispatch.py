@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from paddle_ir.core.dtypes import to_numpy_dtype
+from paddle_ir.core.dtypes import dtype_name, to_numpy_dtype
 from paddle_ir.core.errors import KernelNotFoundError, OpLocation
 from paddle_ir.core.kinds import SPARSE_CLASSES, storage_of
 from paddle_ir.core.user_frame import user_stacklevel
@@ -123,4 +123,20 @@ def _kernel_dtype(opdef, attrs, ctx, env, index) -> np.dtype:
     names = ctx.input_names(source)
     if not names:
         return np.dtype(np.float32)
-    return env[index[names[0]]].dtype
+    return _slot_dtype(opdef, ctx, [(n, env[index[n]]) for n in names])
+
+
+def _slot_dtype(opdef, ctx: RuntimeContext, values: list[tuple[str, object]]) -> np.dtype:
+    """The dtype of the slot that selects the kernel: one dtype for all its variables.
+
+    Paddle refuses a duplicable dtype slot of mixed dtypes ("must be consistent") rather
+    than pick one: the kernel for the first variable's dtype would compute the others in it
+    (or promote past what inference declared)."""
+    dtypes = {v.dtype for _, v in values}
+    if len(dtypes) == 1:
+        return dtypes.pop()
+    held = ", ".join(f"{n} {dtype_name(v.dtype)}" for n, v in values)
+    raise KernelNotFoundError(
+        f"{opdef.type}: the variables of {opdef.dtype_from}, whose dtype selects the kernel, "
+        f"must share one dtype; got {held}", op=ctx.location(),
+        hint="cast them to one dtype first (the cast op, or .astype on the feeds)")

@@ -49,7 +49,6 @@ DENSE = STYPE_DENSE
 CPU = "cpu"
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-FLOATS_HALF = (np.dtype(np.float16),) + FLOATS
 INTS = (np.dtype(np.int32), np.dtype(np.int64))
 # The kernels of ops with no key input (tensor arrays, load): the executor asks for float32.
 CONTROL_DTYPES = (np.dtype(np.float32),)

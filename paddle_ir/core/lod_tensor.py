@@ -222,6 +222,9 @@ class LoDTensor:
         return f"LoDTensor(shape={list(self.shape)}, dtype={self.dtype}{lod})"
 
 
+_SEQUENCES = (list, tuple, np.ndarray)  # what a list of id sequences may hold
+
+
 def create_lod_tensor(data, recursive_seq_lens: Sequence[Sequence[int]], place=None) -> LoDTensor:
     """Build a LoDTensor from an array (or a list of id sequences) and lengths.
 
@@ -230,7 +233,14 @@ def create_lod_tensor(data, recursive_seq_lens: Sequence[Sequence[int]], place=N
     """
     if isinstance(data, LoDTensor):
         data = data.numpy()
-    elif isinstance(data, list) and data and isinstance(data[0], (list, tuple, np.ndarray)):
+    elif isinstance(data, list) and any(isinstance(s, _SEQUENCES) for s in data):
+        kinds = [isinstance(s, _SEQUENCES) for s in data]
+        if not all(kinds):
+            seq, single = kinds.index(True), kinds.index(False)
+            raise InvalidLoDError(
+                f"the data mixes sequences and single values: item {seq} is a sequence "
+                f"({type(data[seq]).__name__}), item {single} is not "
+                f"({type(data[single]).__name__}); a list of id sequences holds only sequences")
         seq_lens = [len(seq) for seq in data]
         if recursive_seq_lens and list(recursive_seq_lens[-1]) != seq_lens:
             raise InvalidLoDError(

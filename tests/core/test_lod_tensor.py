@@ -215,3 +215,35 @@ def test_create_random_int_lodtensor_without_a_lod_is_empty():
     assert t.numpy().shape == (0, 2) and t.lod() == []
     u = create_random_int_lodtensor([[2, 1]], [2], low=3, high=3, seed=1)
     assert u.numpy().tolist() == [[3, 3]] * 3 and u.recursive_sequence_lengths() == [[2, 1]]
+
+
+@pytest.mark.parametrize("data, seq, single", [([[1, 2], 3], 0, 1), ([3, [1, 2]], 1, 0),
+                                               ([(1,), np.array([2]), 2.5], 0, 2)])
+def test_create_lod_tensor_refuses_a_list_mixing_sequences_and_single_values(data, seq, single):
+    """Wherever the odd item sits (first, last), a project error naming both items;
+    before, a stray TypeError or numpy ValueError depending on the order."""
+    with pytest.raises(InvalidLoDError, match=rf"the data mixes sequences and single values: "
+                                              rf"item {seq} is a sequence \(\w+\), item "
+                                              rf"{single} is not \(\w+\)"):
+        pir.create_lod_tensor(data, [[len(data)]])
+
+
+def test_repr_shows_the_lod_only_when_there_is_one():
+    with_lod = pir.create_lod_tensor(np.arange(3, dtype=np.int64).reshape(3, 1), [[2, 1]])
+    assert repr(with_lod) == "LoDTensor(shape=[3, 1], dtype=int64, lod=[[0, 2, 3]])"
+    two = pir.create_lod_tensor(np.zeros((3, 2), np.float32), [[1, 1], [2, 1]])
+    assert repr(two) == "LoDTensor(shape=[3, 2], dtype=float32, lod=[[0, 1, 2], [0, 2, 3]])"
+    assert repr(pir.LoDTensor(np.zeros((2, 2), np.float32))) == \
+        "LoDTensor(shape=[2, 2], dtype=float32)"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", ">f4", "U3", "datetime64[s]"])
+def test_asarray_with_the_tensor_s_own_dtype_shares_its_data(dtype):
+    """np.asarray(t, dtype=t.dtype) is a view for every dtype, also those numpy makes a new
+    dtype object for each time (byte-swapped, strings, datetimes), and copy=False works."""
+    t = pir.LoDTensor(np.zeros(3, dtype))
+    for copy in (None, False):
+        view = t.__array__(np.dtype(dtype), copy=copy)
+        assert np.shares_memory(view, t.numpy()) and view.dtype == np.dtype(dtype)
+    assert np.shares_memory(np.asarray(t, dtype=dtype), t.numpy())
+    assert not np.shares_memory(np.array(t, dtype=dtype), t.numpy())  # np.array copies

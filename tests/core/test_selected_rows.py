@@ -85,6 +85,8 @@ def test_tostype_and_copy():
     ([0, 5], np.zeros((2, 2)), 5, r"row 5 is out of range \[0, 5\)"),
     ([-1], np.zeros((1, 2)), 5, r"row -1 is out of range"),
     ([0, 1, 2], np.zeros((2, 2)), 5, r"value has 2 rows but rows lists 3"),
+    ([0, 1], np.zeros((3, 2)), 5, r"value has 3 rows but rows lists 2"),  # more rows
+    ([0, 1], np.zeros((3, 2, 4)), 5, r"value has 3 rows but rows lists 2"),  # its dim 0
     ([0], np.zeros((1, 2)), -3, r"height must be >= 0"),
     ([0.5], np.zeros((1, 2)), 3, r"rows must be integers"),
 ])
@@ -183,3 +185,31 @@ def test_repr_shows_rows_height_value_shape_and_dtype():
                            "dtype=float64)")
     many = pir.SelectedRows(list(range(9)), np.zeros((9, 1), np.float32), height=9)
     assert repr(many) == "SelectedRows(rows=..., height=9, value_shape=[9, 1], dtype=float32)"
+
+
+@pytest.mark.parametrize("rows, bad", [([9], 9), ([1, 4, 7], 7), ([5, 2], 5), ([-3, 1], -3)])
+def test_retain_refuses_any_row_past_the_height_not_only_the_first_one_out(rows, bad):
+    sr = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
+    with pytest.raises(InvalidSelectedRowsError,
+                       match=rf"retain row {bad} is out of range \[0, 4\)"):
+        sr.retain(rows)
+
+
+def test_from_dense_takes_a_vector_and_refuses_a_scalar():
+    """A 1-D array is a column of rows (MXNet's row_sparse of a vector); a 0-D one has no
+    rows at all and is refused with the project's error, not an IndexError."""
+    sr = pir.SelectedRows.from_dense(np.array([0, 5, 0, 7], np.float32))
+    assert sr.rows.tolist() == [1, 3] and sr.height == 4
+    np.testing.assert_array_equal(sr.to_dense(), [0, 5, 0, 7])
+    for scalar in (np.float32(3), np.array(0.0)):
+        with pytest.raises(InvalidSelectedRowsError, match="cannot make a SelectedRows from a "
+                                                           "0-D array"):
+            pir.SelectedRows.from_dense(scalar)
+
+
+@pytest.mark.parametrize("row", [2, np.int32(2), np.array(2, np.uint8)])
+def test_a_single_row_given_as_a_scalar_is_a_one_row_selected_rows(row):
+    """rows=2 (a Python int, a numpy scalar, a 0-D array) is rows=[2], as int64."""
+    sr = pir.SelectedRows(row, np.full((1, 3), 5, np.float32), 4)
+    assert sr.rows.tolist() == [2] and sr.rows.dtype == np.int64 and sr.rows.ndim == 1
+    np.testing.assert_array_equal(sr.to_dense(), [[0] * 3, [0] * 3, [5] * 3, [0] * 3])

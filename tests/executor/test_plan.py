@@ -388,6 +388,8 @@ def _projection():
 @pytest.mark.parametrize("other, held", [
     (np.ones((3, 6), np.float32), r"float32 \[3, 6\]"),  # mul's inference accepts [3, 6]
     (np.ones((3, 4), np.float64), r"float64 \[3, 4\]"),  # same shape, another dtype
+    (np.ones((3, 4, 1), np.float32), r"float32 \[3, 4, 1\]"),  # more dims than declared
+    (np.ones((12,), np.float32), r"float32 \[12\]"),  # fewer
 ])
 def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, held):
     main, startup, w, y = _projection()
@@ -405,3 +407,123 @@ def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, he
     scope.var(w).value = pir.LoDTensor(np.full((3, 4), 0.5, np.float32))
     got = exe.run(main, feed=feed, fetch_list=[y], scope=scope)[0]
     np.testing.assert_allclose(got, [1.5])  # each output 3 * 0.5, their mean
+
+
+def test_a_plan_forgets_its_verified_shapes_past_its_limit_and_checks_them_again(probe):
+    """A loop over ever new batch sizes (bucketed sequence lengths) must not grow a plan's
+    verified set without bound: past the limit it starts over, so a shape verified long ago
+    meets the ops' inference again, while the shape just verified does not."""
+    from paddle_ir.executor import plan as plan_module
+
+    inferred = []
+    op = register_op("probe_counted", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        inferred.append(ctx.input_shape("X")[0])
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: x * 2)
+    program = one_op_program("probe_counted")
+    inferred.clear()  # appending the op inferred its build-time shape (-1, 2)
+    exe = pir.Executor()
+    limit = plan_module._MAX_VERIFIED
+    for batch in range(1, limit + 2):  # one shape more than the plan remembers
+        x = np.full((batch, 2), batch, np.float32)
+        (out,) = exe.run(program, feed={"x": x}, fetch_list=["out"])
+        np.testing.assert_array_equal(out, 2 * x)
+    assert inferred == list(range(1, limit + 2))  # each new shape inferred once
+    assert len(exe.last_plan.verified) <= limit
+    exe.run(program, feed={"x": np.ones((limit + 1, 2), np.float32)}, fetch_list=["out"])
+    assert inferred[limit + 1:] == []  # the last shape is still verified
+    (out,) = exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+    assert inferred[limit + 1:] == [1]  # the first one was forgotten: checked again
+    np.testing.assert_array_equal(out, [[2, 2]])
+
+
+def test_compile_ms_is_the_compile_time_in_milliseconds_as_the_clock_reads_it(probe,
+                                                                              monkeypatch):
+    """On a clock that moves only inside the kernel (by 0.25 s), compile_ms is exactly 250."""
+    from types import SimpleNamespace
+
+    from paddle_ir.executor import plan as plan_module
+
+    now = [1000.0]
+
+    def slow_copy(attrs, x):
+        now[0] += 0.25
+        return x.copy()
+
+    monkeypatch.setattr(plan_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    probe("probe_clocked", slow_copy)
+    exe = pir.Executor()
+    exe.run(one_op_program("probe_clocked"), feed={"x": np.ones((2, 2), np.float32)},
+            fetch_list=["out"])
+    assert exe.last_plan.compile_ms == pytest.approx(250.0, rel=1e-9)
+
+
+def test_the_profile_s_seconds_are_the_time_inside_the_steps(probe):
+    """Each cached run's step of a 20 ms kernel adds at least 20 ms and at most the run's
+    wall time: the profile measures the steps, on the same clock as the run."""
+    def slow_copy(attrs, x):
+        time.sleep(0.02)
+        return x.copy()
+
+    probe("probe_timed", slow_copy)
+    program = one_op_program("probe_timed")
+    exe = pir.Executor()
+    exe.profile = {}
+    feed = {"x": np.ones((2, 2), np.float32)}
+    exe.run(program, feed=feed, fetch_list=["out"])  # compiles, unprofiled
+    started = time.perf_counter()
+    for _ in range(3):
+        exe.run(program, feed=feed, fetch_list=["out"])
+    wall = time.perf_counter() - started
+    count, seconds = exe.profile["probe_timed"]
+    assert count == 3 and 0.06 <= seconds <= wall
+
+
+def test_an_output_whose_lod_depth_disagrees_with_inference_is_a_kernel_error(probe):
+    """Inference declares Out without a LoD; the kernel returns one level: check mode and
+    a compiling run say so, naming both depths."""
+    op = register_op("probe_lod_out", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,), lod=True)(
+        lambda attrs, x: pir.create_lod_tensor(np.asarray(x), [[1, 2]]))
+    program = one_op_program("probe_lod_out", shape=(3, 2))
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"wrote 'out' with 1 LoD levels \(declared "
+                                              r"lod_level 0\): it disagrees with the op's "
+                                              r"InferShape"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_an_output_whose_dtype_disagrees_with_inference_is_a_kernel_error(probe):
+    probe("probe_widen_dtype", lambda attrs, x: x.astype(np.float64))
+    program = one_op_program("probe_widen_dtype")
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"wrote 'out' with dtype float64 \(declared "
+                                              r"float32\): it disagrees with the op's "
+                                              r"InferShape"):
+            exe.run(program, feed={"x": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+
+
+def test_a_missing_input_s_error_shows_the_shapes_of_the_inputs_that_have_values():
+    """A parameter never initialized (no startup run): the error's headline shows the fed
+    input's shape beside the missing one's name, as Paddle's op context does."""
+    from paddle_ir.core.errors import MissingVariableError
+
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 3], dtype="float32")
+    block.create_var(name="w", shape=[3, 2], dtype="float32", persistable=True)
+    block.create_var(name="o", dtype="float32")
+    block.append_op("mul", inputs={"X": ["x"], "Y": ["w"]}, outputs={"Out": ["o"]})
+    with pytest.raises(MissingVariableError, match=r"op #0 mul \(X=x\[2, 3\], Y=w -> Out=o\):"
+                                                   r"\n  input Y reads 'w', which has no "
+                                                   r"value in the scope"):
+        pir.Executor().run(program, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=["o"])

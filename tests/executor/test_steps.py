@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
+from paddle_ir.core.errors import KernelError
 from paddle_ir.ops import registry
 from paddle_ir.ops.registry import In, Out, register_op
 
@@ -87,3 +88,115 @@ def test_the_fallback_warning_names_where_the_op_was_created():
     assert text.endswith(". Shown once per op type; Executor(storage_fallback='error') "
                          "makes it an error.")
     assert "converted back" not in text  # sigmoid's output is dense
+
+
+def _program_reading(slots, outputs=("out",), shape=(-1, 2)):
+    """Variables x_k for the slots of a probe op, and `outputs`; the ops are the test's."""
+    main = pir.Program()
+    block = main.global_block()
+    for k in range(len(slots)):
+        block.create_var(name=f"x{k}", shape=list(shape), dtype="float32")
+    for n in outputs:
+        block.create_var(name=n, dtype="float32")
+    return main, block
+
+
+@pytest.mark.parametrize("arity", [1, 2, 3, 4])
+def test_a_fast_step_of_any_arity_checks_its_kernel_s_result(probes, arity):
+    """Whatever number of inputs the fast step spells out, a numpy scalar becomes a 0-D
+    array and any other class is the kernel's error, on the compiling run and on a cached
+    one (one cached step per arity)."""
+    slots = [f"X{k}" for k in range(arity)]
+    probes("probe_scalar", slots, lambda attrs, *xs: np.float32(sum(x.sum() for x in xs)))
+    probes("probe_listing", slots, lambda attrs, *xs: [x.item() for x in xs])
+    for op_type in ("probe_scalar", "probe_listing"):
+        main, block = _program_reading(slots, shape=())
+        block.append_op(op_type, inputs={s: [f"x{k}"] for k, s in enumerate(slots)},
+                        outputs={"Out": ["out"]})
+        feed = {f"x{k}": np.array(k + 1, np.float32) for k in range(arity)}
+        exe = pir.Executor()
+        for _ in range(2):
+            if op_type == "probe_listing":
+                with pytest.raises(KernelError, match=r"the kernel of probe_listing returned "
+                                                          r"a list for 'out', but var-type "
+                                                          r"inference declared ndarray"):
+                    exe.run(main, feed=feed, fetch_list=["out"])
+            else:
+                (out,) = exe.run(main, feed=feed, fetch_list=["out"])
+                assert isinstance(out, np.ndarray) and out.shape == ()
+                assert out == sum(range(1, arity + 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128, np.clongdouble, "U8", "V24",
+                                   object])
+def test_a_shape_only_stand_in_keeps_shape_and_dtype_and_holds_no_data(dtype):
+    """What a no_need_buffer reader gets once the data is released: for every dtype,
+    also those wider than the shared zero buffer (long double complex, strings, raw
+    bytes) and object arrays, whose items must not be made from raw bytes."""
+    from paddle_ir.executor.steps import shape_only
+
+    value = np.zeros((3, 4), dtype=dtype)
+    stand_in = shape_only(value)
+    assert stand_in.__class__ is np.ndarray
+    assert stand_in.shape == (3, 4) and stand_in.dtype == np.dtype(dtype)
+    assert stand_in.strides == (0, 0) and not stand_in.flags.writeable
+    assert np.shares_memory(stand_in, value) is False
+    assert stand_in.tolist() == value.tolist()  # zeros (0, '', b'', 0j), never garbage
+
+
+def test_a_general_step_passes_none_for_an_absent_dispensable_input(monkeypatch):
+    """An op taking the general step (two outputs) with its optional Bias left out: the
+    kernel gets None in Bias's place and the inputs after it where they belong."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_affine", inputs=[In("X"), In("Bias", dispensable=True), In("Y")],
+                     outputs=[Out("Out"), Out("Twice")])
+
+    @op.infer_shape
+    def _(ctx):
+        for slot in ("Out", "Twice"):
+            ctx.set_output(slot, ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    def affine(attrs, x, bias, y):
+        out = x * y if bias is None else x * y + bias
+        return out, 2 * out
+
+    op.kernel(dtypes=(np.float32,))(affine)
+    main, block = _program_reading(["X", "Y"], outputs=("out", "twice"))
+    block.append_op("probe_affine", inputs={"X": ["x0"], "Y": ["x1"]},
+                    outputs={"Out": ["out"], "Twice": ["twice"]})
+    x, y = np.array([[1, 2]], np.float32), np.array([[3, 4]], np.float32)
+    exe = pir.Executor()
+    for _ in range(2):
+        out, twice = exe.run(main, feed={"x0": x, "x1": y}, fetch_list=["out", "twice"])
+        np.testing.assert_array_equal(out, [[3, 8]])
+        np.testing.assert_array_equal(twice, [[6, 16]])
+
+
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_an_op_whose_outputs_are_all_unbound_still_runs_its_kernel(monkeypatch, outputs):
+    """Every output slot optional and none bound (an op kept for its effect): the kernel
+    runs on each run and its values are dropped."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    slots = [f"Out{k}" for k in range(outputs)]
+    op = register_op("probe_effect", inputs=[In("X")],
+                     outputs=[Out(s, dispensable=True) for s in slots])
+
+    @op.infer_shape
+    def _(ctx):
+        pass
+
+    seen = []
+
+    def effect(attrs, x):
+        seen.append(float(x.sum()))
+        return x if outputs == 1 else (x, x)
+
+    op.kernel(dtypes=(np.float32,))(effect)
+    main, block = _program_reading(["X"], outputs=("y",))
+    block.append_op("probe_effect", inputs={"X": ["x0"]}, outputs={})
+    block.append_op("scale", inputs={"X": ["x0"]}, outputs={"Out": ["y"]}, attrs={"scale": 3.0})
+    exe = pir.Executor()
+    for _ in range(2):
+        (y,) = exe.run(main, feed={"x0": np.ones((2, 2), np.float32)}, fetch_list=["y"])
+        np.testing.assert_array_equal(y, np.full((2, 2), 3, np.float32))
+    assert seen == [4.0, 4.0]

@@ -214,3 +214,60 @@ def test_builder_raises_the_first_problem_in_the_same_words():
     with pytest.raises(InvalidProgramError, match=r"attribute 'scale' of scale must be a float, "
                                                   r"got str 'big'"):
         block.append_op("scale", inputs={"X": x}, outputs={"Out": x}, attrs={"scale": "big"})
+
+
+def test_every_grad_op_attribute_defaults_as_its_forward_op_s():
+    """A grad op takes its attributes from its forward op (the grad makers copy them); a
+    program from elsewhere that leaves one out must get the forward op's default, so the
+    two specs agree on every attribute they share (kind and default)."""
+    registry.load_all()
+    pairs, disagree = 0, []
+    for op_type in registry.registered_op_types():
+        grad = registry.get_op_def(op_type + "_grad")
+        if grad is None:
+            continue
+        forward = {a.name: a for a in registry.get_op_def(op_type).attrs}
+        for a in grad.attrs:
+            if a.name in forward:
+                pairs += 1
+                f = forward[a.name]
+                if (a.kind, a.default) != (f.kind, f.default):
+                    disagree.append(f"{op_type}_grad.{a.name}: {a.kind} {a.default!r} vs "
+                                    f"{f.kind} {f.default!r}")
+    assert pairs > 300  # sequence_pool's pad_value, conv's strides, ...
+    assert disagree == []
+
+
+def test_every_op_records_the_module_that_registers_it_also_through_a_helper():
+    """The op index (ops/_index.py) loads an op's module on first use: each op, also those
+    a helper registers (register_simple's `norm` and `norm_grad`, activation tables),
+    names the op module whose import ran, as the index lists it."""
+    from paddle_ir.ops import _index
+
+    registry.load_all()
+    listed = {op: module for module, ops in _index.MODULE_OPS.items() for op in ops}
+    assert len(listed) > 500
+    wrong = {op: registry.get_op_def(op).module for op, module in listed.items()
+             if registry.get_op_def(op).module != module}
+    assert wrong == {}
+    assert registry.get_op_def("norm_grad").module == "paddle_ir.ops.nn.norm"
+
+
+def test_register_op_takes_everything_but_the_type_by_keyword(monkeypatch):
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    with pytest.raises(TypeError, match="positional argument"):
+        register_op("probe_positional", [In("X")])
+    assert "probe_positional" not in registry._REGISTRY
+
+
+@pytest.mark.parametrize("storage", [["dense"], ["dense", "dense", "dense"], []])
+def test_a_kernel_s_storage_must_name_one_type_per_key_input(monkeypatch, storage):
+    """Fewer storage types than key inputs is refused as more are: the key would never be
+    asked for (the executor asks one storage per key input)."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_two_keys", inputs=[In("X"), In("Y")], outputs=[Out("Out")],
+                     key_inputs=["X", "Y"])
+    with pytest.raises(ValueError, match=r"probe_two_keys: kernel storage .* does not match "
+                                         r"key inputs \('X', 'Y'\)"):
+        op.kernel(storage=storage)
+    assert op.kernels == {}

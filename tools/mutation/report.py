@@ -7,26 +7,29 @@ lists each with the error that stopped the import. The seed each module was samp
 is printed beside its score. Survivors listed in
 equivalent.toml (mutants that cannot change behaviour, each with its reason) are set apart:
 the score is caught / (run - equivalent), and only the other survivors, the real gaps, are
-printed with their diff. An equivalent entry names the module, the operator, the source
-line as it reads unmutated and the line as the mutant reads, so it survives edits elsewhere
-in the file.
+printed with their diff. Tuning constants (equivalent.toml's [[tuning]]) are set apart the
+same way, in their own column. An entry names the module, the operator, the source line as
+it reads unmutated and the line as the mutant reads (compared token by token), so it
+survives edits elsewhere in the file; an entry that matches no mutant of the current code
+fails the report (exit status 1), and `--check-entries` checks each against the mutants
+cosmic-ray itself lists. A survivor on a line no test executes (the coverage map) says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
+from tools.mutation.equivalents import Entry, load_entries, stale_entries, tokens
 from tools.mutation.records import OUT, import_failure, seed_of
-from tools.mutation.targets import ROOT
-
-EQUIVALENT_FILE = Path(__file__).with_name("equivalent.toml")
+from tools.mutation.targets import MAP, ROOT, LineTests, load_map
 
 
 @dataclass(frozen=True)
@@ -47,15 +50,42 @@ def _changed_lines(diff: str) -> tuple[str, str]:
     return " / ".join(minus), " / ".join(plus)
 
 
-def load_equivalents(path: Path = EQUIVALENT_FILE) -> dict[tuple[str, str, str, str], str]:
-    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    out = {}
-    for entry in data.get("equivalent", []):
-        key = (entry["module"], entry["operator"], entry["line"].strip(), entry["mutant"].strip())
-        if not entry.get("reason", "").strip():
-            sys.exit(f"{path}: the entry for {key} gives no reason")
-        out[key] = entry["reason"]
-    return out
+def entry_key(module: str, operator: str, line: str, mutated: str) -> tuple:
+    return (module, operator, tuple(tokens(line)), tuple(tokens(mutated)))
+
+
+def unmatched_by_cosmic_ray(entries: list[Entry]) -> list[Entry]:
+    """The entries that no mutant cosmic-ray lists for the current code turns into theirs."""
+    import cosmic_ray.plugins
+    from cosmic_ray.commands.init import _all_work_items
+    from cosmic_ray.mutating import mutate_code
+
+    from tools.mutation import operators
+
+    operators.register()
+    by_module: dict[str, list[Entry]] = defaultdict(list)
+    for e in entries:
+        by_module[e.module].append(e)
+    found = set()
+    for module, group in by_module.items():
+        path = ROOT / module
+        if not path.is_file():
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        wanted = {(e.operator, tuple(tokens(e.line.split(" / ")[0]))) for e in group}
+        for item in _all_work_items([path], {}):
+            m = item.mutations[0]
+            if (m.operator_name, tuple(tokens(lines[m.start_pos[0] - 1]))) not in wanted:
+                continue
+            mutated = mutate_code(source, cosmic_ray.plugins.get_operator(m.operator_name)(),
+                                  m.occurrence)
+            if mutated is None:
+                continue
+            diff = "\n".join(difflib.unified_diff(lines, mutated.splitlines(), lineterm=""))
+            key = entry_key(module, m.operator_name, *_changed_lines(diff))
+            found |= {e.key for e in group if entry_key(*e.key) == key}
+    return [e for e in entries if e.key not in found]
 
 
 def read_session(path: Path):
@@ -91,23 +121,39 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--diffs", action="store_true", help="print each real survivor's diff")
     parser.add_argument("--equivalent", action="store_true",
-                        help="also list the survivors judged equivalent")
+                        help="also list the survivors judged equivalent or tuning constants")
+    parser.add_argument("--check-entries", action="store_true",
+                        help="check each equivalent.toml entry against cosmic-ray's mutants")
     args = parser.parse_args(argv)
-    equivalents = load_equivalents()
+    entries = load_entries()
+    by_key = {entry_key(*e.key): e for e in entries}
+    failed = False
+    for e, why in stale_entries(entries):
+        print(f"STALE equivalent.toml entry ({e.kind}, {e.module}): {why}")
+        failed = True
+    if args.check_entries:
+        for e in unmatched_by_cosmic_ray(entries):
+            print(f"STALE equivalent.toml entry ({e.kind}, {e.module}): no mutant cosmic-ray "
+                  f"lists turns {e.line!r} into {e.mutant!r} with {e.operator}")
+            failed = True
+    tests = {}
+    if MAP.exists():
+        cmap = load_map()
+        tests = {m: LineTests(m, cmap) for m in cmap["modules"]}
     used: set = set()
     sessions = sorted(OUT.glob("*.sqlite"))
     if not sessions:
         print("no sessions in out/mutation; run `make mutation` first")
         return 1
-    rows, gaps = [], 0
+    rows = []
     for path in sessions:
         caught, survived, counts = read_session(path)
-        real, equiv = [], []
+        real, apart = [], []
         for m in survived:
-            key = (m.module, m.operator, m.line, m.mutated)
-            if key in equivalents:
-                used.add(key)
-                equiv.append((m, equivalents[key]))
+            entry = by_key.get(entry_key(m.module, m.operator, m.line, m.mutated))
+            if entry is not None:
+                used.add(entry.key)
+                apart.append((m, entry))
             else:
                 real.append(m)
         if not caught and not survived:
@@ -115,35 +161,39 @@ def main(argv: list[str] | None = None) -> int:
         module = (caught or survived)[0].module
         scored = len(caught) + len(real)
         score = 100.0 * len(caught) / scored if scored else 100.0
-        rows.append((module, counts["sampled"], len(caught), len(equiv), len(real), score,
-                     counts["timeout"], counts["import"], counts["error"], counts["pending"],
-                     seed_of(module)))
+        equiv = sum(e.kind == "equivalent" for _, e in apart)
+        rows.append((module, counts["sampled"], len(caught), equiv, len(apart) - equiv,
+                     len(real), score, counts["timeout"], counts["import"], counts["error"],
+                     counts["pending"], seed_of(module)))
         if args.diffs and counts["import_reasons"]:
             print(f"\n== {module}: {counts['import']} caught at import time")
             for m, reason in counts["import_reasons"]:
                 print(f"  line {m.line_no:>4} {m.operator}: {reason}")
-        gaps += len(real)
-        if real or (args.equivalent and equiv):
+        if real or (args.equivalent and apart):
             print(f"\n== {module}: {len(real)} real survivor(s)")
             for m in real:
-                print(f"  line {m.line_no:>4} {m.operator}\n        - {m.line}\n        + "
-                      f"{m.mutated}")
+                unrun = ""
+                if module in tests and not tests[module].executed(m.line_no):
+                    unrun = (" (a module-body line, run at import)"
+                             if tests[module].at_import(m.line_no)
+                             else " (no test executes this line)")
+                print(f"  line {m.line_no:>4} {m.operator}{unrun}\n        - {m.line}\n"
+                      f"        + {m.mutated}")
                 if args.diffs:
                     print("\n".join("        " + ln for ln in m.diff.splitlines()))
             if args.equivalent:
-                for m, reason in equiv:
-                    print(f"  line {m.line_no:>4} {m.operator} (equivalent: {reason})\n"
+                for m, e in apart:
+                    print(f"  line {m.line_no:>4} {m.operator} ({e.kind}: {e.reason})\n"
                           f"        - {m.line}\n        + {m.mutated}")
-    print(f"\n{'module':<34} {'run':>4} {'caught':>6} {'equiv':>5} {'gaps':>4} {'score':>6}"
-          f" {'t/o':>4} {'import':>6} {'err':>4} {'pend':>4} {'seed':>9}")
-    for module, run, caught, equiv, real, score, timeouts, imports, errors, pending, seed in rows:
-        print(f"{module:<34} {run:>4} {caught:>6} {equiv:>5} {real:>4} {score:>5.1f}%"
+    print(f"\n{'module':<34} {'run':>4} {'caught':>6} {'equiv':>5} {'tune':>4} {'gaps':>4} "
+          f"{'score':>6} {'t/o':>4} {'import':>6} {'err':>4} {'pend':>4} {'seed':>9}")
+    for (module, run, caught, equiv, tuning, real, score, timeouts, imports, errors, pending,
+         seed) in rows:
+        print(f"{module:<34} {run:>4} {caught:>6} {equiv:>5} {tuning:>4} {real:>4} {score:>5.1f}%"
               f" {timeouts:>4} {imports:>6} {errors:>4} {pending:>4} {seed if seed else '?':>9}")
-    stale = [k for k in equivalents if k not in used]
-    if stale:
-        print(f"\n{len(stale)} equivalent entr(ies) matched no survivor in these sessions "
-              f"(not sampled this time, or the code moved): {[k[:2] for k in stale][:5]}")
-    return 0
+    if failed:
+        print("\nequivalent.toml has stale entries (above): fix or remove them")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

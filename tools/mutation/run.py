@@ -1,9 +1,11 @@
-"""Run sampled cosmic-ray mutants of each module against the tests that cover it.
+"""Run sampled cosmic-ray mutants of each module against the tests that execute it.
 
 For each module: list every mutant (cosmic-ray's operators plus ours, operators.py), keep a
-seeded random sample of `--sample` of them (the rest are recorded as skipped), run the
-module's tests once unmutated (they must pass; their time sets the timeout), then apply each
-sampled mutant in turn, run the tests, and restore the file. Results go to one cosmic-ray
+seeded random sample of `--sample` of them (the rest are recorded as skipped), pick each
+mutant's tests from the coverage map (targets.py: the test files that execute its line,
+likeliest killers first, cut at `--budget` seconds), run all the picked files once unmutated
+(they must pass), then apply each sampled mutant in turn, run its tests with `pytest -x`,
+and restore the file. Results go to one cosmic-ray
 session per module, out/mutation/<module>.sqlite; a rerun continues where the last stopped
 (`--fresh` starts over, `--survivors` re-runs only the survivors after new tests).
 report.py reads the sessions.
@@ -47,7 +49,16 @@ from tools.mutation.records import (
     seed_of,
     todays_seed,
 )
-from tools.mutation.targets import DEFAULT_MODULES, ROOT, expand, tests_for
+from tools.mutation.targets import (
+    BUDGET,
+    DEFAULT_MODULES,
+    MAP,
+    ROOT,
+    LineTests,
+    expand,
+    load_map,
+    unmapped_test_files,
+)
 
 # Operators left out: the variable replacer/inserter need per-site arguments and make random
 # rewrites; NoOp is cosmic-ray's own baseline.
@@ -63,9 +74,38 @@ def _stop_on_sigterm(signum, frame) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def test_command(module: str) -> str:
-    files = " ".join(shlex.quote(f) for f in tests_for(module))
-    return f"{shlex.quote(sys.executable)} -m pytest -x -q -p no:cacheprovider {files}"
+def test_command(files: list[str]) -> str:
+    quoted = " ".join(shlex.quote(f) for f in files)
+    return f"{shlex.quote(sys.executable)} -m pytest -x -q -p no:cacheprovider {quoted}"
+
+
+# pytest imports every file it is given before the first test runs, so a mutant the first
+# files catch would still pay for importing all the rest: they run in a second pytest, only
+# when the first passes.
+FIRST_STAGE = 3
+
+
+def staged_command(files: list[str]) -> str:
+    """One command for cosmic-ray (which splits it with shlex, no shell): the likeliest
+    killers, then, if they pass, the rest."""
+    if len(files) <= FIRST_STAGE:
+        return test_command(files)
+    chain = f"{test_command(files[:FIRST_STAGE])} && {test_command(files[FIRST_STAGE:])}"
+    return f"sh -c {shlex.quote(chain)}"
+
+
+def check_map(cmap: dict, modules: list[str]) -> None:
+    """The map's line numbers hold only for the source it was taken on."""
+    for module in (m for m in modules if m in cmap["modules"]):  # else LineTests says so
+        recorded = cmap.get("sha256", {}).get(module)
+        if recorded != digest(ROOT / module):  # None: a map without the modules' digests
+            sys.exit(f"{module} changed since the coverage map was made ({cmap['made']}): its "
+                     f"line numbers no longer hold; run `make mutation-map` again")
+    unmapped = unmapped_test_files(cmap)
+    if unmapped:
+        print(f"note: {len(unmapped)} test file(s) are newer than the coverage map and run only "
+              f"as a module's own tests: {unmapped[:6]}; `make mutation-map` maps them",
+              flush=True)
 
 
 def _annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -117,16 +157,21 @@ def _baseline(command: str) -> float:
     return took
 
 
+def _timeout(files: list[str], seconds: dict[str, float]) -> float:
+    """Generous: the map's times were taken under coverage, a loaded machine varies."""
+    return 60.0 + 5 * sum(seconds.get(f, 1.0) for f in files)
+
+
 def _survivors(db: WorkDB) -> list:
     return [item for item, result in db.completed_work_items
             if result.worker_outcome == WorkerOutcome.NORMAL
             and result.test_outcome == TestOutcome.SURVIVED]
 
 
-def run_module(module: str, sample: int, seed: int, fresh: bool, survivors: bool) -> None:
+def run_module(module: str, tests: LineTests, sample: int, seed: int, fresh: bool,
+               survivors: bool, budget: float) -> None:
     path = session_path(module)
     path.parent.mkdir(parents=True, exist_ok=True)
-    command = test_command(module)
     with use_db(str(path), WorkDB.Mode.create) as db:
         if fresh or db.num_work_items == 0:
             total = _init(module, db, sample, seed)
@@ -140,21 +185,27 @@ def run_module(module: str, sample: int, seed: int, fresh: bool, survivors: bool
         if not pending:
             print(f"{module}: nothing pending (use --fresh to start over)", flush=True)
             return
-        took = _baseline(command)
-        timeout = max(30.0, 5 * took)
-        print(f"{module}: {len(pending)} to run; tests take {took:.1f}s, timeout {timeout:.0f}s",
-              flush=True)
+        picked = [tests.tests_for(item.mutations[0].start_pos[0], budget) for item in pending]
+        # The map's own run is the baseline of the files it timed (those that failed then are
+        # never picked); the module's own tests and files edited since run here, unmutated.
+        made = MAP.stat().st_mtime
+        union = list(dict.fromkeys(f for files in picked for f in files))
+        check = [f for f in union if f in tests.own or (ROOT / f).stat().st_mtime > made]
+        took = _baseline(test_command(check)) if check else 0.0
+        print(f"{module}: {len(pending)} to run over {len(union)} test files ({len(check)} "
+              f"checked unmutated, {took:.0f}s)", flush=True)
         start = time.monotonic()
         original = {"module": module, "sha256": digest(ROOT / module)}
-        for k, item in enumerate(pending, 1):
+        for k, (item, files) in enumerate(zip(pending, picked, strict=True), 1):
             MUTANT_WRITTEN.write_text(json.dumps(original))
-            result = mutate_and_test(item.mutations, command, timeout)
+            result = mutate_and_test(item.mutations, staged_command(files),
+                                     _timeout(files, tests.seconds))
             MUTANT_WRITTEN.unlink()  # restored: cosmic-ray writes the original back
             db.set_result(item.job_id, result)
             m = item.mutations[0]
             outcome = result.test_outcome.value if result.test_outcome else result.worker_outcome
             print(f"  [{k}/{len(pending)}] {outcome:<11} {m.operator_name} line "
-                  f"{m.start_pos[0]}", flush=True)
+                  f"{m.start_pos[0]} ({len(files)} test files)", flush=True)
         print(f"{module}: done in {time.monotonic() - start:.0f}s", flush=True)
 
 
@@ -167,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fresh", action="store_true", help="discard earlier results")
     parser.add_argument("--survivors", action="store_true",
                         help="run only the mutants that survived last time (after adding tests)")
+    parser.add_argument("--budget", type=float, default=BUDGET,
+                        help=f"recorded test seconds one mutant runs at most (default {BUDGET:g})")
     args = parser.parse_args(argv)
     os.chdir(ROOT)  # cosmic-ray runs the test command in the current directory
     OUT.mkdir(parents=True, exist_ok=True)
@@ -176,8 +229,12 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     operators.register()
-    for module in expand(args.modules or list(DEFAULT_MODULES)):
-        run_module(module, args.sample, args.seed, args.fresh, args.survivors)
+    modules = expand(args.modules or list(DEFAULT_MODULES))
+    cmap = load_map()
+    check_map(cmap, modules)
+    for module in modules:
+        run_module(module, LineTests(module, cmap), args.sample, args.seed, args.fresh,
+                   args.survivors, args.budget)
 
 
 if __name__ == "__main__":

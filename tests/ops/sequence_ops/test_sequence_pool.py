@@ -274,3 +274,28 @@ def test_sequence_pool_grad_declares_x_grad_like_x_with_the_gradient_dtype(poolt
                    {"X@GRAD": pir.create_lod_tensor(want, [[3, 2, 0]])},
                    outputs={"X@GRAD": 1})
     assert got["X@GRAD"][0].dtype == np.float64
+
+
+@pytest.mark.parametrize("pooltype", POOL_TYPES)
+def test_an_empty_sequence_pools_to_zeros_when_the_op_sets_no_pad_value(pooltype):
+    """pad_value defaults to 0.0, as in Paddle: an op (a loaded program's, say) that does
+    not set it gives an empty sequence a row of zeros, inputs all positive."""
+    lengths = [2, 0, 1]
+    x = pir.create_lod_tensor(rng.uniform(1, 2, (3, 2)).astype(np.float32), [lengths])
+    want, want_index = reference_pool(x.numpy(), lengths, pooltype)
+    expected = {"Out": want} if pooltype != "MAX" else {"Out": want, "MaxIndex": want_index}
+    got = check_op("sequence_pool", {"X": x}, {"pooltype": pooltype}, expected,
+                   outputs=pool_outputs(pooltype))
+    np.testing.assert_array_equal(got["Out"][0].numpy()[1], [0, 0])
+
+
+def test_the_grad_op_s_attributes_default_as_the_forward_op_s():
+    """sequence_pool_grad copies pooltype, is_test and pad_value from the forward op; a
+    program that leaves one out of the grad op gets the forward op's default."""
+    from paddle_ir.ops import registry
+
+    forward = {a.name: (a.kind, a.default) for a in registry.get_op_def("sequence_pool").attrs}
+    grad = {a.name: (a.kind, a.default)
+            for a in registry.get_op_def("sequence_pool_grad").attrs}
+    assert grad == forward == {"pooltype": ("string", "AVERAGE"), "is_test": ("bool", False),
+                               "pad_value": ("float", 0.0)}
