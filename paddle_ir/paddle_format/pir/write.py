@@ -336,10 +336,12 @@ class Writer:
         for k in range(count):
             slot = entry.outputs[k] if k < len(entry.outputs) else None
             names = outputs.get(slot, []) if slot else []
-            if slot in vectors:  # a vector result, taken apart by builtin.split after
+            if slot in vectors and names:  # a vector result, taken apart by builtin.split
                 vec = self.vector(names)
                 results.append(vec)
                 splits.append((vec, names))
+            elif slot in vectors:  # a vector the old op leaves out (einsum's caches): null,
+                results.append(self.new_value({"#": "NULL"}))  # as Paddle's translator does
             elif names:
                 results.extend(self.bind(names[:1]))
             else:  # a result the old op leaves out (Mask, ReserveSpace): typed like X
