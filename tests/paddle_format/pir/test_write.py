@@ -22,9 +22,10 @@ from tests.paddle_helpers import FIXTURES, assert_matches_paddle, feeds
 # Old-IR fixtures whose every op has a PIR form; the others hold ops PIR has no
 # entry for (UNWRITABLE names them) and are refused.
 WRITABLE = ("mlp", "conv", "encoder", "mobilenet_v1", "cnn_head", "tensor_ops", "resize",
-            "detection", "rnn_text", "cond_loop")
-UNWRITABLE = {"text": "sequence_pool", "selection": "set_value", "math_ops": "einsum",
-              "op_semantics": "sequence_conv"}
+            "detection", "rnn_text", "cond_loop", "selection", "math_ops", "text",
+            "op_semantics")
+UNWRITABLE = {"deformable": "deformable_conv, deformable_conv_v1",
+              "yolo_loss": "yolov3_loss", "proposals": "anchor_generator, bipartite_match"}
 
 
 def _round_trip(program: Program) -> Program:
@@ -137,6 +138,53 @@ def test_elementwise_axis_lines_y_up_as_fluid_does(tmp_path):
                                     [("x", x.shape), ("y", y.shape)])
     (got,) = _write_and_run(main, scope, ins, outs, {"x": x, "y": y}, tmp_path)
     np.testing.assert_allclose(got, x + y[None, :, None], rtol=1e-6)
+
+
+def test_elementwise_axis_lines_up_an_x_of_lower_rank(tmp_path):
+    """Fluid aligns whichever operand has the lower rank at `axis`: here X inside Y."""
+    x = RNG.standard_normal((3,)).astype("float32")
+    y = RNG.standard_normal((2, 3, 4)).astype("float32")
+    main, scope, ins, outs = _build(lambda a, b: [layers.elementwise_sub(a, b, axis=1)],
+                                    [("x", x.shape), ("y", y.shape)])
+    (got,) = _write_and_run(main, scope, ins, outs, {"x": x, "y": y}, tmp_path)
+    np.testing.assert_allclose(got, x[None, :, None] - y, rtol=1e-6)
+
+
+def _selection_with(index: int, **attrs):
+    """The selection fixture (Paddle's own) with set_value op #index's attributes changed."""
+    from paddle_ir.core.attrs import to_attr_proto
+
+    scope = Scope()
+    program, _, _ = paddle_format.load_inference_model(str(FIXTURES / "selection" / "model"),
+                                                       scope)
+    op = [op for op in program.desc.blocks[0].ops if op.type == "set_value"][index]
+    for name, (kind, value) in attrs.items():
+        kept = [a for a in op.attrs if a.name != name]
+        del op.attrs[:]
+        op.attrs.extend([*kept, to_attr_proto(name, kind, value)])
+    return program, scope
+
+
+def test_an_older_set_values_typed_list_is_written_as_values():
+    """Paddle 2.x's set_value keeps its value in fp32_values (and values empty): written as
+    PIR's values scalars, it reads back and gives Paddle's outputs."""
+    program, scope = _selection_with(0, values=("float64s", []), fp32_values=("floats", [0.5]))
+    doc = json.loads(write_pir_program(program.desc))
+    ops = doc["program"]["regions"][0]["blocks"][0]["ops"]
+    first = next(op for op in ops if op["#"] == "1.set_value")
+    assert {a["N"]: a["AT"] for a in first["A"]}["values"] == {
+        "#": "0.a_array", "D": [{"#": "0.a_f64", "D": 0.5}]}
+    assert_matches_paddle("selection", _run(_round_trip(program), scope, feeds("selection")))
+
+
+def test_set_value_whose_dtype_changes_its_numbers_is_refused():
+    """PIR's set_value assigns in Input's type: values that Fluid's dtype (float32) rounds
+    differently from Input's int64 would change the result."""
+    program, _ = _selection_with(3, dtype=("int", 5), values=("float64s", [16777217.0]))
+    with pytest.raises(PaddleFormatError, match=r"set_value's values \[16777217.0\] in its "
+                                                r"dtype 5 are not the same numbers in Input "
+                                                r"'idx'"):
+        write_pir_program(program.desc)
 
 
 def test_fill_constant_becomes_full(tmp_path):
