@@ -68,11 +68,15 @@ SHAPES = {
     ("sequence_conv", "Filter"): [12, 3], ("hierarchical_sigmoid", "X"): [5, 3],
     ("hierarchical_sigmoid", "W"): [5, 3], ("hierarchical_sigmoid", "Label"): [5, 1],
     ("hierarchical_sigmoid", "Bias"): [5, 1],
+    ("yolov3_loss", "X"): [1, 27, 4, 4], ("yolov3_loss", "GTBox"): [1, 2, 4],
+    ("yolov3_loss", "GTLabel"): [1, 2], ("yolov3_loss", "GTScore"): [1, 2],
+    ("deformable_conv", "Input"): [1, 4, 5, 5], ("deformable_conv", "Offset"): [1, 18, 5, 5],
+    ("deformable_conv", "Filter"): [2, 4, 3, 3], ("deformable_conv", "Mask"): [1, 9, 5, 5],
 }
 # Duplicable inputs of several shapes: (old type, slot) -> one shape per tensor.
 LIST_SHAPES = {("rnn", "PreState"): [[1, 2, 3], [1, 2, 3]],
                ("rnn", "WeightList"): [[12, 4], [12, 3], [12], [12]]}
-INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize", "Label"}
+INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize", "Label", "GTLabel"}
 BOOL_INPUTS = {"Mask"}
 ATTRS = {  # attribute values an op needs to be valid at all
     "group_norm": {"groups": 1}, "reshape2": {"shape": [2, -1]},
@@ -107,6 +111,9 @@ ATTRS = {  # attribute values an op needs to be valid at all
                   "none_axes": [0], "shape": [1], "values": [0.5]},
     "einsum": {"equation": "ij->ji"}, "sequence_pool": {"pooltype": "SUM"},
     "hierarchical_sigmoid": {"num_classes": 6},
+    "yolov3_loss": {"anchors": [10, 13, 16, 30, 33, 23], "anchor_mask": [0, 1, 2],
+                    "class_num": 4, "downsample_ratio": 8},
+    "deformable_conv": {"paddings": [1, 1]},
 }
 # Attributes Paddle's translator wants that paddle-ir's old op has no spec for (the value
 # paddle-ir implements): (kind, value).

@@ -268,6 +268,10 @@ OPS: dict[str, PirOp] = {
     "pd_op.multiclass_nms3": PirOp("multiclass_nms3", ("BBoxes", "Scores", "RoisNum"),
                                    ("Out", "Index", "NmsRoisNum")),
     "pd_op.matrix_nms": PirOp("matrix_nms", ("BBoxes", "Scores"), ("Out", "Index", "RoisNum")),
+    "pd_op.yolo_loss": PirOp("yolov3_loss", ("X", "GTBox", "GTLabel", "GTScore"),
+                             ("Loss", "ObjectnessMask", "GTMatchMask")),
+    "pd_op.deformable_conv": PirOp("deformable_conv", ("Input", "Offset", "Filter", "Mask"),
+                                   ("Output",)),
     # --- slice assignment and einsum -----------------------------------------------------
     # PIR's set_value has no dtype: it assigns its scalars in Input's type; the value is
     # either the `values` scalars (pd_op.set_value) or a tensor (set_value_with_tensor).
@@ -288,6 +292,22 @@ OPS: dict[str, PirOp] = {
     "pd_op.hsigmoid_loss": PirOp("hierarchical_sigmoid", ("X", "Label", "W", "Bias", None, None),
                                  ("Out", "PreOut", "W_Out")),
 }
+
+# PIR ops that are another old op when an optional operand is null: (PIR op, operand
+# index) -> that op's entry (DCN v1 is pd_op.deformable_conv without its mask).
+WITHOUT: dict[tuple[str, int], PirOp] = {
+    ("pd_op.deformable_conv", 3): PirOp("deformable_conv_v1",
+                                        ("Input", "Offset", "Filter", None), ("Output",)),
+}
+
+
+def entry_for(name: str, operands: list[int]) -> PirOp | None:
+    """The entry for PIR op `name` given its operand ids (0: null)."""
+    for (pir, k), entry in WITHOUT.items():
+        if pir == name and k < len(operands) and operands[k] == 0:
+            return entry
+    return OPS.get(name)
+
 
 # PIR attributes an entry leaves out on purpose, with the value that makes them a no-op
 # (a different value would change the result, so it is refused).

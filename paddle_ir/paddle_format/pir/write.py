@@ -25,7 +25,7 @@ from paddle_ir.core.attrs import from_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PaddleFormatError
 from paddle_ir.paddle_format.pir.document import DTYPE_NAMES, ELEMENT_TYPES, counted, listed
-from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, Arg, PirOp, Unused
+from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, WITHOUT, Arg, PirOp, Unused
 from paddle_ir.paddle_format.pir.signatures import ATTRS, OPERANDS, RESULTS
 from paddle_ir.proto import framework_pb2 as pb
 
@@ -49,6 +49,8 @@ def inverse() -> dict[str, list[str]]:
     """Old op type -> the PIR ops op_table.OPS maps to it, in the table's order."""
     found: dict[str, list[str]] = {}
     for name, entry in OPS.items():
+        found.setdefault(entry.type, []).append(name)
+    for (name, _), entry in WITHOUT.items():  # written through the full entry, operand null
         found.setdefault(entry.type, []).append(name)
     return found
 

@@ -537,3 +537,43 @@ def test_hsigmoid_loss_is_paddles_default_tree_and_refuses_a_custom_one():
     with pytest.raises(PaddleFormatError, match=r"hsigmoid_loss.*operand #4 is given, but "
                                                 r"paddle-ir's hierarchical_sigmoid has no input"):
         read_pir_program(doc_with(True).bytes(), "t.json")
+
+
+def _conv_at(x, w, mask):
+    """Convolution (stride 1, padding 1, 3x3) with each tap's sample scaled by mask."""
+    n, c, h, wd = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((n, w.shape[0], h, wd))
+    for i in range(3):
+        for j in range(3):
+            taps = padded[:, :, i:i + h, j:j + wd] * mask[:, None, i * 3 + j]
+            out += np.einsum("nchw,mc->nmhw", taps, w[:, :, i, j])
+    return out
+
+
+@pytest.mark.parametrize("with_mask", [True, False])
+def test_deformable_conv_with_zero_offsets_is_a_masked_convolution(with_mask):
+    """pd_op.deformable_conv reads as deformable_conv, or as deformable_conv_v1 when its
+    mask operand is null (DCN v1)."""
+    x = RNG.standard_normal((1, 2, 4, 5)).astype("float32")
+    w = RNG.standard_normal((3, 2, 3, 3)).astype("float32")
+    mask = RNG.uniform(0, 1, (1, 9, 4, 5)).astype("float32")
+    offset = np.zeros((1, 18, 4, 5), "float32")
+    want = _conv_at(x, w, mask if with_mask else np.ones_like(mask)).astype("float32")
+    doc = Doc()
+    wid = doc.param("w", w)
+    xid, oid = doc.data("x", "float32", x.shape), doc.data("offset", "float32", offset.shape)
+    mid = doc.data("mask", "float32", mask.shape) if with_mask else 0
+    _one(doc, "1.deformable_conv", [xid, oid, wid, mid], want, [
+        attr("strides", "ints", [1, 1]), attr("paddings", "ints", [1, 1]),
+        attr("dilations", "ints", [1, 1]), attr("deformable_groups", "a_i32", 1),
+        attr("groups", "a_i32", 1), attr("im2col_step", "a_i32", 1)])
+    program = Program.from_desc(read_pir_program(doc.bytes(), "t.json"))
+    assert [op.type for op in program.desc.blocks[0].ops if "deformable" in op.type] == [
+        "deformable_conv" if with_mask else "deformable_conv_v1"]
+    scope = Scope()
+    scope.var("w").value = w
+    feed = {"x": x, "offset": offset, **({"mask": mask} if with_mask else {})}
+    (got,) = Executor().run(program, feed=feed, fetch_list=program.fetch_target_names,
+                            scope=scope)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
