@@ -15,7 +15,7 @@ import pytest
 import paddle_ir as pir
 from paddle_ir import io, layers
 from paddle_ir.executor import Executor, Scope
-from tests.paddle_helpers import FIXTURES, paddle_outputs
+from tests.paddle_helpers import FIXTURES
 
 RUN_IN_PADDLE = """
 import json, os, sys

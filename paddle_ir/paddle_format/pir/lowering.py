@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from paddle_ir.core.dtypes import to_numpy_dtype
-
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.pir.op_table import OPS
 from paddle_ir.paddle_format.pir.write import INVERSE, _attr, encode

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from paddle_ir.paddle_format.pir import OPS
-from paddle_ir.paddle_format.pir.op_table import WITHOUT
 from paddle_ir.paddle_format.pir.coverage import BEGIN, END, coverage_table, rewrite
+from paddle_ir.paddle_format.pir.op_table import WITHOUT
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "paddle_format.md"
 
