@@ -26,7 +26,7 @@ from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PaddleFormatError
 from paddle_ir.paddle_format.pir.document import DTYPE_NAMES, ELEMENT_TYPES, counted, listed
 from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, WITHOUT, Arg, PirOp, Unused
-from paddle_ir.paddle_format.pir.signatures import ATTRS, OPERANDS, RESULTS
+from paddle_ir.paddle_format.pir.signatures import ATTRS, NO_PIR_OP, OPERANDS, RESULTS
 from paddle_ir.proto import framework_pb2 as pb
 
 WRITTEN_VERSION = 4  # what Paddle 3.3 writes (document.KNOWN_VERSIONS)
@@ -400,9 +400,14 @@ class Writer:
 
     def finish(self) -> None:
         if self.unwritable:
+            dropped = sorted(t for t in self.unwritable if t in NO_PIR_OP)
+            why = (f"; Paddle 3's PIR has no form of {', '.join(dropped)} (its translator "
+                   f"has no {', '.join(NO_PIR_OP[t] for t in dropped)}: Paddle 3 dropped "
+                   f"these old ops, LoD ones included), so no PIR model can hold them"
+                   if dropped else "")
             raise PaddleFormatError(
                 f"the program has {len(self.unwritable)} op type(s) paddle-ir cannot write "
-                f"as Paddle 3 PIR: {counted(self.unwritable)}",
+                f"as Paddle 3 PIR: {counted(self.unwritable)}{why}",
                 hint="docs/paddle_format.md lists the ops the PIR writer covers; save in "
                      "Paddle's old IR instead (--layout paddle: .pdmodel), which Paddle 3 "
                      "still runs with FLAGS_enable_pir_api=0")

@@ -141,6 +141,21 @@ def test_elementwise_axis_lines_y_up_as_fluid_does(tmp_path):
     np.testing.assert_allclose(got, x + y[None, :, None], rtol=1e-6)
 
 
+@pytest.mark.parametrize("fixture,old,new,pir", [
+    ("proposals", None, "generate_proposals", "pd_op.legacy_generate_proposals"),
+    ("text", "sequence_pool", "sequence_reverse", "pd_op.sequence_reverse")])
+def test_an_op_paddle_3_dropped_is_refused_saying_so(fixture, old, new, pir):
+    """Ops Paddle 3.3's own translator has no PIR op for (signatures.NO_PIR_OP, learnt
+    from it): the refusal says no PIR model can hold them, not that an entry is missing."""
+    program = paddle_format.load_paddle_program(FIXTURES / fixture / "model.pdmodel")
+    for op in program.desc.blocks[0].ops:
+        if op.type == old:
+            op.type = new
+    with pytest.raises(PaddleFormatError, match=rf"Paddle 3's PIR has no form of {new} \(its "
+                                                rf"translator has no {pir}: Paddle 3 dropped"):
+        write_pir_program(program.desc)
+
+
 def test_elementwise_axis_lines_up_an_x_of_lower_rank(tmp_path):
     """Fluid aligns whichever operand has the lower rank at `axis`: here X inside Y."""
     x = RNG.standard_normal((3,)).astype("float32")
