@@ -24,8 +24,9 @@ import tempfile
 from paddle_ir.core.attrs import to_attr_proto
 from paddle_ir.ops import registry
 from paddle_ir.paddle_format.convert import to_paddle
-from paddle_ir.paddle_format.pir.op_table import OPS
+from paddle_ir.paddle_format.pir.op_table import OPS, PirOp
 from paddle_ir.proto import framework_pb2 as pb
+from paddle_ir.proto import paddle_framework_pb2 as ppb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "paddle_ir", "paddle_format", "pir", "signatures.py")
@@ -62,11 +63,20 @@ SHAPES = {
     ("matrix_nms", "BBoxes"): [1, 6, 4], ("matrix_nms", "Scores"): [1, 3, 6],
     ("pad3d", "X"): [1, 3, 4, 4, 4], ("expand_as_v2", "Y"): [2, 3, 8, 8],
     ("rnn", "Input"): [5, 2, 4], ("increment", "X"): [1], ("fill_constant", "ValueTensor"): [1],
+    ("set_value", "ValueTensor"): [1], ("einsum", "Operands"): [2, 3],
+    ("sequence_pool", "X"): [6, 4], ("sequence_conv", "X"): [6, 4],
+    ("sequence_conv", "Filter"): [12, 3], ("hierarchical_sigmoid", "X"): [5, 3],
+    ("hierarchical_sigmoid", "W"): [5, 3], ("hierarchical_sigmoid", "Label"): [5, 1],
+    ("hierarchical_sigmoid", "Bias"): [5, 1],
+    ("yolov3_loss", "X"): [1, 27, 4, 4], ("yolov3_loss", "GTBox"): [1, 2, 4],
+    ("yolov3_loss", "GTLabel"): [1, 2], ("yolov3_loss", "GTScore"): [1, 2],
+    ("deformable_conv", "Input"): [1, 4, 5, 5], ("deformable_conv", "Offset"): [1, 18, 5, 5],
+    ("deformable_conv", "Filter"): [2, 4, 3, 3], ("deformable_conv", "Mask"): [1, 9, 5, 5],
 }
 # Duplicable inputs of several shapes: (old type, slot) -> one shape per tensor.
 LIST_SHAPES = {("rnn", "PreState"): [[1, 2, 3], [1, 2, 3]],
                ("rnn", "WeightList"): [[12, 4], [12, 3], [12], [12]]}
-INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize"}
+INT_INPUTS = {"Ids", "Index", "RoisNum", "ImgSize", "Label", "GTLabel"}
 BOOL_INPUTS = {"Mask"}
 ATTRS = {  # attribute values an op needs to be valid at all
     "group_norm": {"groups": 1}, "reshape2": {"shape": [2, -1]},
@@ -96,17 +106,33 @@ ATTRS = {  # attribute values an op needs to be valid at all
     "rnn": {"mode": "LSTM", "input_size": 4, "hidden_size": 3, "num_layers": 1,
             "is_test": True},
     "yolo_box": {"anchors": [1, 2], "class_num": 2}, "unfold": {"kernel_sizes": [2, 2]},
+    # non-empty lists again; values as Paddle 3 writes them (SCALARS)
+    "set_value": {"axes": [1], "starts": [0], "ends": [1], "steps": [1], "decrease_axes": [1],
+                  "none_axes": [0], "shape": [1], "values": [0.5]},
+    "einsum": {"equation": "ij->ji"}, "sequence_pool": {"pooltype": "SUM"},
+    "hierarchical_sigmoid": {"num_classes": 6},
+    "yolov3_loss": {"anchors": [10, 13, 16, 30, 33, 23], "anchor_mask": [0, 1, 2],
+                    "class_num": 4, "downsample_ratio": 8},
+    "deformable_conv": {"paddings": [1, 1]},
 }
 # Attributes Paddle's translator wants that paddle-ir's old op has no spec for (the value
 # paddle-ir implements): (kind, value).
 EXTRA_ATTRS = {"pixel_shuffle": {"data_format": ("string", "NCHW")},
                "prelu": {"data_format": ("string", "NCHW")},
                "thresholded_relu": {"value": ("float", 0.0)}}
+# Attributes of paddle-ir's op that Paddle 3 programs leave out and its translator cannot
+# take at their defaults (set_value's older typed value lists: Paddle reads bool_values
+# as ints).
+OMITTED = {"set_value": {"bool_values", "fp32_values", "int32_values", "int64_values",
+                         "fp64_values"}}
 # Old ops whose attributes pick a second PIR op: (old type, attributes, the PIR op).
 VARIANTS = [("tril_triu", {"lower": True, "diagonal": 0}, "pd_op.tril"),
             ("split", {"num": 0, "sections": [1, 2], "axis": 1}, "pd_op.split"),
             ("slice", {"axes": [1], "starts": [0], "ends": [1], "infer_flags": [1],
-                       "decrease_axis": [1]}, "pd_op.slice")]
+                       "decrease_axis": [1]}, "pd_op.slice"),
+            ("set_value", {"axes": [1], "starts": [0], "ends": [1], "steps": [1],
+                           "decrease_axes": [1], "none_axes": [0], "dtype": pb.FP32},
+             "pd_op.set_value_with_tensor")]
 
 
 def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.ProgramDesc:
@@ -147,7 +173,7 @@ def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.Progra
     given = ATTRS.get(old_type, {}) if given is None else given
     for spec in opdef.attrs:
         value = given.get(spec.name, spec.default)
-        if value is registry.REQUIRED or value is None:
+        if value is registry.REQUIRED or value is None or spec.name in OMITTED.get(old_type, ()):
             continue
         op.attrs.append(to_attr_proto(spec.name, spec.kind, value))
     for name, (kind, value) in EXTRA_ATTRS.get(old_type, {}).items():
@@ -155,6 +181,21 @@ def one_op_program(old_type: str, entry, given: dict | None = None) -> pb.Progra
     desc.feed_target_names.extend(feeds)
     desc.fetch_target_names.extend(fetches[:1])
     return desc
+
+
+def _values_as_scalars(desc) -> None:
+    """set_value's values as Paddle 3 writes them, SCALARS of FLOAT64 (paddle-ir's own
+    float64s would reach the translator as an unknown kind and be dropped), under
+    set_value's op version 4 (before it, Paddle's converter rebuilds values from the
+    typed lists)."""
+    desc.op_version_map.pair.add(op_name="set_value").op_version.version = 4
+    for op in desc.blocks[0].ops:
+        for attr in op.attrs:
+            if attr.name == "values":
+                numbers = list(attr.float64s) or [0.5]
+                attr.Clear()
+                attr.name, attr.type = "values", ppb.SCALARS
+                attr.scalars.extend(ppb.Scalar(type=ppb.Scalar.FLOAT64, r=v) for v in numbers)
 
 
 TRANSLATE = r"""
@@ -174,6 +215,33 @@ json.dump(out, sys.stdout)
 """
 
 
+def missing_in_paddle(paddle_python: str) -> dict[str, str]:
+    """paddle-ir's forward ops the writer does not cover for which Paddle's translator
+    has no PIR op at all (it names the pd_op it looked for): Paddle 3 dropped them, so
+    no entry can ever be written. Ops it refuses for another reason are not listed."""
+    from paddle_ir.paddle_format.pir.write import writable_ops
+
+    covered = set(writable_ops())
+    types = [t for t in registry.registered_op_types()
+             if t not in covered and not t.endswith("_grad") and "@" not in t]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for k, old_type in enumerate(types):
+            opdef = registry.get_op_def(old_type)
+            slots = tuple(s.name for s in opdef.inputs if not s.dispensable)
+            path = os.path.join(tmp, f"{k}.pb")
+            with open(path, "wb") as f:
+                f.write(to_paddle(one_op_program(old_type, PirOp(old_type, slots), {}))
+                        .SerializeToString())
+            paths[path] = old_type
+        done = subprocess.run([paddle_python, "-c", TRANSLATE, *paths], capture_output=True,
+                              text=True, check=True)
+        results = json.loads(done.stdout)
+    marker = "should have corresponding OpInfo "
+    return {paths[p]: doc.split(marker, 1)[1].split()[0] for p, doc in results.items()
+            if isinstance(doc, str) and marker in doc}
+
+
 def main(paddle_python: str, out: str = OUT) -> None:
     # A table entry per old type: the PIR ops the table maps to it.
     wanted: dict[str, list[str]] = {}
@@ -183,13 +251,17 @@ def main(paddle_python: str, out: str = OUT) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         builds = [(t, None, None) for t in sorted({*wanted, *extra})] + VARIANTS
-        for k, (old_type, given, _) in enumerate(builds):
-            entry = OPS[wanted[old_type][0]] if old_type in wanted else None
-            desc = one_op_program(old_type, entry or OPS["pd_op.relu"].__class__(
+        for k, (old_type, given, pir) in enumerate(builds):
+            # a variant's own entry: its operands may differ (set_value_with_tensor's value)
+            entry = OPS[pir or wanted[old_type][0]] if old_type in wanted else None
+            desc = one_op_program(old_type, entry or PirOp(
                 old_type, ()), given)
             path = os.path.join(tmp, f"{k}.pb")
+            theirs = to_paddle(desc)
+            if old_type == "set_value":
+                _values_as_scalars(theirs)
             with open(path, "wb") as f:
-                f.write(to_paddle(desc).SerializeToString())
+                f.write(theirs.SerializeToString())
             paths[path] = (old_type, given is not None)
         done = subprocess.run([paddle_python, "-c", TRANSLATE, *paths], capture_output=True,
                               text=True, check=True)
@@ -233,6 +305,10 @@ def main(paddle_python: str, out: str = OUT) -> None:
         f.write("RESULTS: dict[str, int] = ")
         f.write(pprint.pformat({k: v["results"] for k, v in sorted(signatures.items())},
                                width=92, sort_dicts=True))
+        f.write("\n\n# paddle-ir's ops Paddle 3's PIR has no op for (old op -> the PIR op "
+                "Paddle's\n# translator looks for and does not have): never writable.\n")
+        f.write("NO_PIR_OP: dict[str, str] = ")
+        f.write(pprint.pformat(missing_in_paddle(paddle_python), width=92, sort_dicts=True))
         f.write("\n")
     print(f"wrote {out}: {len(signatures)} ops")
 

@@ -71,6 +71,18 @@ def _cast(attrs: dict, operands: list) -> dict:
     return {"in_dtype": operands[0].dtype} if operands else {}
 
 
+def _input_dtype(attrs: dict, operands: list) -> dict:
+    """Fluid's set_value names the type of its attribute values (dtype); PIR assigns them
+    in Input's type."""
+    return {"dtype": operands[0].dtype} if operands and operands[0].dtype >= 0 else {}
+
+
+# set_value's starts, ends and steps: constants, or one [1] tensor each per axis
+_SLICE_BOUNDS = (Arg("starts", list_slot="StartsTensorList"),
+                 Arg("ends", list_slot="EndsTensorList"),
+                 Arg("steps", list_slot="StepsTensorList"))
+
+
 def _unary(old: str) -> PirOp:
     return PirOp(old, ("X",))
 
@@ -256,7 +268,46 @@ OPS: dict[str, PirOp] = {
     "pd_op.multiclass_nms3": PirOp("multiclass_nms3", ("BBoxes", "Scores", "RoisNum"),
                                    ("Out", "Index", "NmsRoisNum")),
     "pd_op.matrix_nms": PirOp("matrix_nms", ("BBoxes", "Scores"), ("Out", "Index", "RoisNum")),
+    "pd_op.yolo_loss": PirOp("yolov3_loss", ("X", "GTBox", "GTLabel", "GTScore"),
+                             ("Loss", "ObjectnessMask", "GTMatchMask")),
+    "pd_op.deformable_conv": PirOp("deformable_conv", ("Input", "Offset", "Filter", "Mask"),
+                                   ("Output",)),
+    # --- slice assignment and einsum -----------------------------------------------------
+    # PIR's set_value has no dtype: it assigns its scalars in Input's type; the value is
+    # either the `values` scalars (pd_op.set_value) or a tensor (set_value_with_tensor).
+    "pd_op.set_value": PirOp(
+        "set_value", ("Input", *_SLICE_BOUNDS), derive=_input_dtype),
+    "pd_op.set_value_with_tensor": PirOp(
+        "set_value", ("Input", "ValueTensor", *_SLICE_BOUNDS), derive=_input_dtype),
+    # InnerCache and XShape are vectors only Paddle's gradient reads
+    "pd_op.einsum": PirOp("einsum", ("Operands",), ("Out", "InnerCache", "XShape")),
+    # --- LoD sequences (Paddle 3.3's PIR keeps these with LoD inputs) -------------------
+    "pd_op.sequence_pool": PirOp("sequence_pool", ("X",), ("Out", "MaxIndex")),
+    "pd_op.sequence_conv": PirOp(
+        "sequence_conv", ("X", "PaddingData", "Filter"),
+        attrs={"context_length": "contextLength", "context_start": "contextStart",
+               "context_stride": "contextStride", "padding_trainable": "paddingTrainable"}),
+    # path and code: a custom tree, which paddle-ir's op does not take (Paddle's default
+    # complete binary tree only); W_Out is W itself (Fluid's in-place alias)
+    "pd_op.hsigmoid_loss": PirOp("hierarchical_sigmoid", ("X", "Label", "W", "Bias", None, None),
+                                 ("Out", "PreOut", "W_Out")),
 }
+
+# PIR ops that are another old op when an optional operand is null: (PIR op, operand
+# index) -> that op's entry (DCN v1 is pd_op.deformable_conv without its mask).
+WITHOUT: dict[tuple[str, int], PirOp] = {
+    ("pd_op.deformable_conv", 3): PirOp("deformable_conv_v1",
+                                        ("Input", "Offset", "Filter", None), ("Output",)),
+}
+
+
+def entry_for(name: str, operands: list[int]) -> PirOp | None:
+    """The entry for PIR op `name` given its operand ids (0: null)."""
+    for (pir, k), entry in WITHOUT.items():
+        if pir == name and k < len(operands) and operands[k] == 0:
+            return entry
+    return OPS.get(name)
+
 
 # PIR attributes an entry leaves out on purpose, with the value that makes them a no-op
 # (a different value would change the result, so it is refused).
@@ -267,4 +318,6 @@ NOOP_ATTRS: dict[tuple[str, str], object] = {
     ("pd_op.prelu", "data_format"): "NCHW",
     ("pd_op.thresholded_relu", "value"): 0.0,  # what is left below the threshold
     ("pd_op.argsort", "stable"): False,
+    # the storage of W's gradient only (None: any value reads; False is written)
+    ("pd_op.hsigmoid_loss", "is_sparse"): None,
 }

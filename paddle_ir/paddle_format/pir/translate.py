@@ -31,6 +31,7 @@ from paddle_ir.paddle_format.pir.op_table import (
     Arg,
     PirOp,
     Unused,
+    entry_for,
     reduce_all,
 )
 from paddle_ir.paddle_format.pir.program_ops import MAX_FOLDED, PROGRAM_OPS, Constant
@@ -215,9 +216,9 @@ class Translator:
             if handler is not None:
                 handler(self, op)
                 continue
-            entry = OPS.get(op.name)
+            entry = entry_for(op.name, op.operands)
             if entry is None and op.name.endswith("_") and op.name[:-1] in OPS:
-                entry = OPS[op.name[:-1]]  # an in-place variant (batch_norm_, relu_)
+                entry = entry_for(op.name[:-1], op.operands)  # in place (batch_norm_, relu_)
             if entry is None or op.regions:
                 self.unmapped[op.name] = self.unmapped.get(op.name, 0) + 1
                 self.count_nested(op)

@@ -25,8 +25,8 @@ from paddle_ir.core.attrs import from_attr_proto
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.paddle_format.convert import PaddleFormatError
 from paddle_ir.paddle_format.pir.document import DTYPE_NAMES, ELEMENT_TYPES, counted, listed
-from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, Arg, PirOp, Unused
-from paddle_ir.paddle_format.pir.signatures import ATTRS, OPERANDS, RESULTS
+from paddle_ir.paddle_format.pir.op_table import NOOP_ATTRS, OPS, WITHOUT, Arg, PirOp, Unused
+from paddle_ir.paddle_format.pir.signatures import ATTRS, NO_PIR_OP, OPERANDS, RESULTS
 from paddle_ir.proto import framework_pb2 as pb
 
 WRITTEN_VERSION = 4  # what Paddle 3.3 writes (document.KNOWN_VERSIONS)
@@ -49,6 +49,8 @@ def inverse() -> dict[str, list[str]]:
     """Old op type -> the PIR ops op_table.OPS maps to it, in the table's order."""
     found: dict[str, list[str]] = {}
     for name, entry in OPS.items():
+        found.setdefault(entry.type, []).append(name)
+    for (name, _), entry in WITHOUT.items():  # written through the full entry, operand null
         found.setdefault(entry.type, []).append(name)
     return found
 
@@ -336,10 +338,12 @@ class Writer:
         for k in range(count):
             slot = entry.outputs[k] if k < len(entry.outputs) else None
             names = outputs.get(slot, []) if slot else []
-            if slot in vectors:  # a vector result, taken apart by builtin.split after
+            if slot in vectors and names:  # a vector result, taken apart by builtin.split
                 vec = self.vector(names)
                 results.append(vec)
                 splits.append((vec, names))
+            elif slot in vectors:  # a vector the old op leaves out (einsum's caches): null,
+                results.append(self.new_value({"#": "NULL"}))  # as Paddle's translator does
             elif names:
                 results.extend(self.bind(names[:1]))
             else:  # a result the old op leaves out (Mask, ReserveSpace): typed like X
@@ -396,9 +400,14 @@ class Writer:
 
     def finish(self) -> None:
         if self.unwritable:
+            dropped = sorted(t for t in self.unwritable if t in NO_PIR_OP)
+            why = (f"; Paddle 3's PIR has no form of {', '.join(dropped)} (its translator "
+                   f"has no {', '.join(NO_PIR_OP[t] for t in dropped)}: Paddle 3 dropped "
+                   f"these old ops, LoD ones included), so no PIR model can hold them"
+                   if dropped else "")
             raise PaddleFormatError(
                 f"the program has {len(self.unwritable)} op type(s) paddle-ir cannot write "
-                f"as Paddle 3 PIR: {counted(self.unwritable)}",
+                f"as Paddle 3 PIR: {counted(self.unwritable)}{why}",
                 hint="docs/paddle_format.md lists the ops the PIR writer covers; save in "
                      "Paddle's old IR instead (--layout paddle: .pdmodel), which Paddle 3 "
                      "still runs with FLAGS_enable_pir_api=0")

@@ -10,6 +10,7 @@ import pytest
 from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 from paddle_ir.ops import registry
+from paddle_ir.paddle_format import PaddleFormatError
 from paddle_ir.paddle_format.pir import OPS, read_pir_program
 from paddle_ir.paddle_format.pir.op_table import Arg
 from tests.paddle_format.pir.documents import Doc, attr, tensor_type
@@ -382,3 +383,197 @@ def test_if_and_while_against_python(x, swap):
     got = _run(_branch_doc(swap), {"x": x})
     np.testing.assert_allclose(got[0], p, rtol=1e-6)
     np.testing.assert_allclose(got[1], q, rtol=1e-6)
+
+
+# --- slice assignment, einsum, LoD sequences, hierarchical sigmoid ----------------------
+
+
+def _i64s(name, values):
+    return {"N": name, "AT": {"#": "0.a_array", "D": [{"#": "0.a_i64", "D": v} for v in values]}}
+
+
+def _scalars(name, kind, values):
+    return {"N": name, "AT": {"#": "0.a_array", "D": [{"#": kind, "D": v} for v in values]}}
+
+
+@pytest.mark.parametrize("dtype,kind,value", [("float32", "0.a_f64", -2.5),
+                                              ("int64", "0.a_i64", 7)])
+def test_set_value_assigns_its_scalars_in_the_inputs_type(dtype, kind, value):
+    x = (RNG.standard_normal((3, 4)) * 10).astype(dtype)
+    doc, xid = _doc_with_x(x)
+    bounds = [doc.int_array([1, 0]), doc.int_array([3, 4]), doc.int_array([1, 2])]
+    _one(doc, "1.set_value", [xid, *bounds], x, [
+        _i64s("axes", [0, 1]), _i64s("decrease_axes", []), _i64s("none_axes", []),
+        _i64s("shape", [1]), _scalars("values", kind, [value])])
+    want = x.copy()
+    want[1:3, 0:4:2] = value
+    (got,) = _run(doc, {"x": x})
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_set_value_with_tensor_drops_decrease_axes_from_the_region():
+    x = RNG.standard_normal((3, 4)).astype("float32")
+    v = RNG.standard_normal(2).astype("float32")
+    doc, xid = _doc_with_x(x)
+    vid = doc.data("v", v.dtype, v.shape)
+    bounds = [doc.int_array([2, 1]), doc.int_array([3, 4]), doc.int_array([1, 2])]
+    _one(doc, "1.set_value_with_tensor", [xid, vid, *bounds], x, [
+        _i64s("axes", [0, 1]), _i64s("decrease_axes", [0]), _i64s("none_axes", [])])
+    want = x.copy()
+    want[2, 1:4:2] = v
+    np.testing.assert_array_equal(_run(doc, {"x": x, "v": v})[0], want)
+
+
+def test_einsum_reads_a_vector_of_operands_and_null_caches():
+    a = RNG.standard_normal((2, 3, 4)).astype("float32")
+    b = RNG.standard_normal((2, 5, 4)).astype("float32")
+    want = np.einsum("bij,bkj->bik", a, b)
+    doc = Doc()
+    ia, ib = doc.data("a", a.dtype, a.shape), doc.data("b", b.dtype, b.shape)
+    vec = doc.combine([ia, ib], [("float32", a.shape), ("float32", b.shape)])
+    out, _, _ = doc.op("1.einsum", [vec], [(want.dtype, want.shape), ("vec", []), ("vec", [])],
+                       [attr("equation", "a_str", "bij,bkj->bik")])
+    for result in doc.ops[-1]["O"][1:]:
+        result["TT"] = {"#": "NULL"}  # as Paddle's translator types them
+    doc.fetch(out, want.dtype, want.shape)
+    np.testing.assert_allclose(_run(doc, {"a": a, "b": b})[0], want, rtol=1e-5, atol=1e-6)
+
+
+LENGTHS = [3, 1, 4]
+ROWS = RNG.standard_normal((sum(LENGTHS), 4)).astype("float32")
+
+
+def _sequences(rows):
+    ends = np.cumsum(LENGTHS)
+    return [rows[e - n:e] for n, e in zip(LENGTHS, ends, strict=True)]
+
+
+def _lod_feed():
+    from paddle_ir.core.lod_tensor import LoDTensor
+
+    return LoDTensor(ROWS, [[0, *np.cumsum(LENGTHS).tolist()]])  # offsets
+
+
+@pytest.mark.parametrize("pooltype,fn", [
+    ("SUM", lambda s: s.sum(0)), ("AVERAGE", lambda s: s.mean(0)),
+    ("SQRT", lambda s: s.sum(0) / np.sqrt(len(s))), ("MAX", lambda s: s.max(0)),
+    ("LAST", lambda s: s[-1]), ("FIRST", lambda s: s[0])])
+def test_sequence_pool_pools_each_sequence_of_the_lod(pooltype, fn):
+    want = np.stack([fn(s) for s in _sequences(ROWS)])
+    doc = Doc()
+    xid = doc.data("x", "float32", (-1, 4))
+    out, _ = doc.op("1.sequence_pool", [xid], [("float32", (-1, 4)), ("int32", (-1, 4))], [
+        attr("is_test", "a_bool", True), attr("pooltype", "a_str", pooltype),
+        attr("pad_value", "a_f32", 0.0)])
+    doc.fetch(out, "float32", (-1, 4))
+    np.testing.assert_allclose(_run(doc, {"x": _lod_feed()})[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_sequence_conv_windows_stay_inside_each_sequence():
+    filt = RNG.standard_normal((3 * 4, 5)).astype("float32")
+    windows = []
+    for seq in _sequences(ROWS):
+        padded = np.concatenate([np.zeros((1, 4)), seq, np.zeros((1, 4))])
+        windows += [padded[t:t + 3].reshape(-1) for t in range(len(seq))]  # rows t-1..t+1
+    want = np.stack(windows) @ filt
+    doc = Doc()
+    fid = doc.param("filter", filt)
+    xid = doc.data("x", "float32", (-1, 4))
+    _one(doc, "1.sequence_conv", [xid, 0, fid], want.astype("float32"), [
+        attr("context_length", "a_i32", 3), attr("padding_trainable", "a_bool", False),
+        attr("context_start", "a_i32", -1), attr("context_stride", "a_i32", 1)])
+    program = Program.from_desc(read_pir_program(doc.bytes(), "t.json"))
+    scope = Scope()
+    scope.var("filter").value = filt
+    (got,) = Executor().run(program, feed={"x": _lod_feed()},
+                            fetch_list=program.fetch_target_names, scope=scope)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+def _hsigmoid(x, w, b, labels, num_classes):
+    """Paddle's default tree: leaf c is node code c + num_classes; bit j of the code picks
+    the branch at the node numbered (code >> (j + 1)) - 1; the path has floor(log2(code))
+    nodes. Loss: sum over the path of softplus(pre) - bit * pre, pre clipped to [-40, 40],
+    plus Paddle's softplus(0) = ln 2 for each of the (num_classes - 1).bit_length() columns
+    a shorter path leaves at 0."""
+    out = []
+    width = (num_classes - 1).bit_length()
+    for row, label in zip(x, labels.reshape(-1), strict=True):
+        code = int(label) + num_classes
+        loss = np.log(2.0) * (width - (code.bit_length() - 1))
+        for j in range(code.bit_length() - 1):
+            node = (code >> (j + 1)) - 1
+            pre = np.clip(row @ w[node] + b[node, 0], -40, 40)
+            loss += np.log1p(np.exp(pre)) - ((code >> j) & 1) * pre
+        out.append([loss])
+    return np.asarray(out, "float32")
+
+
+def test_hsigmoid_loss_is_paddles_default_tree_and_refuses_a_custom_one():
+    x = RNG.standard_normal((5, 3)).astype("float32")
+    w = RNG.standard_normal((5, 3)).astype("float32")
+    b = RNG.standard_normal((5, 1)).astype("float32")
+    labels = np.array([[0], [5], [2], [3], [1]], dtype="int64")
+
+    def doc_with(path):
+        doc = Doc()
+        wid, bid = doc.param("w", w), doc.param("b", b)
+        xid, lid = doc.data("x", "float32", x.shape), doc.data("label", "int64", (5, 1))
+        pid = doc.data("path", "int64", (5, 3)) if path else 0
+        out, _, _ = doc.op("1.hsigmoid_loss", [xid, lid, wid, bid, pid, pid], [
+            ("float32", (5, 1)), ("float32", (5, 3)), ("float32", (5, 3))],
+            [attr("num_classes", "a_i32", 6), attr("is_sparse", "a_bool", False)])
+        doc.fetch(out, "float32", (5, 1))
+        return doc
+
+    program = Program.from_desc(read_pir_program(doc_with(False).bytes(), "t.json"))
+    scope = Scope()
+    scope.var("w").value, scope.var("b").value = w, b
+    (got,) = Executor().run(program, feed={"x": x, "label": labels},
+                            fetch_list=program.fetch_target_names, scope=scope)
+    np.testing.assert_allclose(np.asarray(got), _hsigmoid(x, w, b, labels, 6), rtol=1e-5,
+                               atol=1e-5)
+    with pytest.raises(PaddleFormatError, match=r"hsigmoid_loss.*operand #4 is given, but "
+                                                r"paddle-ir's hierarchical_sigmoid has no input"):
+        read_pir_program(doc_with(True).bytes(), "t.json")
+
+
+def _conv_at(x, w, mask):
+    """Convolution (stride 1, padding 1, 3x3) with each tap's sample scaled by mask."""
+    n, c, h, wd = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((n, w.shape[0], h, wd))
+    for i in range(3):
+        for j in range(3):
+            taps = padded[:, :, i:i + h, j:j + wd] * mask[:, None, i * 3 + j]
+            out += np.einsum("nchw,mc->nmhw", taps, w[:, :, i, j])
+    return out
+
+
+@pytest.mark.parametrize("with_mask", [True, False])
+def test_deformable_conv_with_zero_offsets_is_a_masked_convolution(with_mask):
+    """pd_op.deformable_conv reads as deformable_conv, or as deformable_conv_v1 when its
+    mask operand is null (DCN v1)."""
+    x = RNG.standard_normal((1, 2, 4, 5)).astype("float32")
+    w = RNG.standard_normal((3, 2, 3, 3)).astype("float32")
+    mask = RNG.uniform(0, 1, (1, 9, 4, 5)).astype("float32")
+    offset = np.zeros((1, 18, 4, 5), "float32")
+    want = _conv_at(x, w, mask if with_mask else np.ones_like(mask)).astype("float32")
+    doc = Doc()
+    wid = doc.param("w", w)
+    xid, oid = doc.data("x", "float32", x.shape), doc.data("offset", "float32", offset.shape)
+    mid = doc.data("mask", "float32", mask.shape) if with_mask else 0
+    _one(doc, "1.deformable_conv", [xid, oid, wid, mid], want, [
+        attr("strides", "ints", [1, 1]), attr("paddings", "ints", [1, 1]),
+        attr("dilations", "ints", [1, 1]), attr("deformable_groups", "a_i32", 1),
+        attr("groups", "a_i32", 1), attr("im2col_step", "a_i32", 1)])
+    program = Program.from_desc(read_pir_program(doc.bytes(), "t.json"))
+    assert [op.type for op in program.desc.blocks[0].ops if "deformable" in op.type] == [
+        "deformable_conv" if with_mask else "deformable_conv_v1"]
+    scope = Scope()
+    scope.var("w").value = w
+    feed = {"x": x, "offset": offset, **({"mask": mask} if with_mask else {})}
+    (got,) = Executor().run(program, feed=feed, fetch_list=program.fetch_target_names,
+                            scope=scope)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)

@@ -15,6 +15,7 @@ from paddle_ir.executor import Executor, Scope
 from paddle_ir.framework import Program
 from paddle_ir.paddle_format import PaddleFormatError
 from paddle_ir.paddle_format.pir import OPS, read_pir_program
+from paddle_ir.paddle_format.pir.op_table import WITHOUT
 from paddle_ir.paddle_format.pir.signatures import ATTRS, OPERANDS, RESULTS
 from paddle_ir.paddle_format.pir.write import INVERSE, encode, write_pir_program
 from tests.paddle_helpers import FIXTURES, assert_matches_paddle, feeds
@@ -22,9 +23,10 @@ from tests.paddle_helpers import FIXTURES, assert_matches_paddle, feeds
 # Old-IR fixtures whose every op has a PIR form; the others hold ops PIR has no
 # entry for (UNWRITABLE names them) and are refused.
 WRITABLE = ("mlp", "conv", "encoder", "mobilenet_v1", "cnn_head", "tensor_ops", "resize",
-            "detection", "rnn_text", "cond_loop")
-UNWRITABLE = {"text": "sequence_pool", "selection": "set_value", "math_ops": "einsum",
-              "op_semantics": "sequence_conv"}
+            "detection", "rnn_text", "cond_loop", "selection", "math_ops", "text",
+            "op_semantics", "deformable", "yolo_loss")
+UNWRITABLE = {"proposals": "anchor_generator, bipartite_match",
+              "quantize": "dequantize_abs_max, dequantize_linear"}
 
 
 def _round_trip(program: Program) -> Program:
@@ -76,7 +78,7 @@ def test_every_entry_has_paddles_signature_and_counts():
         assert name in ATTRS, name
         assert len(OPERANDS[name]) == len(entry.inputs), name
         assert RESULTS[name] == len(entry.outputs), name
-    assert set(INVERSE) == {e.type for e in OPS.values()}
+    assert set(INVERSE) == {e.type for e in (*OPS.values(), *WITHOUT.values())}
 
 
 @pytest.mark.parametrize("default,value,want", [
@@ -137,6 +139,68 @@ def test_elementwise_axis_lines_y_up_as_fluid_does(tmp_path):
                                     [("x", x.shape), ("y", y.shape)])
     (got,) = _write_and_run(main, scope, ins, outs, {"x": x, "y": y}, tmp_path)
     np.testing.assert_allclose(got, x + y[None, :, None], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fixture,old,new,pir", [
+    ("proposals", None, "generate_proposals", "pd_op.legacy_generate_proposals"),
+    ("text", "sequence_pool", "sequence_reverse", "pd_op.sequence_reverse")])
+def test_an_op_paddle_3_dropped_is_refused_saying_so(fixture, old, new, pir):
+    """Ops Paddle 3.3's own translator has no PIR op for (signatures.NO_PIR_OP, learnt
+    from it): the refusal says no PIR model can hold them, not that an entry is missing."""
+    program = paddle_format.load_paddle_program(FIXTURES / fixture / "model.pdmodel")
+    for op in program.desc.blocks[0].ops:
+        if op.type == old:
+            op.type = new
+    with pytest.raises(PaddleFormatError, match=rf"Paddle 3's PIR has no form of {new} \(its "
+                                                rf"translator has no {pir}: Paddle 3 dropped"):
+        write_pir_program(program.desc)
+
+
+def test_elementwise_axis_lines_up_an_x_of_lower_rank(tmp_path):
+    """Fluid aligns whichever operand has the lower rank at `axis`: here X inside Y."""
+    x = RNG.standard_normal((3,)).astype("float32")
+    y = RNG.standard_normal((2, 3, 4)).astype("float32")
+    main, scope, ins, outs = _build(lambda a, b: [layers.elementwise_sub(a, b, axis=1)],
+                                    [("x", x.shape), ("y", y.shape)])
+    (got,) = _write_and_run(main, scope, ins, outs, {"x": x, "y": y}, tmp_path)
+    np.testing.assert_allclose(got, x[None, :, None] - y, rtol=1e-6)
+
+
+def _selection_with(index: int, **attrs):
+    """The selection fixture (Paddle's own) with set_value op #index's attributes changed."""
+    from paddle_ir.core.attrs import to_attr_proto
+
+    scope = Scope()
+    program, _, _ = paddle_format.load_inference_model(str(FIXTURES / "selection" / "model"),
+                                                       scope)
+    op = [op for op in program.desc.blocks[0].ops if op.type == "set_value"][index]
+    for name, (kind, value) in attrs.items():
+        kept = [a for a in op.attrs if a.name != name]
+        del op.attrs[:]
+        op.attrs.extend([*kept, to_attr_proto(name, kind, value)])
+    return program, scope
+
+
+def test_an_older_set_values_typed_list_is_written_as_values():
+    """Paddle 2.x's set_value keeps its value in fp32_values (and values empty): written as
+    PIR's values scalars, it reads back and gives Paddle's outputs."""
+    program, scope = _selection_with(0, values=("float64s", []), fp32_values=("floats", [0.5]))
+    doc = json.loads(write_pir_program(program.desc))
+    ops = doc["program"]["regions"][0]["blocks"][0]["ops"]
+    first = next(op for op in ops if op["#"] == "1.set_value")
+    assert {a["N"]: a["AT"] for a in first["A"]}["values"] == {
+        "#": "0.a_array", "D": [{"#": "0.a_f64", "D": 0.5}]}
+    assert_matches_paddle("selection", _run(_round_trip(program), scope, feeds("selection")))
+
+
+def test_set_value_whose_dtype_changes_its_numbers_is_refused():
+    """PIR's set_value assigns in Input's type: values that Fluid's dtype (float32) rounds
+    differently from Input's int64 would change the result."""
+    program, _ = _selection_with(3, dtype=("int", 5), values=("float64s", [16777217.0]))
+    with pytest.raises(PaddleFormatError, match=r"set_value's values \[16777217.0\] in its "
+                                                r"dtype 5 are not the same numbers in Input "
+                                                r"'idx'"):
+        write_pir_program(program.desc)
 
 
 def test_fill_constant_becomes_full(tmp_path):
