@@ -405,6 +405,11 @@ class Writer:
                    f"has no {', '.join(NO_PIR_OP[t] for t in dropped)}: Paddle 3 dropped "
                    f"these old ops, LoD ones included), so no PIR model can hold them"
                    if dropped else "")
+            fused = sorted(t for t in self.unwritable if t in _LOAD_TIME_FUSIONS)
+            if fused:
+                why += (f"; {', '.join(fused)} are paddle-ir's load-time fusions "
+                        f"(paddle_ir/passes/inference.py): load the model with "
+                        f"optimize=False (paddle-ir convert does) to save what it holds")
             raise PaddleFormatError(
                 f"the program has {len(self.unwritable)} op type(s) paddle-ir cannot write "
                 f"as Paddle 3 PIR: {counted(self.unwritable)}{why}",
@@ -416,6 +421,10 @@ class Writer:
                 f"{len(self.problems)} thing(s) in the program cannot be written as Paddle 3 "
                 f"PIR:" + listed(self.problems))
 
+
+# Ops paddle-ir's load-time passes write into an inference program (fused kernels): a
+# program loaded with optimize=True holds them, the model file it came from does not.
+_LOAD_TIME_FUSIONS = frozenset({"fc", "fused_conv2d"})
 
 _MISSING = object()
 

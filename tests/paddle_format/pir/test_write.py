@@ -263,3 +263,15 @@ def test_control_flow_is_written_as_pir_regions(feeds_file, outputs_file):
         want = [data[f"out.{i}"] for i in range(len(data.files))]
     for got, w in zip(_run(again, scope, feed), want, strict=True):
         np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+
+
+def test_a_program_optimized_at_load_says_how_to_save_it_as_pir(tmp_path):
+    """The load-time passes fuse an inference model's layers into fc / fused_conv2d, which
+    no PIR model holds: the error says to load with optimize=False."""
+    scope = Scope()
+    program, names, fetches = io.load_inference_model(str(FIXTURES / "mlp" / "model"),
+                                                      scope=scope)
+    assert "fc" in {op.type for op in program.global_block().ops}
+    with pytest.raises(PaddleFormatError, match=r"(?s)fc .*load-time fusions.*optimize=False"):
+        io.save_inference_model(str(tmp_path), names, fetches, main_program=program,
+                                scope=scope, format="pir")
