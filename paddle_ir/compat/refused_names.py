@@ -32,6 +32,9 @@ CPP_BINDING = ("an internal of Paddle's C++ binding (op protos, C++ data-feed de
                "the native scope functions): paddle-ir has no C++ core")
 DETECTION = "object detection (anchors, boxes, NMS, ROI ops) is outside paddle-ir's scope"
 TEST_MODULE = "a test fixture shipped inside Paddle's package, not an API"
+EXECUTOR_CACHES = ("an internal of Paddle's Executor (its program, scope and context caches, "
+                   "feed/fetch op insertion, trainer set-up): paddle-ir's Executor plans and "
+                   "caches runs its own way; call Executor.run")
 
 RULES: tuple[tuple[str, str, str], ...] = (
     ("dygraph", "*", DYGRAPH),
@@ -94,6 +97,14 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("data_feed_desc", "*", CPP_BINDING),
     ("default_scope_funcs", "*", CPP_BINDING),
     ("layers.detection", "*", DETECTION),
+    ("executor", "Executor._*", EXECUTOR_CACHES),
+    ("framework", "Ir*", CPP_BINDING),
+    ("framework", "OpProtoHolder*", CPP_BINDING),
+    ("framework", "*_sync_with_cpp", CPP_BINDING),
+    ("framework", "get_all_op_protos", CPP_BINDING),
+    ("framework", "load_op_library", CPP_BINDING),
+    ("framework", "[gs]et_flags", CPP_BINDING),
+    ("framework", "ComplexVariable*", DYGRAPH),
 )
 
 
@@ -103,3 +114,48 @@ def refusal(module: str, name: str) -> str | None:
         if fnmatchcase(module, module_pattern) and fnmatchcase(name, name_pattern):
             return reason
     return None
+
+
+def module_refusal(fluid_path: str) -> str | None:
+    """The reason a whole Fluid module `fluid.<fluid_path>` is refused, or None."""
+    for module_pattern, name_pattern, reason in RULES:
+        if name_pattern == "*" and fnmatchcase(fluid_path, module_pattern):
+            return reason
+    return None
+
+
+def install_refusals(module, fluid_path: str) -> None:
+    """Make a name `module` lacks that Fluid's `fluid.<fluid_path>` has and paddle-ir refuses
+    an error giving the reason; other lookups go to the module's own `__getattr__` or get
+    the closest names that exist. One module can stand for several Fluid paths."""
+    paths = module.__dict__.setdefault("__fluid_paths__", [])
+    if fluid_path in paths:
+        return
+    paths.append(fluid_path)
+    if len(paths) > 1:  # the hook is in place and reads the list
+        return
+    previous = module.__dict__.get("__getattr__")
+
+    def __getattr__(name: str):
+        from paddle_ir.compat.missing_names import MissingNameError, missing_attribute
+
+        if name.startswith("__"):
+            if previous is not None:
+                return previous(name)
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        failure = None
+        if previous is not None:
+            try:
+                return previous(name)
+            except AttributeError as err:
+                failure = err
+        for path in paths:
+            reason = refusal(path, name)
+            if reason is not None:
+                shown = f"fluid.{path}.{name}" if path else f"fluid.{name}"
+                raise MissingNameError(f"{shown} is not in paddle-ir: {reason}")
+        if failure is not None:
+            raise failure
+        raise missing_attribute(module.__name__, name, vars(module).get("__all__", ()))
+
+    module.__getattr__ = __getattr__

@@ -121,6 +121,9 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         for name, module in list(sys.modules.items()):
             if name.startswith(inside):
                 sys.modules.setdefault(spec.name + "." + name[len(inside):], module)
+        from paddle_ir.compat.refused_names import install_refusals
+
+        install_refusals(real, spec.name[len(PREFIX):])  # Fluid names refused say why
         return real
 
     def exec_module(self, module) -> None:

@@ -42,7 +42,7 @@ from paddle_ir.framework.operator import (  # noqa: F401
     grad_var_name,
     op_location,
 )
-from paddle_ir.framework.printer import program_to_string
+from paddle_ir.framework.printer import block_to_string, program_to_string
 from paddle_ir.framework.variable import _LOD_TYPES, Parameter, Variable, VarType, names_of  # noqa: F401
 from paddle_ir.ops import registry as op_registry
 from paddle_ir.proto import framework_pb2 as pb
@@ -159,6 +159,14 @@ class Block:
 
     def all_parameters(self) -> list[Parameter]:
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    def iter_parameters(self):
+        """The block's parameters, one by one (Fluid's `Block.iter_parameters`)."""
+        return iter(self.all_parameters())
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        """The block as `paddle-ir dump` prints it."""
+        return block_to_string(self.desc)
 
     # -- operators -----------------------------------------------------------------------
     def append_op(self, type: str, inputs: Mapping | None = None,  # noqa: A002
@@ -401,6 +409,10 @@ class Program:
 
     def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
         return program_to_string(self.desc)
+
+    def global_seed(self, seed: int = 0) -> None:
+        """Set the program's random seed (Fluid's `Program.global_seed`)."""
+        self.random_seed = int(seed)
 
     def __str__(self) -> str:
         return self.to_string()
