@@ -88,7 +88,7 @@ def dimension_is_compatible_with(first, second) -> bool:
     """Same rank, and every pair of known (non-negative, not None) sizes equal."""
     if len(first) != len(second):
         return False
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         if a is None or b is None or a < 0 or b < 0:
             continue
         if a != b:
