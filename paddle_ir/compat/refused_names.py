@@ -32,6 +32,8 @@ CPP_BINDING = ("an internal of Paddle's C++ binding (op protos, C++ data-feed de
                "the native scope functions): paddle-ir has no C++ core")
 DETECTION = "object detection (anchors, boxes, NMS, ROI ops) is outside paddle-ir's scope"
 TEST_MODULE = "a test fixture shipped inside Paddle's package, not an API"
+CUSTOM_OPS = ("loads operators compiled from C++/CUDA for Paddle (a .so library): paddle-ir "
+              "runs numpy kernels registered in Python and cannot load them")
 EXECUTOR_CACHES = ("an internal of Paddle's Executor (its program, scope and context caches, "
                    "feed/fetch op insertion, trainer set-up): paddle-ir's Executor plans and "
                    "caches runs its own way; call Executor.run")
@@ -103,6 +105,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("framework", "*_sync_with_cpp", CPP_BINDING),
     ("framework", "get_all_op_protos", CPP_BINDING),
     ("framework", "load_op_library", CPP_BINDING),
+    ("", "load_op_library", CUSTOM_OPS),
     ("framework", "[gs]et_flags", CPP_BINDING),
     ("framework", "ComplexVariable*", DYGRAPH),
 )

@@ -83,6 +83,10 @@ def __getattr__(name: str):
         import paddle_ir.passes.backward as backward
 
         return backward
+    if name in _modules.MODULES:  # a Fluid submodule as an attribute: fluid.param_attr, fluid.nets
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir.fluid", name, list(__all__) + [

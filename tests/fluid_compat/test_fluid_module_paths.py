@@ -45,3 +45,17 @@ def test_a_name_no_module_has_is_named():
     with pytest.raises(AttributeError, match=r"(?s)paddle_ir.layers.control_flow has no attribute "
                                              r"'StaticRNNN'.*StaticRNN"):
         control_flow.StaticRNNN  # noqa: B018 - the attribute access is the test
+
+
+def test_every_fluid_submodule_is_an_attribute_of_fluid():
+    """`fluid.param_attr.ParamAttr`, `fluid.layer_helper.LayerHelper` without importing the
+    submodule first (Fluid's __init__ imports them all; PaddleRec's KDD2019 baseline)."""
+    import importlib
+
+    import paddle_ir.fluid as fluid
+    from paddle_ir.fluid.modules import MODULES
+
+    for name in sorted(n for n in MODULES if "." not in n):
+        got = getattr(fluid, name)
+        assert got is importlib.import_module(f"paddle_ir.fluid.{name}"), name
+    assert fluid.param_attr.ParamAttr is fluid.ParamAttr
