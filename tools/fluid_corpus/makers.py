@@ -78,3 +78,130 @@ def _book_recommender(script: Path, out: Path) -> Plan:
     # it saves its inference model at batch 21 of 256 samples and returns; the test pool
     # is a quarter of the training pool
     return Plan(argv=["--num_epochs", "1"], cwd=out, samples=22 * 256)
+
+
+# --- text corpora -------------------------------------------------------------------------
+def _sentences(name: str, n: int, vocab: int, lo: int = 3, hi: int = 12) -> list[list[int]]:
+    """n sentences of word indices in [0, vocab), each a run w, w+1, ... (learnable)."""
+    g = _rng(name)
+    out = []
+    for _ in range(n):
+        start, length = int(g.integers(0, vocab)), int(g.integers(lo, hi))
+        out.append([(start + k) % vocab for k in range(length)])
+    return out
+
+
+def _write_lines(path: Path, lines) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@maker("models/PaddleNLP/seq2seq/seq2seq/train.py")
+def _seq2seq(script: Path, out: Path) -> Plan:
+    """Parallel text `{prefix}.{en,vi}` and vocabularies `vocab.{en,vi}` (one word a line,
+    <unk> <s> </s> first, as the en-vi data the program's download.py fetches)."""
+    vocab = 60
+    special = ["<unk>", "<s>", "</s>"]
+    for lang, shift in (("en", 0), ("vi", 1)):
+        _write_lines(out / f"vocab.{lang}", special + [f"{lang}{i}" for i in range(vocab)])
+        for part, n in (("train", 256), ("tst2012", 64), ("tst2013", 64)):
+            sents = _sentences("seq2seq" + part, n, vocab)
+            _write_lines(out / f"{part}.{lang}",
+                         [" ".join(f"{lang}{(w + shift) % vocab}" for w in s) for s in sents])
+    return Plan(argv=["--src_lang", "en", "--tar_lang", "vi", "--attention", "True",
+                      "--num_layers", "1", "--hidden_size", "32", "--src_vocab_size",
+                      str(vocab + 3), "--tar_vocab_size", str(vocab + 3), "--batch_size", "32",
+                      "--max_epoch", "2", "--train_data_prefix", str(out / "train"),
+                      "--eval_data_prefix", str(out / "tst2012"), "--test_data_prefix",
+                      str(out / "tst2013"), "--vocab_prefix", str(out / "vocab"),
+                      "--use_gpu", "False", "--model_path", str(out / "model")], cwd=out)
+
+
+@maker("models/PaddleNLP/seq2seq/variational_seq2seq/train.py")
+def _variational_seq2seq(script: Path, out: Path) -> Plan:
+    """PTB-style `{prefix}.{train,valid,test}.txt`; the program builds `{prefix}.vocab.txt`."""
+    vocab = 60
+    for part, n in (("train", 256), ("valid", 64), ("test", 64)):
+        _write_lines(out / f"ptb.{part}.txt",
+                     [" ".join(f"w{w}" for w in s) for s in _sentences("vseq" + part, n, vocab)])
+    return Plan(argv=["--vocab_size", str(vocab + 4), "--batch_size", "32", "--hidden_size",
+                      "32", "--max_epoch", "2", "--dataset_prefix", str(out / "ptb"),
+                      "--model_path", str(out / "model"), "--use_gpu", "False"], cwd=out)
+
+
+# --- PaddleRec ----------------------------------------------------------------------------
+@maker("models/PaddleRec/din/train.py")
+def _din(script: Path, out: Path) -> Plan:
+    """config.txt (user, item, category counts) and `hist items;hist cats;item;cat;label`
+    lines; the label says whether the target item's category is among the history's."""
+    g = _rng("din")
+    items, cats = 200, 20
+    _write_lines(out / "config.txt", ["100", str(items), str(cats)])
+    lines = []
+    for _ in range(512):
+        hist = [int(v) for v in g.integers(1, items, size=int(g.integers(2, 10)))]
+        target = int(g.integers(1, items))
+        label = int(target % cats in {h % cats for h in hist})
+        lines.append(f"{' '.join(map(str, hist))};{' '.join(str(h % cats) for h in hist)};"
+                     f"{target};{target % cats};{label}")
+    _write_lines(out / "paddle_train.txt", lines)
+    return Plan(argv=["--config_path", str(out / "config.txt"), "--train_dir",
+                      str(out / "paddle_train.txt"), "--model_dir", str(out / "model"),
+                      "--batch_size", "32", "--epoch_num", "2", "--use_cuda", "0"], cwd=out)
+
+
+def _criteo_lines(name: str, n: int, categorical) -> list[str]:
+    """Criteo text lines: label, 13 integer counts, 26 categorical fields; the label is
+    whether the first count is above its median (learnable)."""
+    g = _rng(name)
+    lines = []
+    for _ in range(n):
+        counts = [int(v) for v in g.integers(0, 100, size=13)]
+        label = int(counts[0] > 50)
+        cats = [categorical(g, k) for k in range(26)]
+        lines.append("\t".join([str(label), *map(str, counts), *cats]))
+    return lines
+
+
+@maker("models/PaddleRec/ctr/deepfm/local_train.py")
+def _deepfm(script: Path, out: Path) -> Plan:
+    """Criteo lines in train/ and test/, and the feature dictionary the program's
+    preprocessing writes (a pickle of field index / category -> feature id)."""
+    import pickle
+
+    feat_dict = {i: i for i in range(1, 14)}
+    for k in range(26):
+        for v in range(8):
+            feat_dict[f"c{k}_{v}"] = len(feat_dict) + 1
+    (out / "train").mkdir(exist_ok=True)
+    (out / "test").mkdir(exist_ok=True)
+    def cat(g, k):
+        return f"c{k}_{int(g.integers(0, 8))}"
+    _write_lines(out / "train" / "part-0", _criteo_lines("deepfm", 512, cat))
+    _write_lines(out / "test" / "part-0", _criteo_lines("deepfm-test", 128, cat))
+    with open(out / "feat_dict.pkl", "wb") as f:
+        pickle.dump(feat_dict, f)
+    return Plan(argv=["--train_data_dir", str(out / "train"), "--test_data_dir",
+                      str(out / "test"), "--feat_dict", str(out / "feat_dict.pkl"),
+                      "--model_output_dir", str(out / "model"), "--num_epoch", "2",
+                      "--batch_size", "64", "--num_feat", str(len(feat_dict) + 2),
+                      "--num_thread", "1"])
+
+
+@maker("models/PaddleRec/ctr/xdeepfm/local_train.py")
+def _xdeepfm(script: Path, out: Path) -> Plan:
+    """Criteo lines already mapped to 39 feature ids (the program's reader reads ints)."""
+    (out / "train").mkdir(exist_ok=True)
+    (out / "test").mkdir(exist_ok=True)
+    def cat(g, k):
+        return str(14 + 8 * k + int(g.integers(0, 8)))
+    lines = [ln.split("\t") for ln in _criteo_lines("xdeepfm", 512, cat)]
+    # its reader takes every field as a feature id: the 13 counts become ids 1..13
+    ids = ["\t".join([f[0], *[str(i) for i in range(1, 14)], *f[14:]]) for f in lines]
+    _write_lines(out / "train" / "part-0", ids)
+    _write_lines(out / "test" / "part-0", ids[:128])
+    return Plan(argv=["--train_data_dir", str(out / "train"), "--test_data_dir",
+                      str(out / "test"), "--model_output_dir", str(out / "model"),
+                      "--num_epoch", "2", "--batch_size", "64", "--num_feat", "300",
+                      "--num_thread", "1", "--use_gpu", "0", "--print_steps", "2"])

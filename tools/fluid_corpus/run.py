@@ -130,12 +130,21 @@ def run_one(key: str, script: Path, timeout: float, work: Path, deps: Path | Non
     if plan.excluded:
         result.status, result.category = "excluded", plan.excluded
         return result
-    boot = ("import runpy, sys; sys.path[:0] = [{shim!r}, {here!r}]; sys.argv = {argv!r}; "
+    boot = ("import runpy, sys; sys.path.insert(0, {here!r}); sys.argv = {argv!r}; "
             "runpy.run_path({script!r}, run_name='__main__')").format(
-        shim=str(SHIM), here=str(script.parent), argv=[script.name, *plan.argv],
-        script=str(script))
+        here=str(script.parent), argv=[script.name, *plan.argv], script=str(script))
+    # `python` on PATH is this interpreter: the programs' pipe commands (`python
+    # criteo_reader.py`) run their readers with the shim too
+    bindir = work / "bin"
+    if not (bindir / "python").exists():
+        bindir.mkdir(exist_ok=True)
+        # a script, not a symlink: a venv's interpreter finds its venv from the path it
+        # was started by
+        (bindir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        (bindir / "python").chmod(0o755)
     path = [str(deps.resolve())] if deps else []  # the programs' environment first (numpy < 2.4, six...)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, str(ROOT)]), CUDA_VISIBLE_DEVICES="", CPU_NUM="1",
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, str(SHIM), str(ROOT)]),
+               PATH=os.pathsep.join([str(bindir), os.environ.get("PATH", "")]), CUDA_VISIBLE_DEVICES="", CPU_NUM="1",
                FLUID_CORPUS_SAMPLES=str(plan.samples), PYTHONHASHSEED="0", **plan.env)
     start = time.monotonic()
     try:

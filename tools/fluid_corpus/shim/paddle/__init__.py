@@ -37,4 +37,4 @@ class _FluidPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.insert(0, _FluidPaths())
 from paddle import dataset  # noqa: E402  (after the finder: the readers import fluid)
-from paddle import compat  # noqa: E402
+from paddle import compat, version  # noqa: E402, F401
