@@ -205,3 +205,38 @@ def _xdeepfm(script: Path, out: Path) -> Plan:
                       str(out / "test"), "--model_output_dir", str(out / "model"),
                       "--num_epoch", "2", "--batch_size", "64", "--num_feat", "300",
                       "--num_thread", "1", "--use_gpu", "0", "--print_steps", "2"])
+
+
+@maker("models/PaddleRec/ctr/dcn/local_train.py")
+def _dcn(script: Path, out: Path) -> Plan:
+    """Criteo lines, per-field vocabularies C1.txt..C26.txt and cat_feature_num.txt
+    (`C<k> <size>` lines) as the program's preprocessing writes them."""
+    (out / "train").mkdir(exist_ok=True)
+    (out / "valid").mkdir(exist_ok=True)
+    (out / "vocab").mkdir(exist_ok=True)
+    for k in range(26):
+        _write_lines(out / "vocab" / f"C{k + 1}.txt", [f"c{k}_{v}" for v in range(8)])
+    _write_lines(out / "cat_feature_num.txt", [f"C{k + 1}\t9" for k in range(26)])
+    def cat(g, k):
+        return f"c{k}_{int(g.integers(0, 8))}"
+    _write_lines(out / "train" / "part-0", _criteo_lines("dcn", 512, cat))
+    _write_lines(out / "valid" / "part-0", _criteo_lines("dcn-valid", 128, cat))
+    return Plan(argv=["--train_data_dir", str(out / "train"), "--test_valid_data_dir",
+                      str(out / "valid"), "--vocab_dir", str(out / "vocab"), "--cat_feat_num",
+                      str(out / "cat_feature_num.txt"), "--model_output_dir",
+                      str(out / "model"), "--num_epoch", "2", "--batch_size", "64",
+                      "--num_thread", "1", "--print_steps", "2"])
+
+
+@maker("models/PaddleRec/word2vec/train.py")
+def _word2vec(script: Path, out: Path) -> Plan:
+    """The preprocessed corpus (lines of word ids) and the `word count` dictionary."""
+    vocab = 300
+    (out / "train").mkdir(exist_ok=True)
+    counts = _rng("w2v-counts").integers(5, 100, size=vocab)
+    _write_lines(out / "dict", [f"w{i} {int(c)}" for i, c in enumerate(counts)])
+    _write_lines(out / "train" / "part-0",
+                 [" ".join(map(str, s)) for s in _sentences("w2v", 256, vocab, 5, 20)])
+    return Plan(argv=["--train_data_dir", str(out / "train"), "--dict_path", str(out / "dict"),
+                      "--model_output_dir", str(out / "model"), "--num_passes", "2",
+                      "--batch_size", "64", "--print_batch", "5", "--embedding_size", "32"])
