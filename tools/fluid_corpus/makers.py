@@ -225,7 +225,9 @@ def _dcn(script: Path, out: Path) -> Plan:
                       str(out / "valid"), "--vocab_dir", str(out / "vocab"), "--cat_feat_num",
                       str(out / "cat_feature_num.txt"), "--model_output_dir",
                       str(out / "model"), "--num_epoch", "2", "--batch_size", "64",
-                      "--num_thread", "1", "--print_steps", "2"])
+                      "--num_thread", "1", "--print_steps", "2",
+                      # its epochs are steps * batch / 41e6 Criteo lines: one whole pass
+                      "--steps", str(41_000_000 // 64)])
 
 
 @maker("models/PaddleRec/word2vec/train.py")
@@ -240,3 +242,63 @@ def _word2vec(script: Path, out: Path) -> Plan:
     return Plan(argv=["--train_data_dir", str(out / "train"), "--dict_path", str(out / "dict"),
                       "--model_output_dir", str(out / "model"), "--num_passes", "2",
                       "--batch_size", "64", "--print_batch", "5", "--embedding_size", "32"])
+
+
+@maker("models/PaddleRec/multiview_simnet/train.py")
+def _multiview_simnet(script: Path, out: Path) -> Plan:
+    """It trains on the synthetic reader it ships; one epoch of it."""
+    return Plan(argv=["--epochs", "1", "--model_output_dir", str(out / "model")])
+
+
+@maker("models/PaddleRec/tagspace/train.py")
+def _tagspace(script: Path, out: Path) -> Plan:
+    """`tag,word ids` lines as its preprocessing writes; one pass."""
+    (out / "train").mkdir(exist_ok=True)
+    g = _rng("tagspace")
+    lines = []
+    for _ in range(256):
+        tag = int(g.integers(0, 4))
+        words = [int(w) for w in g.integers(100 * tag, 100 * tag + 100, size=int(g.integers(3, 15)))]
+        lines.append(f"{tag},{' '.join(map(str, words))}")
+    _write_lines(out / "train" / "part-0.csv", lines)
+    _write_lines(out / "vocab_text.txt", ["400"])
+    _write_lines(out / "vocab_tag.txt", ["4"])
+    return Plan(argv=["--train_dir", str(out / "train"), "--vocab_text_path",
+                      str(out / "vocab_text.txt"), "--vocab_tag_path", str(out / "vocab_tag.txt"),
+                      "--model_dir", str(out / "model"), "--pass_num", "1",
+                      "--batch_size", "16"])
+
+
+# --- PaddleNLP ----------------------------------------------------------------------------
+def _labelled_text(name: str, n: int, vocab: int, classes: int = 2) -> list[tuple[list[int], int]]:
+    """(word indices, label): class c draws words from its own slice of the vocabulary."""
+    g = _rng(name)
+    width = vocab // classes
+    out = []
+    for _ in range(n):
+        label = int(g.integers(0, classes))
+        words = g.integers(label * width, (label + 1) * width, size=int(g.integers(3, 20)))
+        out.append(([int(w) for w in words], label))
+    return out
+
+
+@maker("models/PaddleNLP/sentiment_classification/run_classifier.py")
+def _senta(script: Path, out: Path) -> Plan:
+    """train/dev/test.tsv (`words<TAB>label` under a header), word_dict.txt (a word a line)
+    and the model config JSON."""
+    import json
+
+    vocab = 200
+    _write_lines(out / "word_dict.txt", [f"w{i}" for i in range(vocab)])
+    for part, n in (("train", 256), ("dev", 64), ("test", 64)):
+        _write_lines(out / f"{part}.tsv", ["text_a\tlabel"] + [
+            f"{' '.join(f'w{w}' for w in words)}\t{label}"
+            for words, label in _labelled_text("senta" + part, n, vocab)])
+    (out / "senta_config.json").write_text(json.dumps(
+        {"model_type": "bilstm_net", "vocab_size": vocab + 1, "max_seq_len": 64}))
+    return Plan(argv=["--task_name", "senta", "--use_cuda", "false", "--do_train", "true",
+                      "--do_val", "true", "--do_infer", "false", "--batch_size", "16",
+                      "--data_dir", str(out), "--vocab_path", str(out / "word_dict.txt"),
+                      "--checkpoints", str(out / "ckpt"), "--save_steps", "1000",
+                      "--validation_steps", "1000", "--epoch", "2", "--senta_config_path",
+                      str(out / "senta_config.json"), "--skip_steps", "2"])
