@@ -86,6 +86,11 @@ class Variable:
         self._tensor_desc().data_type = from_numpy_dtype(convert_dtype(dtype))
         self.block.program._bump()
 
+    @property
+    def need_check_feed(self) -> bool:
+        """Whether the variable is a fluid.data input, whose feeds Fluid checks."""
+        return self.desc.paddle_need_check_feed
+
     def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
         """The variable's declaration as `paddle-ir dump` prints it."""
         return var_to_string(self.desc)

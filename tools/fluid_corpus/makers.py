@@ -302,3 +302,32 @@ def _senta(script: Path, out: Path) -> Plan:
                       "--checkpoints", str(out / "ckpt"), "--save_steps", "1000",
                       "--validation_steps", "1000", "--epoch", "2", "--senta_config_path",
                       str(out / "senta_config.json"), "--skip_steps", "2"])
+
+
+@maker("models/PaddleNLP/emotion_detection/run_classifier.py")
+def _emotion_detection(script: Path, out: Path) -> Plan:
+    """train/dev/test.tsv (`label<TAB>words` under a header) of 3 classes and vocab.txt; its
+    config.json (read from its own directory) gives the rest, overridden by these flags."""
+    vocab = 300
+    _write_lines(out / "vocab.txt", [f"w{i}" for i in range(vocab)])
+    for part, n in (("train", 256), ("dev", 64), ("test", 64)):
+        _write_lines(out / f"{part}.tsv", ["label\ttext_a"] + [
+            f"{label}\t{' '.join(f'w{w}' for w in words)}"
+            for words, label in _labelled_text("emotion" + part, n, vocab, 3)])
+    return Plan(argv=["--use_cuda", "false", "--do_train", "true", "--do_val", "true",
+                      "--epoch", "2", "--batch_size", "32", "--data_dir", str(out),
+                      "--vocab_path", str(out / "vocab.txt"), "--vocab_size", str(vocab + 1),
+                      "--save_checkpoint_dir", str(out / "ckpt"), "--save_steps", "1000",
+                      "--validation_steps", "1000", "--skip_steps", "2"])
+
+
+@maker("models/PaddleNLP/language_model/train.py")
+def _language_model(script: Path, out: Path) -> Plan:
+    """PTB text ptb.{train,valid,test}.txt; the program's own `test` model size (one epoch,
+    after which it stops itself unless the perplexity has come down: enough text for that)."""
+    for part, n in (("train", 1500), ("valid", 40), ("test", 40)):
+        _write_lines(out / f"ptb.{part}.txt",
+                     [" ".join(f"w{w}" for w in s) for s in _sentences("lm" + part, n, 300)])
+    return Plan(argv=["--model_type", "test", "--data_path", str(out), "--use_gpu", "False",
+                      "--save_model_dir", str(out / "model"), "--log_path",
+                      str(out / "log.txt")])
