@@ -331,3 +331,36 @@ def _language_model(script: Path, out: Path) -> Plan:
     return Plan(argv=["--model_type", "test", "--data_path", str(out), "--use_gpu", "False",
                       "--save_model_dir", str(out / "model"), "--log_path",
                       str(out / "log.txt")])
+
+
+@maker("models/PaddleNLP/similarity_net/run_classifier.py")
+def _similarity_net(script: Path, out: Path) -> Plan:
+    """Pairwise data: train `query<TAB>positive<TAB>negative`, test `query<TAB>title<TAB>label`
+    lines, term2id.dict (`term<TAB>id`); the positive shares the query's words."""
+    vocab = 200
+    _write_lines(out / "term2id.dict", [f"t{i}\t{i + 1}" for i in range(vocab)])
+    g = _rng("simnet")
+    def words(lo, hi):
+        return " ".join(f"t{int(w)}" for w in g.integers(lo, hi, size=int(g.integers(3, 10))))
+    train, test = [], []
+    for _ in range(256):
+        topic = int(g.integers(0, 10)) * 20
+        query, pos, neg = words(topic, topic + 20), words(topic, topic + 20), words(0, vocab)
+        train.append(f"{query}\t{pos}\t{neg}")
+    for _ in range(64):
+        topic = int(g.integers(0, 10)) * 20
+        label = int(g.integers(0, 2))
+        title = words(topic, topic + 20) if label else words(0, vocab)
+        test.append(f"{words(topic, topic + 20)}\t{title}\t{label}")
+    _write_lines(out / "train", train)
+    _write_lines(out / "test", test)
+    return Plan(argv=["--task_name", "simnet", "--use_cuda", "False", "--do_train", "True",
+                      "--do_valid", "True", "--do_test", "True", "--do_infer", "False",
+                      "--batch_size", "32", "--train_data_dir", str(out / "train"),
+                      "--valid_data_dir", str(out / "test"), "--test_data_dir",
+                      str(out / "test"), "--infer_data_dir", str(out / "test"),
+                      "--output_dir", str(out / "ckpt"), "--config_path",
+                      str(script.parent / "config" / "bow_pairwise.json"), "--vocab_path",
+                      str(out / "term2id.dict"), "--epoch", "2", "--save_steps", "1000",
+                      "--validation_steps", "1000", "--compute_accuracy", "False",
+                      "--lamda", "0.958", "--task_mode", "pairwise", "--init_checkpoint", ""])
