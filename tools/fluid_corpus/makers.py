@@ -364,3 +364,28 @@ def _similarity_net(script: Path, out: Path) -> Plan:
                       str(out / "term2id.dict"), "--epoch", "2", "--save_steps", "1000",
                       "--validation_steps", "1000", "--compute_accuracy", "False",
                       "--lamda", "0.958", "--task_mode", "pairwise", "--init_checkpoint", ""])
+
+
+@maker("models/PaddleNLP/dialogue_domain_classification/run_classifier.py")
+def _dialogue_domain(script: Path, out: Path) -> Plan:
+    """train/eval/test.txt (`query<TAB>domain`, characters are the tokens) and the INI
+    model.conf the released data carries; the program builds char.dict and domain.dict."""
+    g = _rng("domain")
+    domains = ["weather", "music", "video", "alarm"]
+    def lines(n):
+        out_lines = []
+        for _ in range(n):
+            d = int(g.integers(0, len(domains)))
+            chars = "".join(chr(0x4E00 + 20 * d + int(c)) for c in g.integers(0, 20, size=8))
+            out_lines.append(f"{chars}\t{domains[d]}")
+        return out_lines
+    for part, n in (("train", 256), ("eval", 64), ("test", 64)):
+        _write_lines(out / f"{part}.txt", lines(n))
+    (out / "model.conf").write_text("[model]\nemb_dim = 32\nhid_dim = 32\nhid_dim2 = 16\n"
+                                    "win_sizes = [2, 3]\nmodel_type = \"textcnn_net_multi_label\"\n")
+    return Plan(argv=["--use_cuda", "false", "--cpu_num", "1", "--do_train", "true",
+                      "--do_eval", "true", "--do_test", "false", "--build_dict", "true",
+                      "--data_dir", f"{out}/", "--save_dir", f"{out}/output/", "--config_path",
+                      str(out / "model.conf"), "--batch_size", "32", "--epoch", "2",
+                      "--save_steps", "1000", "--validation_steps", "1000", "--skip_steps",
+                      "2", "--checkpoints", str(out / "ckpt")])
