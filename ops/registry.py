@@ -131,9 +131,11 @@ class Kernel:
 
 # Attributes every op may carry without declaring them (PaddlePaddle's roles).
 COMMON_ATTRS = {
-    "op_role": AttrSpec("op_role", "int", 0, "0 forward, 1 backward, 2 optimize, 256 loss"),
+    "op_role": AttrSpec("op_role", "int", 0,
+                        "0 forward, 1 backward, 2 optimize, 16 learning-rate schedule, 256 loss"),
 }
 OP_ROLE_FORWARD, OP_ROLE_BACKWARD, OP_ROLE_OPTIMIZE, OP_ROLE_LOSS = 0, 1, 2, 256
+OP_ROLE_LRSCHED = 16  # Fluid's OpRole.LRSched
 
 
 @dataclass

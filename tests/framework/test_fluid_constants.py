@@ -54,3 +54,26 @@ def test_members_fluid_programs_use():
     assert "x" in x.to_string()
     main.global_seed(7)
     assert main.random_seed == 7
+
+
+def test_role_guards_mark_ops_and_test_clones_leave_them_out():
+    """Fluid's Program._lr_schedule_guard / _optimized_guard (PaddleNLP's transformer builds
+    its noam decay under the first): ops get the role, clone(for_test=True) drops them."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [None, 2], "float32")
+        y = fluid.layers.scale(x, 2.0)
+        with main._lr_schedule_guard():
+            lr = fluid.layers.fill_constant([1], "float32", 0.1)
+        with main._lr_schedule_guard(is_with_opt=True):
+            fluid.layers.scale(lr, 0.5)
+        with main._optimized_guard([]):
+            fluid.layers.scale(lr, 0.25)
+        z = fluid.layers.scale(y, 3.0)  # after the guards: forward again
+    roles = [op.attr("op_role") if op.has_attr("op_role") else 0 for op in main.global_block().ops]
+    assert roles == [0, 16, 18, 2, 0]
+    kept = [op.type for op in main.clone(for_test=True).global_block().ops]
+    assert kept == ["scale", "scale"]
+    exe = fluid.Executor(fluid.CPUPlace())
+    out, = exe.run(main, feed={"x": np.ones((1, 2), "float32")}, fetch_list=[z])
+    assert np.allclose(out, 6.0)

@@ -389,3 +389,23 @@ def _dialogue_domain(script: Path, out: Path) -> Plan:
                       str(out / "model.conf"), "--batch_size", "32", "--epoch", "2",
                       "--save_steps", "1000", "--validation_steps", "1000", "--skip_steps",
                       "2", "--checkpoints", str(out / "ckpt")])
+
+
+@maker("models/PaddleNLP/machine_translation/transformer/train.py")
+def _transformer(script: Path, out: Path) -> Plan:
+    """BPE-style parallel lines `source<TAB>target` and the shared vocabulary (<s> <e> <unk>
+    first, one token a line); its transformer.yaml (read from its directory) gives the
+    rest, a tiny model through its own flags."""
+    vocab = 60
+    _write_lines(out / "vocab", ["<s>", "<e>", "<unk>"] + [f"t{i}" for i in range(vocab)])
+    sents = _sentences("transformer", 256, vocab)
+    _write_lines(out / "train", [f"{' '.join(f't{w}' for w in s)}\t"
+                                 f"{' '.join(f't{(w + 1) % vocab}' for w in s)}" for s in sents])
+    return Plan(argv=["--use_cuda", "False", "--training_file", str(out / "train"),
+                      "--src_vocab_fpath", str(out / "vocab"), "--trg_vocab_fpath",
+                      str(out / "vocab"), "--batch_size", "512", "--epoch", "2",
+                      "--d_model", "32", "--d_inner_hid", "64", "--d_key", "16", "--d_value",
+                      "16", "--n_head", "2", "--n_layer", "1", "--print_step", "2",
+                      "--save_step", "100000", "--warmup_steps", "10", "--pool_size", "1000",
+                      "--save_model_path", str(out / "saved"), "--save_checkpoint",
+                      str(out / "ckpt"), "--save_param", str(out / "params")])

@@ -98,6 +98,9 @@ def exclusion(key: str, script: Path) -> str | None:
 
 def categorise(stderr: str) -> tuple[str, str]:
     """(category, the failing line) from a traceback's last line."""
+    if re.search(r"paddlepaddle-cpu|Set use_gpu as false|Set use_cuda = False", stderr):
+        return "GPU by default: no maker passes its CPU flag yet", \
+            "the program asks for paddlepaddle-gpu"
     lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
     last = next((ln for ln in reversed(lines) if re.match(r"^[\w.]+(Error|Exception|Exit)\b", ln)),
                 lines[-1] if lines else "")
@@ -106,6 +109,11 @@ def categorise(stderr: str) -> tuple[str, str]:
         return "RNN with unknown time dim (issue 28 item 3)", text
     if re.search(r"No module named '(paddle\.[\w.]+|paddle)'", text) and "paddle_ir" not in text:
         return "paddle (non-fluid) API missing in the shim", text
+    if re.search(r"No module named '(paddlehub|models|Queue|cPickle)'", text):
+        return {"paddlehub": "needs PaddleHub (a library on Fluid fetching pretrained models)",
+                "Queue": "Python 2 only", "cPickle": "Python 2 only",
+                "models": "imports the repository's shared models package from another "
+                          "directory"}[re.search(r"'(\w+)'", text).group(1)], text
     if re.search(r"No module named", text):
         return "a third-party module the program imports", text
     if "Fluid module" in text or "MissingNameError" in text or (
