@@ -23,6 +23,7 @@ class Plan:
     cwd: Path | None = None
     samples: int = 256
     excluded: str | None = None  # a reason the script cannot run here, found by its maker
+    made: bool = True  # False: no maker; the script ran with its defaults
 
 
 MAKERS: dict[str, Callable[[Path, Path], Plan]] = {}
@@ -40,7 +41,7 @@ def maker(*keys: str):
 def plan_for(key: str, script: Path, work: Path) -> Plan:
     fn = MAKERS.get(key)
     if fn is None:
-        return Plan()
+        return Plan(made=False)
     out = work / key.replace("/", "__")
     out.mkdir(parents=True, exist_ok=True)
     return fn(script, out)
@@ -258,7 +259,8 @@ def _tagspace(script: Path, out: Path) -> Plan:
     lines = []
     for _ in range(256):
         tag = int(g.integers(0, 4))
-        words = [int(w) for w in g.integers(100 * tag, 100 * tag + 100, size=int(g.integers(3, 15)))]
+        size = int(g.integers(3, 15))
+        words = [int(w) for w in g.integers(100 * tag, 100 * tag + 100, size=size)]
         lines.append(f"{tag},{' '.join(map(str, words))}")
     _write_lines(out / "train" / "part-0.csv", lines)
     _write_lines(out / "vocab_text.txt", ["400"])
@@ -382,7 +384,7 @@ def _dialogue_domain(script: Path, out: Path) -> Plan:
     for part, n in (("train", 256), ("eval", 64), ("test", 64)):
         _write_lines(out / f"{part}.txt", lines(n))
     (out / "model.conf").write_text("[model]\nemb_dim = 32\nhid_dim = 32\nhid_dim2 = 16\n"
-                                    "win_sizes = [2, 3]\nmodel_type = \"textcnn_net_multi_label\"\n")
+                                    "win_sizes = [2, 3]\n")
     return Plan(argv=["--use_cuda", "false", "--cpu_num", "1", "--do_train", "true",
                       "--do_eval", "true", "--do_test", "false", "--build_dict", "true",
                       "--data_dir", f"{out}/", "--save_dir", f"{out}/output/", "--config_path",

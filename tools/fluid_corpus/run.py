@@ -28,7 +28,8 @@ from tools.fluid_corpus import makers
 SHIM = Path(__file__).resolve().parent / "shim"
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY_NAME = re.compile(r"(^|_)train|^run_|^main\.py$|_train\.py$")
-LOSS = re.compile(r"(?:loss|cost|ppl|perplexity|metrics)[^0-9\n+-]{0,24}([-+]?\d+\.\d*(?:[eE][-+]?\d+)?)",
+LOSS = re.compile(r"(?:loss|cost|ppl|perplexity|metrics)[^0-9\n+-]{0,24}"
+                  r"([-+]?\d+\.\d*(?:[eE][-+]?\d+)?)",
                   re.IGNORECASE)
 
 # Static exclusions: (what in the path or the source says so, reason). First match wins.
@@ -42,7 +43,6 @@ EXCLUDE_SOURCE = [
     (re.compile(r"fluid\.dygraph\.guard|with\s+dygraph\.guard|dygraph\.to_variable"),
      "dygraph (imperative mode; paddle-ir runs static programs)"),
     (re.compile(r"load_op_library|\.so['\"]\)"), "GPU-only custom ops (a compiled .so library)"),
-    (re.compile(r"incubate\.fleet|import fleet\b"), "multi-machine launcher (fleet)"),
 ]
 
 
@@ -96,6 +96,23 @@ def exclusion(key: str, script: Path) -> str | None:
     return None
 
 
+# Failures that say the program needs what no CPU run of it can have
+LATE_EXCLUSIONS = [
+    (re.compile(r"load_op_library"), "GPU-only custom ops (load_op_library of a CUDA .so)"),
+    (re.compile(r"No module named '(Queue|cPickle)'"), "Python 2 only"),
+]
+# With no maker, these say the script lacks its data or flags, not that paddle-ir failed
+LACKS_A_MAKER = {"data or file the program expects", "other",
+                 "GPU by default: no maker passes its CPU flag yet"}
+
+
+def _excluded_by_failure(detail: str) -> str | None:
+    for pattern, reason in LATE_EXCLUSIONS:
+        if pattern.search(detail):
+            return reason
+    return None
+
+
 def categorise(stderr: str) -> tuple[str, str]:
     """(category, the failing line) from a traceback's last line."""
     if re.search(r"paddlepaddle-cpu|Set use_gpu as false|Set use_cuda = False", stderr):
@@ -138,9 +155,9 @@ def run_one(key: str, script: Path, timeout: float, work: Path, deps: Path | Non
     if plan.excluded:
         result.status, result.category = "excluded", plan.excluded
         return result
-    boot = ("import runpy, sys; sys.path.insert(0, {here!r}); sys.argv = {argv!r}; "
-            "runpy.run_path({script!r}, run_name='__main__')").format(
-        here=str(script.parent), argv=[script.name, *plan.argv], script=str(script))
+    argv = [script.name, *plan.argv]
+    boot = (f"import runpy, sys; sys.path.insert(0, {str(script.parent)!r}); "
+            f"sys.argv = {argv!r}; runpy.run_path({str(script)!r}, run_name='__main__')")
     # `python` on PATH is this interpreter: the programs' pipe commands (`python
     # criteo_reader.py`) run their readers with the shim too
     bindir = work / "bin"
@@ -150,9 +167,11 @@ def run_one(key: str, script: Path, timeout: float, work: Path, deps: Path | Non
         # was started by
         (bindir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
         (bindir / "python").chmod(0o755)
-    path = [str(deps.resolve())] if deps else []  # the programs' environment first (numpy < 2.4, six...)
+    # the programs' environment first (numpy < 2.4, six, ...)
+    path = [str(deps.resolve())] if deps else []
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, str(SHIM), str(ROOT)]),
-               PATH=os.pathsep.join([str(bindir), os.environ.get("PATH", "")]), CUDA_VISIBLE_DEVICES="", CPU_NUM="1",
+               PATH=os.pathsep.join([str(bindir), os.environ.get("PATH", "")]),
+               CUDA_VISIBLE_DEVICES="", CPU_NUM="1",
                FLUID_CORPUS_SAMPLES=str(plan.samples), PYTHONHASHSEED="0", **plan.env)
     start = time.monotonic()
     try:
@@ -172,6 +191,11 @@ def run_one(key: str, script: Path, timeout: float, work: Path, deps: Path | Non
         else:
             result.status = "fails"
             result.category, result.detail = categorise(proc.stderr)
+            found_late = _excluded_by_failure(result.detail)
+            if found_late:
+                result.status, result.category = "excluded", found_late
+            elif not plan.made and result.category in LACKS_A_MAKER:
+                result.category = "no data maker yet: " + result.category
     result.seconds = time.monotonic() - start
     if len(result.losses) >= 2:
         result.loss_falls = "yes" if result.losses[-1] < result.losses[0] else "no"

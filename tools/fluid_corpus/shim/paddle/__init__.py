@@ -36,5 +36,8 @@ class _FluidPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 sys.meta_path.insert(0, _FluidPaths())
-from paddle import dataset  # noqa: E402  (after the finder: the readers import fluid)
-from paddle import compat, version  # noqa: E402, F401
+from paddle import (  # noqa: E402, F401
+    compat,
+    dataset,  # noqa: E402  (after the finder: the readers import fluid)
+    version,
+)

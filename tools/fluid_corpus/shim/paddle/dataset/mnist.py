@@ -1,6 +1,5 @@
 """mnist: images float32 [784] in [-1, 1], labels int 0-9 (the class shifts a bright patch)."""
 
-import numpy as np
 
 from paddle.dataset.common import reader_of, rng, samples
 
