@@ -411,3 +411,23 @@ def _transformer(script: Path, out: Path) -> Plan:
                       "--save_step", "100000", "--warmup_steps", "10", "--pool_size", "1000",
                       "--save_model_path", str(out / "saved"), "--save_checkpoint",
                       str(out / "ckpt"), "--save_param", str(out / "params")])
+
+
+@maker("models/PaddleRec/gnn/train.py")
+def _gnn(script: Path, out: Path) -> Plan:
+    """The pickle its preprocessing writes, (sessions, next items), and config.txt (the item
+    count); a session's next item follows its last one."""
+    import pickle
+
+    items = 100
+    sessions = [[(s + k) % items + 1 for k in range(length)]
+                for s, length in zip(range(512), _rng("gnn").integers(2, 8, size=512),
+                                     strict=True)]
+    targets = [session[-1] % items + 1 for session in sessions]
+    with open(out / "train.txt", "wb") as f:
+        pickle.dump((sessions, targets), f)
+    _write_lines(out / "config.txt", [str(items + 1)])
+    return Plan(argv=["--train_path", str(out / "train.txt"), "--config_path",
+                      str(out / "config.txt"), "--model_path", str(out / "model"),
+                      "--epoch_num", "2", "--batch_size", "64", "--hidden_size", "32",
+                      "--use_cuda", "0", "--use_parallel", "0"])

@@ -71,6 +71,8 @@ def discover(models: Path | None, book: Path | None) -> list[tuple[str, Path]]:
             rel = path.relative_to(models)
             if not ENTRY_NAME.search(path.name) or "tests" in rel.parts:
                 continue
+            if path.name == "main.py" and (path.parent / "train.py").exists():
+                continue  # a dispatcher (do_train/do_predict flags) around its train.py
             text = path.read_text(errors="replace")
             if _is_fluid(text) and "__main__" in text:
                 found.append(("models/" + rel.as_posix(), path))
