@@ -157,6 +157,9 @@ class OpDef:
     infer_var_type_fn: Callable | None = None
     grad_maker_fn: Callable | None = None
     kernels: dict[KernelKey, Kernel] = field(default_factory=dict)
+    # Output slots the op may leave unwritten (a conditional_block that does not run)
+    # keep their prior values there: the executor binds them before the op
+    may_skip_outputs: tuple[str, ...] = ()
     # The module whose import registered the op (what ops/_index.py records).
     module: str = ""
 
@@ -306,6 +309,7 @@ def register_op(
     key_inputs: Iterable[str] | None = None,
     dtype_from: str | None = None,
     fallback: bool = False,
+    may_skip_outputs: Iterable[str] = (),
 ) -> OpDef:
     """Declare an op type. Kernels, inference rules and the grad maker attach to the result."""
     module = _importing_module()
@@ -321,6 +325,7 @@ def register_op(
     if dtype_from is None:
         dtype_from = key_inputs[0] if key_inputs else None
     opdef = OpDef(op_type, doc.strip(), inputs, outputs, attrs, key_inputs, dtype_from, fallback)
+    opdef.may_skip_outputs = tuple(may_skip_outputs)
     opdef.module = module
     _REGISTRY[op_type] = opdef
     return opdef

@@ -84,9 +84,7 @@ def __getattr__(name: str):
 
         return backward
     if name in _modules.MODULES:  # a Fluid submodule as an attribute: fluid.param_attr, fluid.nets
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
+        return _modules.submodule(name)
     from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir.fluid", name, list(__all__) + [

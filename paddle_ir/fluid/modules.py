@@ -130,6 +130,13 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """Nothing to run: the real module ran when create_module imported it."""
 
 
+def submodule(fluid_path: str):
+    """The module of a Fluid path MODULES names (`param_attr` -> paddle_ir.fluid.param_attr)."""
+    if fluid_path not in MODULES:
+        raise ModuleNotFoundError(f"paddle-ir has no Fluid module 'fluid.{fluid_path}'")
+    return importlib.import_module(PREFIX + fluid_path)
+
+
 def install() -> None:
     if not any(isinstance(f, FluidModuleAliases) for f in sys.meta_path):
         sys.meta_path.insert(0, FluidModuleAliases())

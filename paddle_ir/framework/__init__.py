@@ -18,6 +18,7 @@ from paddle_ir.framework.fluid_constants import (
     convert_np_dtype_to_dtype_,
     dtype_is_floating,
 )
+from paddle_ir.framework.name_scope import name_scope
 from paddle_ir.framework.operator import GRAD_SUFFIX, Operator
 from paddle_ir.framework.program import (
     MAX_BLOCK_DEPTH,
@@ -44,7 +45,8 @@ __all__ = [
 ]
 # Fluid's fluid.framework also has these (fluid_constants.py, core.places)
 __all__ += ["CONTROL_DEP_VAR_PREFIX", "EMPTY_VAR_NAME", "GRAD_VAR_SUFFIX", "TEMP_VAR_NAME",
-            "ZERO_VAR_SUFFIX", "convert_np_dtype_to_dtype_", "cpu_places", "dtype_is_floating"]
+            "ZERO_VAR_SUFFIX", "convert_np_dtype_to_dtype_", "cpu_places", "dtype_is_floating",
+            "name_scope"]
 _FLUID_PRIVATE = (_cpu_num,)
 
 

@@ -77,3 +77,13 @@ def test_role_guards_mark_ops_and_test_clones_leave_them_out():
     exe = fluid.Executor(fluid.CPUPlace())
     out, = exe.run(main, feed={"x": np.ones((1, 2), "float32")}, fetch_list=[z])
     assert np.allclose(out, 6.0)
+
+
+def test_name_scope_is_in_fluid_framework_and_changes_nothing():
+    """BERT's run_classifier builds under fluid.framework.name_scope."""
+    assert framework.name_scope is fluid.name_scope
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()), framework.name_scope("encoder"):
+        x = fluid.data("x", [None, 2], "float32")
+        y = fluid.layers.scale(x, 2.0)
+    assert y.name.startswith("scale") and [op.type for op in main.global_block().ops] == ["scale"]

@@ -431,3 +431,32 @@ def _gnn(script: Path, out: Path) -> Plan:
                       str(out / "config.txt"), "--model_path", str(out / "model"),
                       "--epoch_num", "2", "--batch_size", "64", "--hidden_size", "32",
                       "--use_cuda", "0", "--use_parallel", "0"])
+
+
+@maker("models/PaddleNLP/pretrain_langauge_models/BERT/run_classifier.py")
+def _bert_classifier(script: Path, out: Path) -> Plan:
+    """CoLA-format train/dev/test.tsv, a WordPiece vocab.txt and a tiny bert_config.json;
+    fine-tuning from scratch (no pretrained parameters)."""
+    import json
+
+    words = [f"w{i}" for i in range(100)]
+    _write_lines(out / "vocab.txt", ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words])
+    for part, n in (("train", 128), ("dev", 32)):
+        _write_lines(out / f"{part}.tsv", [
+            f"s{i}\t{label}\t*\t{' '.join(words[w] for w in ws)}"
+            for i, (ws, label) in enumerate(_labelled_text("bert" + part, n, 100))])
+    _write_lines(out / "test.tsv", ["index\tsentence"] + [
+        f"{i}\t{' '.join(words[w] for w in ws)}"
+        for i, (ws, _) in enumerate(_labelled_text("berttest", 32, 100))])
+    (out / "bert_config.json").write_text(json.dumps({
+        "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+        "hidden_size": 32, "initializer_range": 0.02, "max_position_embeddings": 64,
+        "num_attention_heads": 2, "num_hidden_layers": 2, "type_vocab_size": 2,
+        "vocab_size": len(words) + 5}))
+    return Plan(argv=["--task_name", "cola", "--use_cuda", "false", "--do_train", "true",
+                      "--do_val", "true", "--do_test", "false", "--batch_size", "16",
+                      "--data_dir", str(out), "--vocab_path", str(out / "vocab.txt"),
+                      "--bert_config_path", str(out / "bert_config.json"), "--checkpoints",
+                      str(out / "ckpt"), "--max_seq_len", "32", "--epoch", "2",
+                      "--skip_steps", "2", "--save_steps", "10000", "--validation_steps",
+                      "10000", "--learning_rate", "1e-3", "--random_seed", "1"])
