@@ -157,12 +157,13 @@ clean:
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # Fluid 1.7 programs expect numpy < 2.4 (README) and Paddle 1.7's own dependencies (six,
-# Pillow < 10, matplotlib) and their models' (OpenCV, pandas, wget, sentencepiece): they go into a directory first on the programs' path, not .venv.
+# Pillow < 10, matplotlib) and their models' (OpenCV, pandas, wget, h5py, nltk, sentencepiece):
+# they go into a directory first on the programs' path, not .venv.
 CORPUS_DEPS := build/fluid-corpus-deps
 CORPUS_TIMEOUT ?= 300
-$(CORPUS_DEPS)/.stamp: $(STAMP)
+$(CORPUS_DEPS)/.stamp: $(STAMP) Makefile
 	$(PY) -m pip install --quiet --disable-pip-version-check --target $(CORPUS_DEPS) \
-		"numpy>=1.24,<2.4" six "Pillow<10" matplotlib opencv-python-headless pandas wget \
+		"numpy>=1.24,<2.4" six "Pillow<10" matplotlib opencv-python-headless pandas wget h5py nltk \
 		sentencepiece
 	touch $@
 

@@ -54,6 +54,7 @@ MODULES = {
     "regularizer": "paddle_ir.passes.regularizer",
     "transpiler": "paddle_ir.transpiler",
     "unique_name": "paddle_ir.framework.unique_name",
+    "wrapped_decorator": "paddle_ir.compat.wrapped_decorator",
 }
 
 

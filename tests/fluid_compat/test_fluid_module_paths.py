@@ -59,3 +59,32 @@ def test_every_fluid_submodule_is_an_attribute_of_fluid():
         got = getattr(fluid, name)
         assert got is importlib.import_module(f"paddle_ir.fluid.{name}"), name
     assert fluid.param_attr.ParamAttr is fluid.ParamAttr
+
+
+def test_wrapped_decorator_keeps_signatures():
+    """`from paddle.fluid.wrapped_decorator import signature_safe_contextmanager`
+    (PaddleCV's image_classification utilities)."""
+    import inspect
+
+    from paddle_ir.fluid.wrapped_decorator import signature_safe_contextmanager, wrap_decorator
+
+    @signature_safe_contextmanager
+    def guard(name: str, depth: int = 1):
+        """enter a guard"""
+        yield f"{name}:{depth}"
+
+    assert inspect.signature(guard) == inspect.signature(guard.__wrapped__)
+    assert guard.__name__ == "guard" and guard.__doc__ == "enter a guard"
+    with guard("a", depth=2) as got:
+        assert got == "a:2"
+
+    def twice(func):
+        def run(*args, **kwargs):
+            return 2 * func(*args, **kwargs)
+        return run
+
+    @wrap_decorator(twice)
+    def three(x: int) -> int:
+        return 3 * x
+
+    assert three(2) == 12 and list(inspect.signature(three).parameters) == ["x"]

@@ -135,6 +135,8 @@ def categorise(stderr: str) -> tuple[str, str]:
                           "directory"}[re.search(r"'(\w+)'", text).group(1)], text
     if re.search(r"No module named", text):
         return "a third-party module the program imports", text
+    if "incubate.fleet" in text:
+        return "imports fluid.incubate.fleet (multi-machine training, refused) at load", text
     if "Fluid module" in text or "MissingNameError" in text or (
             "has no attribute" in text and re.search(r"paddle|fluid|Variable|Program", text)):
         return "Fluid API name missing", text
