@@ -29,9 +29,9 @@ there is one process.
 from __future__ import annotations
 
 import random
-import warnings
 import subprocess
 import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 
 import numpy as np
