@@ -46,15 +46,14 @@ def as_numpy(tensor, copy: bool = False):
 def _to_name_str(var) -> str:
     """The variable name of a fetch item (Variable, str, or the tuple minimize() returns);
     a list of them joined with ','."""
-    from paddle_ir.framework.operator import Operator
-    from paddle_ir.framework.variable import Variable
-
+    # the executor does not import the builder (they are siblings): Variables and
+    # Operators are known by their shape, a desc with a name or with a type
     def one(item) -> str:
-        if isinstance(item, Variable):
-            return item.name
         if isinstance(item, str):
             return item
-        if isinstance(item, Operator):
+        if hasattr(item, "desc") and isinstance(getattr(item, "name", None), str):
+            return item.name
+        if hasattr(item, "desc") and isinstance(getattr(item, "type", None), str):
             return str(id(item))
         raise TypeError(f"{item!r} should be a Variable, an Operator or a str")
 
