@@ -252,8 +252,11 @@ def _word2vec(script: Path, out: Path) -> Plan:
 
 @maker("models/PaddleRec/multiview_simnet/train.py")
 def _multiview_simnet(script: Path, out: Path) -> Plan:
-    """It trains on the synthetic reader it ships; one epoch of it."""
-    return Plan(argv=["--epochs", "1", "--model_output_dir", str(out / "model")])
+    """It trains on the synthetic reader it ships (10000 samples); one epoch of it, with
+    a 1000-id feature space instead of its default 10^6 (a [10^6, 128] table)."""
+    return Plan(argv=["--epochs", "1", "--model_output_dir", str(out / "model"),
+                      "--sparse_feature_dim", "1000", "--embedding_dim", "32",
+                      "--hidden_size", "32"])
 
 
 @maker("models/PaddleRec/tagspace/train.py")
