@@ -119,6 +119,15 @@ def refusal(module: str, name: str) -> str | None:
     return None
 
 
+def _named_refusal(module: str, name: str) -> str | None:
+    """`refusal` by the rules that name names (not a whole module's `*`)."""
+    for module_pattern, name_pattern, reason in RULES:
+        if name_pattern != "*" and fnmatchcase(module, module_pattern) \
+                and fnmatchcase(name, name_pattern):
+            return reason
+    return None
+
+
 def module_refusal(fluid_path: str) -> str | None:
     """The reason a whole Fluid module `fluid.<fluid_path>` is refused, or None."""
     for module_pattern, name_pattern, reason in RULES:
@@ -128,9 +137,9 @@ def module_refusal(fluid_path: str) -> str | None:
 
 
 def install_refusals(module, fluid_path: str) -> None:
-    """Make a name `module` lacks that Fluid's `fluid.<fluid_path>` has and paddle-ir refuses
-    an error giving the reason; other lookups go to the module's own `__getattr__` or get
-    the closest names that exist. One module can stand for several Fluid paths."""
+    """Make a name `module` lacks that a rule naming names refuses (fluid.framework.IrGraph,
+    fluid.load_op_library) an error giving the reason; other lookups go to the module's
+    own `__getattr__` or get the closest names that exist."""
     paths = module.__dict__.setdefault("__fluid_paths__", [])
     if fluid_path in paths:
         return
@@ -153,7 +162,11 @@ def install_refusals(module, fluid_path: str) -> None:
             except AttributeError as err:
                 failure = err
         for path in paths:
-            reason = refusal(path, name)
+            # Only rules naming names: a module paddle-ir has answers a typo with its own
+            # names, and one module standing for several Fluid paths (paddle_ir.layers is
+            # also fluid.layers.detection) cannot tell which path the program wrote. A
+            # whole refused module is refused when imported (module_refusal).
+            reason = _named_refusal(path, name)
             if reason is not None:
                 shown = f"fluid.{path}.{name}" if path else f"fluid.{name}"
                 raise MissingNameError(f"{shown} is not in paddle-ir: {reason}")

@@ -115,9 +115,10 @@ def _excluded_by_failure(detail: str) -> str | None:
     return None
 
 
-def categorise(stderr: str) -> tuple[str, str]:
+def categorise(stderr: str, stdout: str = "") -> tuple[str, str]:
     """(category, the failing line) from a traceback's last line."""
-    if re.search(r"paddlepaddle-cpu|Set use_gpu as false|Set use_cuda = False", stderr):
+    if re.search(r"paddlepaddle-cpu|Set use_gpu as false|Set use_cuda = False|"
+                 r"paddlepaddle-gpu", stderr + stdout):
         return "GPU by default: no maker passes its CPU flag yet", \
             "the program asks for paddlepaddle-gpu"
     lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
@@ -194,7 +195,7 @@ def run_one(key: str, script: Path, timeout: float, work: Path, deps: Path | Non
             result.status = "runs"
         else:
             result.status = "fails"
-            result.category, result.detail = categorise(proc.stderr)
+            result.category, result.detail = categorise(proc.stderr, proc.stdout)
             found_late = _excluded_by_failure(result.detail)
             if found_late:
                 result.status, result.category = "excluded", found_late
