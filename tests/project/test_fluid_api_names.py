@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-import paddle_ir.fluid
 import paddle_ir.fluid as fluid
 from paddle_ir.compat.refused_names import refusal
 
