@@ -15,6 +15,9 @@
 #   make bench-startup  start-up time of `import paddle_ir` and `paddle-ir run` (B10)
 #   make bench-distributed  B8: parameter-server training on Ray (bench/distributed.py)
 #   make interop      the Paddle interop tests against real paddlepaddle (own venv)
+#   make fluid-corpus MODELS=DIR BOOK=DIR  run every static-graph Fluid 1.x training script of a
+#               PaddlePaddle/models v1.7.0 and a Paddle book checkout as is (tools/fluid_corpus);
+#               not in test or CI
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -37,6 +40,7 @@ TORCH_INDEX_URL ?=
 
 .PHONY: all demo test lint proto clean bench bench-peers bench-startup bench-distributed peers
 .PHONY: test-multihost fuzz stress mutation mutation-map mutation-report op-index interop
+.PHONY: fluid-corpus
 
 all: test
 
@@ -182,3 +186,19 @@ clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis out fuzz-crashes
 	rm -f $(PB2) $(PADDLE_PB2)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# Fluid 1.7 programs expect numpy < 2.4 (README) and Paddle 1.7's own dependencies (six,
+# Pillow < 10, matplotlib) and their models' (OpenCV, pandas, wget, h5py, nltk, sentencepiece):
+# they go into a directory first on the programs' path, not .venv.
+CORPUS_DEPS := build/fluid-corpus-deps
+CORPUS_TIMEOUT ?= 300
+$(CORPUS_DEPS)/.stamp: $(STAMP) Makefile
+	$(PY) -m pip install --quiet --disable-pip-version-check --target $(CORPUS_DEPS) \
+		"numpy>=1.24,<2.4" six "Pillow<10" matplotlib opencv-python-headless pandas wget h5py nltk \
+		sentencepiece
+	touch $@
+
+fluid-corpus: $(CORPUS_DEPS)/.stamp
+	@test -n "$(MODELS)$(BOOK)" || { echo "usage: make fluid-corpus MODELS=DIR BOOK=DIR"; exit 2; }
+	$(PY) -m tools.fluid_corpus.run $(if $(MODELS),--models $(MODELS)) $(if $(BOOK),--book $(BOOK)) \
+		--deps $(CORPUS_DEPS) --timeout $(CORPUS_TIMEOUT) --markdown build/fluid-corpus.md

@@ -207,7 +207,11 @@ class BlockCompiler:
         """Names read before any op of the block writes them, in first-read order."""
         written, external, seen = set(), [], set()
         for op in self.block.ops:
-            for v in op.inputs:
+            opdef = op_registry.get_op_def(op.type)
+            # an output the op may leave unwritten keeps the value it had: read it too
+            kept = opdef.may_skip_outputs if opdef is not None else ()
+            reads = list(op.inputs) + [v for v in op.outputs if v.parameter in kept]
+            for v in reads:
                 for n in v.arguments:
                     if n not in written and n not in seen:
                         seen.add(n)

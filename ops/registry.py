@@ -134,9 +134,11 @@ class Kernel:
 
 # Attributes every op may carry without declaring them (PaddlePaddle's roles).
 COMMON_ATTRS = {
-    "op_role": AttrSpec("op_role", "int", 0, "0 forward, 1 backward, 2 optimize, 256 loss"),
+    "op_role": AttrSpec("op_role", "int", 0,
+                        "0 forward, 1 backward, 2 optimize, 16 learning-rate schedule, 256 loss"),
 }
 OP_ROLE_FORWARD, OP_ROLE_BACKWARD, OP_ROLE_OPTIMIZE, OP_ROLE_LOSS = 0, 1, 2, 256
+OP_ROLE_LRSCHED = 16  # Fluid's OpRole.LRSched
 
 
 @dataclass
@@ -158,6 +160,9 @@ class OpDef:
     infer_var_type_fn: Callable | None = None
     grad_maker_fn: Callable | None = None
     kernels: dict[KernelKey, Kernel] = field(default_factory=dict)
+    # Output slots the op may leave unwritten (a conditional_block that does not run)
+    # keep their prior values there: the executor binds them before the op
+    may_skip_outputs: tuple[str, ...] = ()
     # The module whose import registered the op (what ops/_index.py records).
     module: str = ""
 
@@ -315,6 +320,7 @@ def register_op(
     key_inputs: Iterable[str] | None = None,
     dtype_from: str | None = None,
     fallback: bool = False,
+    may_skip_outputs: Iterable[str] = (),
 ) -> OpDef:
     """Declare an op type. Kernels, inference rules and the grad maker attach to the result."""
     module = _importing_module()
@@ -330,6 +336,7 @@ def register_op(
     if dtype_from is None:
         dtype_from = key_inputs[0] if key_inputs else None
     opdef = OpDef(op_type, doc.strip(), inputs, outputs, attrs, key_inputs, dtype_from, fallback)
+    opdef.may_skip_outputs = tuple(may_skip_outputs)
     opdef.module = module
     _REGISTRY[op_type] = opdef
     return opdef

@@ -44,6 +44,7 @@ conditional_block = register_op(
                 "Cond is one bool element (True) or a list of tensors that must be non-empty")],
     key_inputs=[],
     doc=__doc__,
+    may_skip_outputs=["Out"],  # a block that does not run leaves Out as it was
 )
 
 

@@ -40,7 +40,9 @@ def out_of_scope_advice(fluid_path: str) -> str | None:
     for part in reversed(fluid_path.split(".")):  # the most specific first: contrib.trainer
         if part in OUT_OF_SCOPE:
             return OUT_OF_SCOPE[part]
-    return None
+    from paddle_ir.compat.refused_names import module_refusal
+
+    return module_refusal(fluid_path)
 
 
 def missing_attribute(module: str, name: str, names: Iterable[str]) -> AttributeError:
@@ -49,6 +51,12 @@ def missing_attribute(module: str, name: str, names: Iterable[str]) -> Attribute
         return AttributeError(f"module {module!r} has no attribute {name!r}")
     if module == "paddle_ir.fluid" and name in OUT_OF_SCOPE:
         return MissingNameError(f"fluid.{name}: {OUT_OF_SCOPE[name]}")
+    if module == "paddle_ir.fluid":
+        from paddle_ir.compat.refused_names import refusal
+
+        reason = refusal("", name)
+        if reason is not None:
+            return MissingNameError(f"fluid.{name} is not in paddle-ir: {reason}")
     pool = sorted(set(names))
     close = difflib.get_close_matches(name, pool, n=4, cutoff=0.6)
     # Prefix or substring matches catch what edit distance misses (sums -> sum).

@@ -8,9 +8,8 @@ one_hot_v2) where the layers versions replace a trailing dim of 1.
 
 from __future__ import annotations
 
-import contextlib
-
 from paddle_ir.framework import Variable
+from paddle_ir.framework.name_scope import name_scope  # noqa: F401 - fluid.name_scope
 from paddle_ir.layers.io import fluid_data as data
 from paddle_ir.layers.nn.dense import embedding as _embedding
 from paddle_ir.layers.nn.dense import one_hot_v2
@@ -41,8 +40,3 @@ def memory_optimize(input_program=None, skip_opt_set=None, print_log: bool = Fal
 def release_memory(input_program=None, skip_opt_set=None) -> None:
     """Fluid 1.x's release_memory: nothing to do, as memory_optimize."""
 
-
-@contextlib.contextmanager
-def name_scope(prefix: str | None = None):
-    """Fluid's name_scope: groups ops for visualisation only; names and results are unchanged."""
-    yield

@@ -12,12 +12,13 @@ paddle_ir/__init__.py (which imports both) sets it here.
 from __future__ import annotations
 
 _FLUID_NAMES = ("CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "EOFException", "LoDTensor", "Scope",
-                "SelectedRows", "VarDesc", "is_compiled_with_cuda")
+                "SelectedRows", "VarDesc", "get_cuda_device_count", "is_compiled_with_cuda")
 
 
 def __getattr__(name: str):
     # Explicit imports on first use (never by computed module name).
-    if name in ("CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "is_compiled_with_cuda"):
+    if name in ("CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count",
+                "is_compiled_with_cuda"):
         from paddle_ir.core import places
 
         return getattr(places, name)

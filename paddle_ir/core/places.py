@@ -73,6 +73,11 @@ def is_compiled_with_cuda() -> bool:
     return False
 
 
+def get_cuda_device_count() -> int:
+    """0: no CUDA devices (Fluid's fluid.core.get_cuda_device_count)."""
+    return 0
+
+
 def cpu_places(device_count: int | None = None) -> list[CPUPlace]:
     """Fluid's `fluid.cpu_places`: `device_count` CPU places (one by default: one device)."""
     return [CPUPlace() for _ in range(device_count or 1)]

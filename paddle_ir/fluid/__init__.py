@@ -83,6 +83,8 @@ def __getattr__(name: str):
         import paddle_ir.passes.backward as backward
 
         return backward
+    if name in _modules.MODULES:  # a Fluid submodule as an attribute: fluid.param_attr, fluid.nets
+        return _modules.submodule(name)
     from paddle_ir.compat.missing_names import missing_attribute
 
     raise missing_attribute("paddle_ir.fluid", name, list(__all__) + [

@@ -53,6 +53,7 @@ MODULES = {
     "regularizer": "paddle_ir.passes.regularizer",
     "transpiler": "paddle_ir.transpiler",
     "unique_name": "paddle_ir.framework.unique_name",
+    "wrapped_decorator": "paddle_ir.compat.wrapped_decorator",
 }
 
 
@@ -120,10 +121,20 @@ class FluidModuleAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         for name, module in list(sys.modules.items()):
             if name.startswith(inside):
                 sys.modules.setdefault(spec.name + "." + name[len(inside):], module)
+        from paddle_ir.compat.refused_names import install_refusals
+
+        install_refusals(real, spec.name[len(PREFIX):])  # Fluid names refused say why
         return real
 
     def exec_module(self, module) -> None:
         """Nothing to run: the real module ran when create_module imported it."""
+
+
+def submodule(fluid_path: str):
+    """The module of a Fluid path MODULES names (`param_attr` -> paddle_ir.fluid.param_attr)."""
+    if fluid_path not in MODULES:
+        raise ModuleNotFoundError(f"paddle-ir has no Fluid module 'fluid.{fluid_path}'")
+    return importlib.import_module(PREFIX + fluid_path)
 
 
 def install() -> None:

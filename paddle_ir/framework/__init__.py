@@ -6,7 +6,19 @@ the parts it is built from. This package re-exports what programs import from
 `paddle_ir.framework` (and Fluid programs from `fluid.framework`).
 """
 
+from paddle_ir.core.places import cpu_places
 from paddle_ir.framework import unique_name
+from paddle_ir.framework.fluid_constants import (
+    CONTROL_DEP_VAR_PREFIX,
+    EMPTY_VAR_NAME,
+    GRAD_VAR_SUFFIX,
+    TEMP_VAR_NAME,
+    ZERO_VAR_SUFFIX,
+    _cpu_num,
+    convert_np_dtype_to_dtype_,
+    dtype_is_floating,
+)
+from paddle_ir.framework.name_scope import name_scope
 from paddle_ir.framework.operator import GRAD_SUFFIX, Operator
 from paddle_ir.framework.program import (
     MAX_BLOCK_DEPTH,
@@ -31,3 +43,17 @@ __all__ = [
     "default_startup_program", "grad_var_name", "names_of", "op_location", "program_guard",
     "switch_main_program", "switch_startup_program", "undecodable_strings", "unique_name",
 ]
+# Fluid's fluid.framework also has these (fluid_constants.py, core.places)
+__all__ += ["CONTROL_DEP_VAR_PREFIX", "EMPTY_VAR_NAME", "GRAD_VAR_SUFFIX", "TEMP_VAR_NAME",
+            "ZERO_VAR_SUFFIX", "convert_np_dtype_to_dtype_", "cpu_places", "dtype_is_floating",
+            "name_scope"]
+_FLUID_PRIVATE = (_cpu_num,)
+
+
+def __getattr__(name: str):
+    # Fluid's module variables holding the default programs (switched by program_guard)
+    if name == "_main_program_":
+        return default_main_program()
+    if name == "_startup_program_":
+        return default_startup_program()
+    raise AttributeError(f"module 'paddle_ir.framework' has no attribute {name!r}")

@@ -66,6 +66,19 @@ class Operator:
     def has_attr(self, name: str) -> bool:
         return any(a.name == name for a in self.desc.attrs)
 
+    @property
+    def attr_names(self) -> list[str]:
+        """The names of the attributes this op carries (Fluid's `Operator.attr_names`)."""
+        return [a.name for a in self.desc.attrs]
+
+    def all_attrs(self) -> dict:
+        """Every attribute's value by name (Fluid's `Operator.all_attrs`)."""
+        return self.attrs
+
+    def to_string(self, throw_on_error: bool = False) -> str:
+        """The op as `paddle-ir dump` prints it."""
+        return op_to_string(self.desc)
+
     def attr(self, name: str):
         for a in self.desc.attrs:
             if a.name == name:

@@ -42,9 +42,10 @@ from paddle_ir.framework.operator import (  # noqa: F401
     grad_var_name,
     op_location,
 )
-from paddle_ir.framework.printer import program_to_string
+from paddle_ir.framework.printer import block_to_string, program_to_string
 from paddle_ir.framework.variable import _LOD_TYPES, Parameter, Variable, VarType, names_of  # noqa: F401
 from paddle_ir.ops import registry as op_registry
+from paddle_ir.ops.registry import OP_ROLE_BACKWARD, OP_ROLE_LRSCHED, OP_ROLE_OPTIMIZE
 from paddle_ir.proto import framework_pb2 as pb
 
 PROGRAM_FORMAT_VERSION = 1
@@ -160,6 +161,14 @@ class Block:
     def all_parameters(self) -> list[Parameter]:
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
 
+    def iter_parameters(self):
+        """The block's parameters, one by one (Fluid's `Block.iter_parameters`)."""
+        return iter(self.all_parameters())
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        """The block as `paddle-ir dump` prints it."""
+        return block_to_string(self.desc)
+
     # -- operators -----------------------------------------------------------------------
     def append_op(self, type: str, inputs: Mapping | None = None,  # noqa: A002
                   outputs: Mapping | None = None, attrs: Mapping | None = None) -> Operator:
@@ -182,6 +191,9 @@ class Block:
         in_args = {slot: names_of(v) for slot, v in (inputs or {}).items()}
         out_args = {slot: names_of(v) for slot, v in (outputs or {}).items()}
         location.inputs, location.outputs = in_args, out_args
+        role = self.program._op_role_in_guard
+        if role is not None and "op_role" not in (attrs or {}):
+            attrs = {**(attrs or {}), "op_role": role}
         full_attrs = _check_slots_and_attrs(opdef, in_args, out_args, dict(attrs or {}), location)
         for names in list(in_args.values()) + list(out_args.values()):
             for n in names:
@@ -255,6 +267,7 @@ class Program:
         self.blocks: list[Block] = []
         self.current_block_idx = 0
         self.random_seed = 0
+        self._op_role_in_guard: int | None = None  # set by _lr_schedule_guard / _optimized_guard
         self._version_counter = 0
         self._seed_counter = 0
         root = self.desc.blocks.add(idx=0, parent_idx=-1)
@@ -352,6 +365,7 @@ class Program:
         program.blocks = []
         program.current_block_idx = 0
         program.random_seed = 0
+        program._op_role_in_guard = None
         program._version_counter = 0
         program._seed_counter = 0
         check_block_indices(desc)
@@ -401,6 +415,31 @@ class Program:
 
     def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
         return program_to_string(self.desc)
+
+    @contextlib.contextmanager
+    def _role_guard(self, role: int):
+        saved, self._op_role_in_guard = self._op_role_in_guard, role
+        try:
+            yield
+        finally:
+            self._op_role_in_guard = saved
+
+    def _lr_schedule_guard(self, is_with_opt: bool = False):
+        """Ops appended inside get Fluid's learning-rate-schedule role (LRSched, with
+        is_with_opt LRSched | Optimize): clone(for_test=True) leaves them out, as Fluid does."""
+        return self._role_guard(OP_ROLE_LRSCHED | (OP_ROLE_OPTIMIZE if is_with_opt else 0))
+
+    def _optimized_guard(self, param_and_grads=None):
+        """Ops appended inside get Fluid's Optimize role (left out of test clones)."""
+        return self._role_guard(OP_ROLE_OPTIMIZE)
+
+    def _backward_role_guard(self):
+        """Ops appended inside get Fluid's Backward role (left out of test clones)."""
+        return self._role_guard(OP_ROLE_BACKWARD)
+
+    def global_seed(self, seed: int = 0) -> None:
+        """Set the program's random seed (Fluid's `Program.global_seed`)."""
+        self.random_seed = int(seed)
 
     def __str__(self) -> str:
         return self.to_string()

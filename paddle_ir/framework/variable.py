@@ -15,7 +15,7 @@ import numpy as np
 
 from paddle_ir.core.dtypes import convert_dtype, from_numpy_dtype, to_numpy_dtype
 from paddle_ir.core.errors import InvalidProgramError
-from paddle_ir.framework.printer import describe_var
+from paddle_ir.framework.printer import describe_var, var_to_string
 from paddle_ir.proto import framework_pb2 as pb
 
 if TYPE_CHECKING:  # Block is only named in annotations here
@@ -85,6 +85,15 @@ class Variable:
     def dtype(self, dtype) -> None:
         self._tensor_desc().data_type = from_numpy_dtype(convert_dtype(dtype))
         self.block.program._bump()
+
+    @property
+    def need_check_feed(self) -> bool:
+        """Whether the variable is a fluid.data input, whose feeds Fluid checks."""
+        return self.desc.paddle_need_check_feed
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        """The variable's declaration as `paddle-ir dump` prints it."""
+        return var_to_string(self.desc)
 
     @property
     def lod_level(self) -> int:

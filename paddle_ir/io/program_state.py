@@ -38,7 +38,9 @@ _PICKLE_PROTOCOL_BYTE = 0x80  # the first byte of every pickle Fluid's save writ
 
 
 def _is_optimizer_state(var) -> bool:
-    return is_persistable(var) and not is_parameter(var)
+    # Fluid's is_belong_to_optimizer: a fluid.data input made persistable (a language
+    # model's fed initial state) is not saved
+    return is_persistable(var) and not is_parameter(var) and not var.need_check_feed
 
 
 def _split(model_path) -> tuple[str, str]:

@@ -72,4 +72,8 @@ def fluid_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variabl
     There is no implicit batch dimension; -1 or None marks a dim of any size.
     """
     dims = [-1 if d is None else int(d) for d in shape]
-    return _create_data_var(name, dims, dtype, lod_level, None, True)
+    var = _create_data_var(name, dims, dtype, lod_level, None, True)
+    # Fluid's fluid.data marks its variables for the feed check; fluid.save leaves such
+    # variables out of the .pdopt even when a program makes them persistable
+    var.desc.paddle_need_check_feed = True
+    return var

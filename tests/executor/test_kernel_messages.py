@@ -198,11 +198,15 @@ def test_a_stray_exception_in_a_shape_rule_is_a_shape_inference_error(monkeypatc
 # --- outputs of another kind than declared ------------------------------------------------
 
 
-def _branch_program():
+def _branch_program(prefill: bool = False):
+    """y written by a conditional_block; with `prefill` an op writes y before it (else the
+    block's output is bound from the scope too: a block that does not run leaves it)."""
     program = pir.Program()
     with pir.program_guard(program, pir.Program()):
         x = pir.layers.data("x", [2], append_batch_size=False)
         y = program.global_block().create_var(name="y", shape=[2], dtype="float32")
+        if prefill:
+            pir.layers.assign(x, output=y)
         cond = pir.layers.fill_constant([1], "bool", True)
         branch = pir.layers.ConditionalBlock([cond])
         with branch.block():
@@ -242,12 +246,12 @@ def test_a_control_kernel_writing_another_kind_fails_when_its_plan_is_compiled(w
 
 def test_a_control_kernel_writing_another_kind_on_a_cached_run_fails_at_the_fetch(
         wrong_writer):
-    program, y = _branch_program()
+    program, y = _branch_program(prefill=True)
     exe = pir.Executor()
     out, = exe.run(program, feed={"x": f32(2) * 3}, fetch_list=[y], scope=pir.Scope())
     np.testing.assert_array_equal(out, [3, 3])
     wrong_writer["write"] = SelectedRows(i64(0), f32(1, 2), height=2)
-    with pytest.raises(KernelError, match=r"(?s)block 0, op #1 conditional_block .*'y' holds "
+    with pytest.raises(KernelError, match=r"(?s)block 0, op #2 conditional_block .*'y' holds "
                                           r"SELECTED_ROWS, but the program declares it "
                                           r"LOD_TENSOR: the op above wrote it so"):
         exe.run(program, feed={"x": f32(2)}, fetch_list=[y], scope=pir.Scope())

@@ -54,3 +54,33 @@ def test_a_non_scalar_condition_is_a_clear_error():
                                                 r"condition, got shape \[2\]"):
         pir.Executor().run(main, feed={**feed, "flag": np.array([True, False])},
                            fetch_list=[z], scope=pir.Scope())
+
+
+def test_a_switch_assigning_a_global_keeps_it_when_its_branch_does_not_run():
+    """BERT's linear_warmup_decay: a Switch assigns a persistable learning rate made by
+    create_global_var; the branch that does not run leaves it, and what reads it after the
+    Switch reads the value the running branch wrote (or the startup value)."""
+    import paddle_ir.fluid as fluid
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        lr = fluid.layers.create_global_var(shape=[1], value=-1.0, dtype="float32",
+                                            persistable=True, name="scheduled_lr")
+        step = fluid.layers.autoincreased_step_counter(begin=1)
+        step_f = fluid.layers.cast(step, "float32")
+        with fluid.layers.Switch() as switch:
+            with switch.case(step_f < 3.0):
+                fluid.layers.assign(step_f * 0.1, lr)
+            with switch.case(step_f > 100.0):  # never runs: lr keeps what it had
+                fluid.layers.assign(step_f * 0.0, lr)
+        doubled = lr * 2.0
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    seen = []
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        for _ in range(4):
+            out, = exe.run(main, fetch_list=[doubled])
+            seen.append(float(out[0]))
+    # steps 1, 2 write 0.1 * step; steps 3, 4 run no branch: lr stays 0.2
+    np.testing.assert_allclose(seen, [0.2, 0.4, 0.4, 0.4], rtol=1e-6)

@@ -30,6 +30,7 @@ def test_places_are_objects_and_cuda_runs_on_the_cpu_with_one_warning(fresh_prog
     assert fluid.CUDAPlace(1).gpu_device_id() == 1
     assert fluid.CUDAPinnedPlace().is_cuda_pinned_place()
     assert fluid.core.is_compiled_with_cuda() is False
+    assert fluid.core.get_cuda_device_count() == 0  # PaddleCV sizes its batches by it
     assert fluid.cpu_places() == [fluid.CPUPlace()] and len(fluid.cpu_places(2)) == 2
     assert fluid.cuda_places([1]) == [fluid.CUDAPlace(1)]
     x = fluid.layers.data("x", [3])

@@ -45,3 +45,46 @@ def test_a_name_no_module_has_is_named():
     with pytest.raises(AttributeError, match=r"(?s)paddle_ir.layers.control_flow has no attribute "
                                              r"'StaticRNNN'.*StaticRNN"):
         control_flow.StaticRNNN  # noqa: B018 - the attribute access is the test
+
+
+def test_every_fluid_submodule_is_an_attribute_of_fluid():
+    """`fluid.param_attr.ParamAttr`, `fluid.layer_helper.LayerHelper` without importing the
+    submodule first (Fluid's __init__ imports them all; PaddleRec's KDD2019 baseline)."""
+    import importlib
+
+    import paddle_ir.fluid as fluid
+    from paddle_ir.fluid.modules import MODULES
+
+    for name in sorted(n for n in MODULES if "." not in n):
+        got = getattr(fluid, name)
+        assert got is importlib.import_module(f"paddle_ir.fluid.{name}"), name
+    assert fluid.param_attr.ParamAttr is fluid.ParamAttr
+
+
+def test_wrapped_decorator_keeps_signatures():
+    """`from paddle.fluid.wrapped_decorator import signature_safe_contextmanager`
+    (PaddleCV's image_classification utilities)."""
+    import inspect
+
+    from paddle_ir.fluid.wrapped_decorator import signature_safe_contextmanager, wrap_decorator
+
+    @signature_safe_contextmanager
+    def guard(name: str, depth: int = 1):
+        """enter a guard"""
+        yield f"{name}:{depth}"
+
+    assert inspect.signature(guard) == inspect.signature(guard.__wrapped__)
+    assert guard.__name__ == "guard" and guard.__doc__ == "enter a guard"
+    with guard("a", depth=2) as got:
+        assert got == "a:2"
+
+    def twice(func):
+        def run(*args, **kwargs):
+            return 2 * func(*args, **kwargs)
+        return run
+
+    @wrap_decorator(twice)
+    def three(x: int) -> int:
+        return 3 * x
+
+    assert three(2) == 12 and list(inspect.signature(three).parameters) == ["x"]
