@@ -32,6 +32,8 @@ FAMILY_SOURCES = {
     # operators/controlflow/tensor_array_read_write_op.cc, lod_array_length_op.cc,
     # tensor_array_to_tensor_op.cc
     "controlflow/tensor_array": "framework/lod_tensor_array.h and the ops over it",
+    # operators/select_input_op.cc, select_output_op.cc (with select_op_helper.h)
+    "controlflow/select_io": "operators/controlflow/select_op_helper.h and its two ops",
     # operators/detection/box_coder_op.cc, prior_box_op.cc, yolo_box_op.cc
     "detection/boxes": "operators/detection/: the box-making ops",
     # operators/detection/multiclass_nms_op.cc (multiclass_nms, _nms2, _nms3)
