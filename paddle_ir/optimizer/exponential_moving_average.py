@@ -25,8 +25,6 @@ the EMA keeps accumulating unchanged, as Paddle 2.x does.
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
 from paddle_ir import layers
@@ -36,13 +34,14 @@ from paddle_ir.framework import (
     program_guard,
     unique_name,
 )
+from paddle_ir.optimizer.model_average import SwappedParameters
 
 __all__ = ["ExponentialMovingAverage"]
 
 _STEP_COUNTER = "@EMA_STEP_COUNTER@"
 
 
-class ExponentialMovingAverage:
+class ExponentialMovingAverage(SwappedParameters):
     def __init__(self, decay: float = 0.999, thres_steps=None, name: str | None = None):
         if not 0.0 <= decay <= 1.0:
             raise ValueError(f"ExponentialMovingAverage: decay must be in [0, 1], got {decay}")
@@ -136,16 +135,4 @@ class ExponentialMovingAverage:
                 layers.assign(backup, output=value)
         return program
 
-    @contextlib.contextmanager
-    def apply(self, executor, need_restore: bool = True):
-        """Parameters replaced by their bias-corrected EMA inside the context; restored after
-        it unless need_restore is False (then call restore(executor) yourself)."""
-        executor.run(self.apply_program)
-        try:
-            yield
-        finally:
-            if need_restore:
-                self.restore(executor)
 
-    def restore(self, executor) -> None:
-        executor.run(self.restore_program)

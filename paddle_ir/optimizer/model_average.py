@@ -41,7 +41,30 @@ def _declare(program: Program, name: str, shape, dtype):
                             stop_gradient=True)
 
 
-class ModelAverage:
+class SwappedParameters:
+    """Fluid's apply/restore protocol of the parameter averages (ModelAverage,
+    ExponentialMovingAverage): `apply_program` puts the averages in the parameters' place
+    (keeping the trained values), `restore_program` puts the trained values back."""
+
+    apply_program: Program
+    restore_program: Program
+
+    @contextlib.contextmanager
+    def apply(self, executor, need_restore: bool = True):
+        """The averages in the parameters' place inside the context; the trained values
+        back after it unless need_restore is False (then call restore(executor) yourself)."""
+        executor.run(self.apply_program)
+        try:
+            yield
+        finally:
+            if need_restore:
+                self.restore(executor)
+
+    def restore(self, executor) -> None:
+        executor.run(self.restore_program)
+
+
+class ModelAverage(SwappedParameters):
     def __init__(self, average_window_rate: float, min_average_window: int = 10000,
                  max_average_window: int = 10000, regularization=None, name=None):
         self.average_window = float(average_window_rate)
@@ -123,16 +146,4 @@ class ModelAverage:
                         outputs={"Out": _declare(program, param.name, param.shape, param.dtype)},
                         attrs={"axis": -1})
 
-    @contextlib.contextmanager
-    def apply(self, executor, need_restore: bool = True):
-        """Parameters averaged inside the context; restored after it unless need_restore
-        is False (then call restore(executor) yourself)."""
-        executor.run(self.apply_program)
-        try:
-            yield
-        finally:
-            if need_restore:
-                self.restore(executor)
 
-    def restore(self, executor) -> None:
-        executor.run(self.restore_program)
