@@ -32,6 +32,9 @@ GRAD: dict[str, str] = {
     "conditional_block": "runs a sub-block, whose grad block append_backward builds; checked "
                          "against numpy's derivative in tests/layers/test_control_flow.py::"
                          "test_gradients_flow_through_the_branch_cond_took",
+    "cvm": "Paddle's cvm_grad is not the derivative: dX's show and click columns take the "
+           "CVM input's values (a CTR convention); checked against that rule in "
+           "tests/ops/nn/test_cvm.py::test_cvm_gradient_follows_paddles_rule",
     "tensor_array_to_tensor": "reads a tensor array; its gradient (each element's slice of "
                               "dOut) is checked exactly in tests/layers/test_tensor.py::"
                               "test_tensor_array_to_tensor_and_grad",

@@ -134,6 +134,7 @@ def test_linear_and_bicubic_v1():
     attrs = {"out_w": 12, "align_corners": False, "align_mode": 0, "interp_method": "linear"}
     check_op("linear_interp", {"X": x1}, attrs,
              {"Out": _resize(x1, [_linear_taps(7, 12, False, 0, 0)])})
+    check_grad("linear_interp", {"X": x1}, attrs)
     x = rng.uniform(-1, 1, (1, 2, 5, 6))
     scaled = {"scale": 2.0, "align_corners": False, "interp_method": "bicubic"}
     check_op("bicubic_interp", {"X": x}, scaled,

@@ -1,5 +1,6 @@
 """load (ops/tensor/load.py): its errors."""
 
+import numpy as np
 import pytest
 
 from paddle_ir.core.errors import PaddleIRError
@@ -22,7 +23,6 @@ def test_load_reads_one_lod_tensor_record(tmp_path):
     """A file written by save (one LoDTensor record) comes back with its values and LoD,
     on the first run and on the plan it cached. Its output is declared by the program, as
     Fluid's programs declare it (the shape is in the file, not in the op)."""
-    import numpy as np
 
     import paddle_ir as pir
     from paddle_ir.core.lod_tensor import LoDTensor
@@ -63,13 +63,16 @@ def _run_load_combine(path, names, **attrs):
     block = program.global_block()
     outs = [block.create_var(name=n, dtype="float32", persistable=True) for n in names]
     block.append_op("load_combine", outputs={"Out": outs}, attrs={"file_path": path, **attrs})
-    scope = pir.Scope()
-    pir.Executor().run(program, scope=scope)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(program, scope=scope)
+    first = [scope.find_var(n).value.numpy().copy() for n in names]
+    exe.run(program, scope=scope)  # again on the plan the first run cached: the same values
+    for name, value in zip(names, first, strict=True):
+        np.testing.assert_array_equal(scope.find_var(name).value.numpy(), value)
     return [scope.find_var(n).value for n in names]
 
 
 def test_load_combine_reads_each_record_into_its_variable(tmp_path):
-    import numpy as np
 
     from paddle_ir.core.lod_tensor import LoDTensor
 
@@ -85,7 +88,6 @@ def test_load_combine_reads_each_record_into_its_variable(tmp_path):
 
 
 def test_load_combine_refuses_a_partial_load(tmp_path):
-    import numpy as np
 
     path = _combined(tmp_path, [np.ones(2, np.float32), np.ones(3, np.float32)])
     with pytest.raises(PaddleIRError, match="bytes follow the 1 records the op loads"):
