@@ -271,3 +271,43 @@ def test_a_kernel_s_storage_must_name_one_type_per_key_input(monkeypatch, storag
                                          r"key inputs \('X', 'Y'\)"):
         op.kernel(storage=storage)
     assert op.kernels == {}
+
+
+def test_an_op_module_being_imported_is_waited_for_not_taken_as_loaded(tmp_path, monkeypatch):
+    """While an op module imports (here by a plain import, in another thread) and has
+    registered only some of its ops, a get_op_def for a later op of it must wait for the
+    import to end, not take the module as loaded and answer None."""
+    import importlib
+    import sys
+    import threading
+    import types
+
+    sync = types.SimpleNamespace(first=threading.Event(), go_on=threading.Event())
+    (tmp_path / "probe_ops.py").write_text(
+        "import probe_sync\n"
+        "from paddle_ir.ops.registry import In, Out, register_op\n"
+        "register_op('probe_first', inputs=[In('X')], outputs=[Out('Out')])\n"
+        "probe_sync.first.set()\n"
+        "probe_sync.go_on.wait(10)\n"
+        "register_op('probe_later', inputs=[In('X')], outputs=[Out('Out')])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, "probe_sync", sync)
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED))
+    table = runtime_name("probe_ops")  # the index's string, not the importer's
+    monkeypatch.setattr(registry, "_MODULE_OF", {**registry._MODULE_OF,
+                                                 "probe_first": table, "probe_later": table})
+    monkeypatch.delitem(sys.modules, "probe_ops", raising=False)
+    importer = threading.Thread(target=importlib.import_module,
+                                args=(runtime_name("probe_ops"),))
+    importer.start()
+    assert sync.first.wait(10)
+    got = {}
+    asker = threading.Thread(target=lambda: got.update(op=registry.get_op_def("probe_later")))
+    asker.start()
+    asker.join(0.3)  # it must be waiting for the import
+    sync.go_on.set()
+    importer.join(10)
+    asker.join(10)
+    assert got["op"] is not None and got["op"].type == "probe_later"
+    sys.modules.pop("probe_ops", None)
