@@ -69,6 +69,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.matrix_nms": (
         "matrix_nms",
     ),
+    "paddle_ir.ops.detection.mine_hard_examples": (
+        "mine_hard_examples",
+    ),
     "paddle_ir.ops.detection.multiclass_nms": (
         "multiclass_nms", "multiclass_nms2", "multiclass_nms3",
     ),
