@@ -46,7 +46,7 @@ LEFT_OUT: dict[str, str] = {
     **{op: _DETECTION_TRAINING for op in (
         "generate_mask_labels", "generate_proposal_labels", "locality_aware_nms",
         "retinanet_detection_output", "retinanet_target_assign",
-        "roi_perspective_transform", "rpn_target_assign", "detection_map",
+        "roi_perspective_transform", "detection_map",
         "deformable_psroi_pooling")},
     **{op: _QUANT_TRAINING for op in (
         "fake_quantize_dequantize_moving_average_abs_max", "dequantize_log")},
