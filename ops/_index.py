@@ -78,6 +78,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.polygon_box_transform": (
         "polygon_box_transform",
     ),
+    "paddle_ir.ops.detection.retinanet_target_assign": (
+        "retinanet_target_assign",
+    ),
     "paddle_ir.ops.detection.rpn_target_assign": (
         "rpn_target_assign",
     ),

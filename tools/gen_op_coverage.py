@@ -45,7 +45,7 @@ _RENAMED = ("registered here as `{0}`; a Paddle file naming `{1}` is not mapped 
 LEFT_OUT: dict[str, str] = {
     **{op: _DETECTION_TRAINING for op in (
         "generate_mask_labels", "generate_proposal_labels", "locality_aware_nms",
-        "retinanet_detection_output", "retinanet_target_assign",
+        "retinanet_detection_output",
         "roi_perspective_transform", "detection_map",
         "deformable_psroi_pooling")},
     **{op: _QUANT_TRAINING for op in (

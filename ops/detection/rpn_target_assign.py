@@ -32,13 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from paddle_ir.core.errors import KernelError
-from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import shape_str
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
-from .iou_similarity import pairwise_iou
-from .reservoir_sampling import reservoir_sample
+from .anchor_targets import assign_images, lod_outputs
 
 OUTPUTS = ("LocationIndex", "ScoreIndex", "TargetBBox", "TargetLabel", "BBoxInsideWeight")
 
@@ -92,102 +89,16 @@ def _(ctx):
         ctx.set_output_lod_level(slot, 1)
 
 
-def box_to_delta(anchors: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Paddle's BoxToDelta (pixel widths, no weights): [K, 4] (dx, dy, log dw, log dh)."""
-    aw, ah = anchors[:, 2] - anchors[:, 0] + 1, anchors[:, 3] - anchors[:, 1] + 1
-    bw, bh = boxes[:, 2] - boxes[:, 0] + 1, boxes[:, 3] - boxes[:, 1] + 1
-    ax, ay = anchors[:, 0] + aw / 2, anchors[:, 1] + ah / 2
-    bx, by = boxes[:, 0] + bw / 2, boxes[:, 1] + bh / 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.stack([(bx - ax) / aw, (by - ay) / ah, np.log(bw / aw), np.log(bh / ah)],
-                        axis=1).astype(anchors.dtype)
-
-
-def inside_anchors(anchors: np.ndarray, height, width, straddle: float) -> np.ndarray:
-    if straddle < 0:
-        return np.arange(anchors.shape[0])
-    t = anchors.dtype.type(straddle)
-    return np.flatnonzero((anchors[:, 0] >= -t) & (anchors[:, 1] >= -t)
-                          & (anchors[:, 2] < width + t) & (anchors[:, 3] < height + t))
-
-
-def _assign(overlap: np.ndarray, attrs, seed: int | None):
-    """(location rows, weights, foreground rows, background rows) over the inside anchors."""
-    n_anchor, n_gt = overlap.shape
-    dtype = overlap.dtype.type
-    if n_gt:
-        anchor_max = overlap.max(axis=1)
-        near_best = (np.abs(overlap - overlap.max(axis=0)) < dtype(np.float32(1e-5))).any(axis=1)
-    else:  # Eigen's max over nothing is -inf: every anchor is background
-        anchor_max = np.full(n_anchor, -np.inf, overlap.dtype)
-        near_best = np.zeros(n_anchor, bool)
-    fg_cand = np.flatnonzero(near_best | (anchor_max >= dtype(attrs["rpn_positive_overlap"])))
-    bg_cand = np.flatnonzero(anchor_max < dtype(attrs["rpn_negative_overlap"]))
-    batch, fraction = attrs["rpn_batch_size_per_im"], np.float32(attrs["rpn_fg_fraction"])
-    sampling = fraction > 0 and batch > 0
-    fg = fg_cand.tolist()
-    if sampling:
-        fg = reservoir_sample(fg, int(fraction * np.float32(batch)), seed)
-    bg = bg_cand.tolist()
-    if sampling:
-        bg = reservoir_sample(bg, batch - len(fg), seed)
-    label = np.full(n_anchor, -1, np.int64)
-    label[fg] = 1
-    placeholders = int(np.count_nonzero(label[bg] == 1))
-    label[bg] = 0
-    fg_rows, bg_rows = np.flatnonzero(label == 1), np.flatnonzero(label == 0)
-    location = np.concatenate([np.full(placeholders, fg[0] if fg else 0, np.int64), fg_rows])
-    weights = np.concatenate([np.zeros(placeholders), np.ones(fg_rows.size)])
-    return location.astype(np.int64), weights, fg_rows, bg_rows
-
-
-def _image_slices(gt_boxes, is_crowd, n_images: int):
-    gt_off, crowd_off = gt_boxes.offsets[-1], is_crowd.offsets[-1]
-    if gt_off.size - 1 != n_images:
-        raise KernelError(f"rpn_target_assign: GtBoxes' LoD has {gt_off.size - 1} images, "
-                          f"but ImInfo has {n_images} rows")
-    if not np.array_equal(np.diff(gt_off), np.diff(crowd_off)):
-        raise KernelError(f"rpn_target_assign: IsCrowd's LoD {crowd_off.tolist()} must give "
-                          f"each image as many flags as GtBoxes' {gt_off.tolist()} boxes")
-    crowd = np.asarray(is_crowd.numpy()).reshape(-1)
-    if crowd.size != gt_boxes.shape[0]:
-        raise KernelError(f"rpn_target_assign: IsCrowd has {crowd.size} flags for "
-                          f"{gt_boxes.shape[0]} GtBoxes")
-    return [(slice(gt_off[i], gt_off[i + 1]), crowd[gt_off[i]:gt_off[i + 1]])
-            for i in range(n_images)]
-
-
 @rpn_target_assign.kernel(dtypes=FLOATS, lod=True)
 def rpn_target_assign_kernel(attrs, anchor, gt_boxes, is_crowd, im_info):
-    anchors, boxes, info = anchor.numpy(), gt_boxes.numpy(), im_info.numpy()
+    anchors, info = anchor.numpy(), im_info.numpy()
     seed = None
     if attrs["use_random"]:
         seed = attrs["seed"] if attrs["fix_seed"] else int(np.random.SeedSequence().entropy
                                                            % 2**32)
-    parts = {slot: [] for slot in OUTPUTS}
-    for i, (rows, crowd) in enumerate(_image_slices(gt_boxes, is_crowd, info.shape[0])):
-        height, width, scale = info[i]
-        inside = inside_anchors(anchors, height, width, attrs["rpn_straddle_thresh"])
-        gts = boxes[rows][crowd == 0] * scale
-        overlap = pairwise_iou(anchors[inside], gts, normalized=False)
-        location, weights, fg, bg = _assign(overlap, attrs, seed)
-        best_gt = overlap.argmax(axis=1) if gts.shape[0] else np.zeros(inside.size, np.int64)
-        loc_anchor = inside[location]
-        parts["LocationIndex"].append(loc_anchor + i * anchors.shape[0])
-        parts["ScoreIndex"].append(np.concatenate([inside[fg], inside[bg]])
-                                   + i * anchors.shape[0])
-        parts["TargetBBox"].append(box_to_delta(anchors[loc_anchor], gts[best_gt[location]]))
-        parts["TargetLabel"].append(np.concatenate([np.ones(fg.size), np.zeros(bg.size)]))
-        parts["BBoxInsideWeight"].append(np.repeat(weights[:, None], 4, axis=1))
-    dtypes = {"LocationIndex": np.int32, "ScoreIndex": np.int32, "TargetLabel": np.int32,
-              "TargetBBox": anchors.dtype, "BBoxInsideWeight": anchors.dtype}
-    shapes = {"LocationIndex": (-1,), "ScoreIndex": (-1,), "TargetLabel": (-1, 1),
-              "TargetBBox": (-1, 4), "BBoxInsideWeight": (-1, 4)}
-    result = []
-    for slot in OUTPUTS:
-        empty = np.zeros((0, 4) if shapes[slot][-1] == 4 else (0,))
-        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts[slot]])])
-        data = np.concatenate([empty, *parts[slot]]).astype(dtypes[slot])
-        result.append(LoDTensor.unchecked(data.reshape(shapes[slot]),
-                                          (offsets.astype(np.int64),)))
-    return tuple(result)
+    images = assign_images("rpn_target_assign", anchors, gt_boxes, {"IsCrowd": is_crowd}, info,
+                           attrs["rpn_straddle_thresh"], attrs["rpn_positive_overlap"],
+                           attrs["rpn_negative_overlap"], attrs["rpn_batch_size_per_im"],
+                           attrs["rpn_fg_fraction"], seed)
+    labels = [np.concatenate([np.ones(im.fg.size), np.zeros(im.bg.size)]) for im in images]
+    return lod_outputs(images, labels, anchors.dtype)
