@@ -60,6 +60,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.distribute_fpn_proposals": (
         "distribute_fpn_proposals",
     ),
+    "paddle_ir.ops.detection.generate_proposal_labels": (
+        "generate_proposal_labels",
+    ),
     "paddle_ir.ops.detection.generate_proposals": (
         "generate_proposals", "generate_proposals_v2",
     ),
