@@ -81,6 +81,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.polygon_box_transform": (
         "polygon_box_transform",
     ),
+    "paddle_ir.ops.detection.retinanet_detection_output": (
+        "retinanet_detection_output",
+    ),
     "paddle_ir.ops.detection.retinanet_target_assign": (
         "retinanet_target_assign",
     ),

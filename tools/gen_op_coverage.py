@@ -45,7 +45,6 @@ _RENAMED = ("registered here as `{0}`; a Paddle file naming `{1}` is not mapped 
 LEFT_OUT: dict[str, str] = {
     **{op: _DETECTION_TRAINING for op in (
         "generate_mask_labels", "locality_aware_nms",
-        "retinanet_detection_output",
         "roi_perspective_transform", "detection_map",
         "deformable_psroi_pooling")},
     **{op: _QUANT_TRAINING for op in (
