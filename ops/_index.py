@@ -57,6 +57,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.density_prior_box": (
         "density_prior_box",
     ),
+    "paddle_ir.ops.detection.detection_map": (
+        "detection_map",
+    ),
     "paddle_ir.ops.detection.distribute_fpn_proposals": (
         "distribute_fpn_proposals",
     ),

@@ -45,7 +45,7 @@ _RENAMED = ("registered here as `{0}`; a Paddle file naming `{1}` is not mapped 
 LEFT_OUT: dict[str, str] = {
     **{op: _DETECTION_TRAINING for op in (
         "generate_mask_labels", "locality_aware_nms",
-        "roi_perspective_transform", "detection_map",
+        "roi_perspective_transform",
         "deformable_psroi_pooling")},
     **{op: _QUANT_TRAINING for op in (
         "fake_quantize_dequantize_moving_average_abs_max", "dequantize_log")},
