@@ -72,6 +72,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.detection.iou_similarity": (
         "iou_similarity",
     ),
+    "paddle_ir.ops.detection.locality_aware_nms": (
+        "locality_aware_nms",
+    ),
     "paddle_ir.ops.detection.matrix_nms": (
         "matrix_nms",
     ),

@@ -44,7 +44,7 @@ _RENAMED = ("registered here as `{0}`; a Paddle file naming `{1}` is not mapped 
 # CPU op types left out, each with its reason. Anything not listed fails the test.
 LEFT_OUT: dict[str, str] = {
     **{op: _DETECTION_TRAINING for op in (
-        "generate_mask_labels", "locality_aware_nms",
+        "generate_mask_labels",
         "roi_perspective_transform",
         "deformable_psroi_pooling")},
     **{op: _QUANT_TRAINING for op in (
