@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
+import paddle_ir as pir
 from paddle_ir.core.errors import ProgramError
 from paddle_ir.core.lod_tensor import LoDTensor
-from tests.op_test import check_op
+from tests.op_test import build_one_op, check_op
 from tests.ops.detection.box_reference import iou
 
 rng = np.random.RandomState(45)
@@ -195,3 +196,19 @@ def test_errors():
             case[4].reshape(-1, 1).astype(np.int64), [case[3].tolist()])))
     with pytest.raises(ProgramError, match="bbox_reg_weights must hold 4 values"):
         check_op("generate_proposal_labels", feed, dict(ATTRS, bbox_reg_weights=[1.0]))
+
+
+def test_unseeded_draws_sample_the_same_counts():
+    # without fix_seed the seed is fresh each run (Paddle's random_device): the sample
+    # may differ, its size and makeup rules may not
+    case = make_case(n_rois=60)
+    program, feed, out = build_one_op("generate_proposal_labels", feed_of(case),
+                                      dict(ATTRS, use_random=True))
+    fixed = check_op("generate_proposal_labels", feed_of(case), dict(ATTRS, use_random=False))
+    exe = pir.Executor()
+    for _ in range(3):
+        rois, labels = exe.run(program, feed=feed, scope=pir.Scope(), return_numpy=False,
+                               fetch_list=[out["Rois"][0], out["LabelsInt32"][0]])
+        assert rois.offsets[-1].tolist() == fixed["Rois"][0].offsets[-1].tolist()
+        np.testing.assert_array_equal(np.sort(labels.numpy() > 0, axis=None),
+                                      np.sort(fixed["LabelsInt32"][0].numpy() > 0, axis=None))

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
+import paddle_ir as pir
 from paddle_ir.core.errors import ProgramError
 from paddle_ir.core.lod_tensor import LoDTensor
-from tests.op_test import check_op
+from tests.op_test import build_one_op, check_op
 from tests.ops.detection.anchor_target_reference import make_case, reference
 
 rng = np.random.RandomState(27)
@@ -75,3 +76,19 @@ def test_errors():
         check_op("rpn_target_assign", dict(feed, GtBoxes=gts))
     with pytest.raises(ProgramError, match=r"Anchor must be \[\*, 4\]"):
         check_op("rpn_target_assign", dict(feed, Anchor=anchors[:, :3]))
+
+
+def test_unseeded_draws_sample_the_same_counts():
+    # without fix_seed the seed is fresh each run (Paddle's random_device): which anchors
+    # are drawn may change, how many foreground locations each image gets may not
+    anchors, gts, offsets, crowd, info = case = make_case(rng, n_anchors=80)
+    attrs = dict(ATTRS, rpn_batch_size_per_im=6, rpn_negative_overlap=0.6)
+    fixed = run(case, dict(attrs, use_random=False))["LocationIndex"][0].offsets[-1].tolist()
+    program, feed, out = build_one_op("rpn_target_assign", {
+        "Anchor": anchors, "GtBoxes": LoDTensor(gts, [offsets]),
+        "IsCrowd": LoDTensor(crowd.reshape(-1, 1), [offsets]), "ImInfo": info}, attrs)
+    exe = pir.Executor()
+    for _ in range(3):
+        loc, = exe.run(program, feed=feed, scope=pir.Scope(), return_numpy=False,
+                       fetch_list=[out["LocationIndex"][0]])
+        assert loc.offsets[-1].tolist() == fixed
