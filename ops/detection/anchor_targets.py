@@ -12,9 +12,8 @@ import numpy as np
 
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
-
-from .iou_similarity import pairwise_iou
-from .reservoir_sampling import reservoir_sample
+from paddle_ir.ops.detection.iou_similarity import pairwise_iou
+from paddle_ir.ops.detection.reservoir_sampling import reservoir_sample
 
 
 def box_to_delta(anchors: np.ndarray, boxes: np.ndarray) -> np.ndarray:

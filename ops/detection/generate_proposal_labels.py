@@ -34,11 +34,10 @@ import numpy as np
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.detection.anchor_targets import box_to_delta, image_slices
+from paddle_ir.ops.detection.iou_similarity import pairwise_iou
+from paddle_ir.ops.detection.reservoir_sampling import uniform_draws
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-
-from .anchor_targets import box_to_delta, image_slices
-from .iou_similarity import pairwise_iou
-from .reservoir_sampling import uniform_draws
 
 OUTPUTS = ("Rois", "LabelsInt32", "BboxTargets", "BboxInsideWeights", "BboxOutsideWeights",
            "MaxOverlapWithGT")

@@ -23,9 +23,8 @@ import numpy as np
 from paddle_ir.core.errors import KernelError
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.detection.multiclass_nms import nms
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-
-from .multiclass_nms import nms
 
 retinanet_detection_output = register_op(
     "retinanet_detection_output",

@@ -14,9 +14,8 @@ import numpy as np
 
 from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import shape_str
+from paddle_ir.ops.detection.anchor_targets import assign_images, lod_outputs
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-
-from .anchor_targets import assign_images, lod_outputs
 
 OUTPUTS = ("LocationIndex", "ScoreIndex", "TargetBBox", "TargetLabel", "BBoxInsideWeight",
            "ForegroundNumber")
