@@ -19,12 +19,18 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "array_to_lod_tensor", "array_to_lod_tensor_grad", "lod_tensor_to_array",
         "lod_tensor_to_array_grad", "shrink_rnn_memory", "shrink_rnn_memory_grad",
     ),
+    "paddle_ir.ops.controlflow.lod_array_length": (
+        "lod_array_length",
+    ),
     "paddle_ir.ops.controlflow.print_op": (
         "print",
     ),
     "paddle_ir.ops.controlflow.rank_table": (
         "lod_rank_table", "max_sequence_len", "reorder_lod_tensor_by_rank",
         "reorder_lod_tensor_by_rank_grad",
+    ),
+    "paddle_ir.ops.controlflow.read_from_array": (
+        "read_from_array",
     ),
     "paddle_ir.ops.controlflow.select_io": (
         "select_input", "select_output",
@@ -35,6 +41,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.controlflow.while_op": (
         "while", "while_grad",
+    ),
+    "paddle_ir.ops.controlflow.write_to_array": (
+        "write_to_array",
     ),
     "paddle_ir.ops.detection.anchor_generator": (
         "anchor_generator",

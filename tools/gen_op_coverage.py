@@ -39,7 +39,6 @@ _DETECTION_TRAINING = ("a detection training-target, evaluation or rarely used p
                        "op; not implemented yet (issue 26)")
 _QUANT_TRAINING = "a quantize-aware-training op; not implemented yet (issue 26)"
 _NOT_YET = "not implemented yet (issue 26)"
-_RENAMED = ("registered here as `{0}`; a Paddle file naming `{1}` is not mapped to it yet")
 
 # CPU op types left out, each with its reason. Anything not listed fails the test.
 LEFT_OUT: dict[str, str] = {
@@ -54,9 +53,6 @@ LEFT_OUT: dict[str, str] = {
             "targets and the executor feeds them (paddle_format/convert.py)",
     "fetch": "not an op here: the Paddle-format reader turns fetch ops into the program's "
              "fetch targets and the executor returns them (paddle_format/convert.py)",
-    "read_from_array": _RENAMED.format("array_read", "read_from_array"),
-    "write_to_array": _RENAMED.format("array_write", "write_to_array"),
-    "lod_array_length": _RENAMED.format("array_length", "lod_array_length"),
     "coalesce_tensor": "packs gradients into one buffer for multi-device all-reduce; each "
                        "variable here is its own numpy array",
     "enqueue": "blocking queues between programs run concurrently; paddle-ir runs one program "
