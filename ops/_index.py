@@ -9,6 +9,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.conditional_block": (
         "conditional_block", "conditional_block_grad", "conditional_block_infer",
     ),
+    "paddle_ir.ops.controlflow.delete_var": (
+        "delete_var",
+    ),
     "paddle_ir.ops.controlflow.increment": (
         "increment",
     ),
