@@ -25,6 +25,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.lod_array_length": (
         "lod_array_length",
     ),
+    "paddle_ir.ops.controlflow.merge_lod_tensor": (
+        "merge_lod_tensor",
+    ),
     "paddle_ir.ops.controlflow.print_op": (
         "print",
     ),
@@ -37,6 +40,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.controlflow.select_io": (
         "select_input", "select_output",
+    ),
+    "paddle_ir.ops.controlflow.split_lod_tensor": (
+        "split_lod_tensor",
     ),
     "paddle_ir.ops.controlflow.tensor_array": (
         "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
