@@ -408,6 +408,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.quantize.dequantize_abs_max": (
         "dequantize_abs_max",
     ),
+    "paddle_ir.ops.quantize.dequantize_log": (
+        "dequantize_log",
+    ),
     "paddle_ir.ops.quantize.fake_channel_wise_dequantize_max_abs": (
         "fake_channel_wise_dequantize_max_abs",
     ),

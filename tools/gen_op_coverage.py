@@ -48,7 +48,7 @@ LEFT_OUT: dict[str, str] = {
         "roi_perspective_transform", "rpn_target_assign", "detection_map",
         "deformable_psroi_pooling")},
     **{op: _QUANT_TRAINING for op in (
-        "fake_quantize_dequantize_moving_average_abs_max", "dequantize_log")},
+        "fake_quantize_dequantize_moving_average_abs_max",)},
     "feed": "not an op here: the Paddle-format reader turns feed ops into the program's feed "
             "targets and the executor feeds them (paddle_format/convert.py)",
     "fetch": "not an op here: the Paddle-format reader turns fetch ops into the program's "
