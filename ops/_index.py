@@ -423,6 +423,10 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.quantize.fake_quantize_abs_max": (
         "fake_quantize_abs_max",
     ),
+    "paddle_ir.ops.quantize.fake_quantize_dequantize_moving_average_abs_max": (
+        "fake_quantize_dequantize_moving_average_abs_max",
+        "fake_quantize_dequantize_moving_average_abs_max_grad",
+    ),
     "paddle_ir.ops.quantize.fake_quantize_moving_average_abs_max": (
         "fake_quantize_moving_average_abs_max",
     ),

@@ -37,7 +37,6 @@ KIND_REASONS = {
 
 _DETECTION_TRAINING = ("a detection training-target, evaluation or rarely used post-processing "
                        "op; not implemented yet (issue 26)")
-_QUANT_TRAINING = "a quantize-aware-training op; not implemented yet (issue 26)"
 _NOT_YET = "not implemented yet (issue 26)"
 
 # CPU op types left out, each with its reason. Anything not listed fails the test.
@@ -47,8 +46,6 @@ LEFT_OUT: dict[str, str] = {
         "mine_hard_examples", "retinanet_detection_output", "retinanet_target_assign",
         "roi_perspective_transform", "rpn_target_assign", "detection_map",
         "deformable_psroi_pooling")},
-    **{op: _QUANT_TRAINING for op in (
-        "fake_quantize_dequantize_moving_average_abs_max",)},
     "feed": "not an op here: the Paddle-format reader turns feed ops into the program's feed "
             "targets and the executor feeds them (paddle_format/convert.py)",
     "fetch": "not an op here: the Paddle-format reader turns fetch ops into the program's "
