@@ -8,8 +8,10 @@ updates the array already held by Out in place, starting from an empty one when
 Out holds nothing yet (Paddle 1.x's layers.create_array makes the variable
 without an op). A program read from a Paddle file therefore binds only X and I,
 and the op must see Out's value from before it ran. That is why its kernel is a
-control kernel (it reads the frame as a scope) and Out is a may-skip output (the
-executor binds Out's prior value before the op). It then does what array_write
+control kernel: it reads Out through the frame as a scope, which finds the value an
+earlier op of the block wrote, or else the one an enclosing block (a loop's parent)
+holds. (Out is not declared a may-skip output: an external read with no value would
+make every run of the plan bind afresh instead of taking the cached path.) It then does what array_write
 does: a new array sharing the untouched elements, so earlier steps' reads survive
 for the backward pass. A program built here (array_write renamed) may bind Array
 as well; Array then wins, as in array_write.
@@ -32,7 +34,6 @@ write_to_array = register_op(
     inputs=list(array_write.inputs),
     outputs=list(array_write.outputs),
     key_inputs=[],
-    may_skip_outputs=["Out"],  # Out's prior value is the array written into
     doc=__doc__,
 )
 write_to_array.infer_var_type(array_write.infer_var_type_fn)
