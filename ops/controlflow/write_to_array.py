@@ -11,10 +11,10 @@ and the op must see Out's value from before it ran. That is why its kernel is a
 control kernel: it reads Out through the frame as a scope, which finds the value an
 earlier op of the block wrote, or else the one an enclosing block (a loop's parent)
 holds. (Out is not declared a may-skip output: an external read with no value would
-make every run of the plan bind afresh instead of taking the cached path.) It then does what array_write
-does: a new array sharing the untouched elements, so earlier steps' reads survive
-for the backward pass. A program built here (array_write renamed) may bind Array
-as well; Array then wins, as in array_write.
+make every run of the plan bind afresh instead of taking the cached path.) It then
+does what array_write does: a new array sharing the untouched elements, so earlier
+steps' reads survive for the backward pass. A program built here (array_write
+renamed) may bind Array as well; Array then wins, as in array_write.
 
 Rules and gradient are array_write's (ops/controlflow/tensor_array.py):
 dX = dOut[I]. Paddle's own grad op is a read_from_array of dOut; the values are the same.
