@@ -9,6 +9,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.controlflow.conditional_block": (
         "conditional_block", "conditional_block_grad", "conditional_block_infer",
     ),
+    "paddle_ir.ops.controlflow.delete_var": (
+        "delete_var",
+    ),
     "paddle_ir.ops.controlflow.increment": (
         "increment",
     ),
@@ -19,6 +22,12 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "array_to_lod_tensor", "array_to_lod_tensor_grad", "lod_tensor_to_array",
         "lod_tensor_to_array_grad", "shrink_rnn_memory", "shrink_rnn_memory_grad",
     ),
+    "paddle_ir.ops.controlflow.lod_array_length": (
+        "lod_array_length",
+    ),
+    "paddle_ir.ops.controlflow.merge_lod_tensor": (
+        "merge_lod_tensor",
+    ),
     "paddle_ir.ops.controlflow.print_op": (
         "print",
     ),
@@ -26,8 +35,14 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
         "lod_rank_table", "max_sequence_len", "reorder_lod_tensor_by_rank",
         "reorder_lod_tensor_by_rank_grad",
     ),
+    "paddle_ir.ops.controlflow.read_from_array": (
+        "read_from_array",
+    ),
     "paddle_ir.ops.controlflow.select_io": (
         "select_input", "select_output",
+    ),
+    "paddle_ir.ops.controlflow.split_lod_tensor": (
+        "split_lod_tensor",
     ),
     "paddle_ir.ops.controlflow.tensor_array": (
         "array_length", "array_read", "array_read_grad", "array_write", "array_write_grad",
@@ -35,6 +50,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.controlflow.while_op": (
         "while", "while_grad",
+    ),
+    "paddle_ir.ops.controlflow.write_to_array": (
+        "write_to_array",
     ),
     "paddle_ir.ops.detection.anchor_generator": (
         "anchor_generator",
@@ -411,6 +429,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.quantize.dequantize_abs_max": (
         "dequantize_abs_max",
     ),
+    "paddle_ir.ops.quantize.dequantize_log": (
+        "dequantize_log",
+    ),
     "paddle_ir.ops.quantize.fake_channel_wise_dequantize_max_abs": (
         "fake_channel_wise_dequantize_max_abs",
     ),
@@ -422,6 +443,10 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.quantize.fake_quantize_abs_max": (
         "fake_quantize_abs_max",
+    ),
+    "paddle_ir.ops.quantize.fake_quantize_dequantize_moving_average_abs_max": (
+        "fake_quantize_dequantize_moving_average_abs_max",
+        "fake_quantize_dequantize_moving_average_abs_max_grad",
     ),
     "paddle_ir.ops.quantize.fake_quantize_moving_average_abs_max": (
         "fake_quantize_moving_average_abs_max",

@@ -227,13 +227,18 @@ def _(ctx):
     ctx.set_output_lod_level("Out", array.lod_level)
 
 
-@array_read.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
-def array_read_kernel(attrs, x, i):
-    k = index_of(i, "array_read")
+def read_element(x: LoDTensorArray, i, op_type: str):
+    """Element I of x, for array_read and Paddle's read_from_array."""
+    k = index_of(i, op_type)
     if k >= len(x) or x[k] is None:
-        raise KernelError(f"array_read: element {k} of the array has not been written "
+        raise KernelError(f"{op_type}: element {k} of the array has not been written "
                           f"(the array holds {len(x)} elements)")
     return x[k]
+
+
+@array_read.kernel(storage=[], dtypes=CONTROL_DTYPES, lod=True)
+def array_read_kernel(attrs, x, i):
+    return read_element(x, i, "array_read")
 
 
 @array_read.grad_maker

@@ -18,6 +18,9 @@ FRAMEWORK_ATTRS = frozenset({
     # kAllKernelsMustComputeRuntimeShape: tells Paddle's executor to skip InferShape
     # (hash, the sequence ops, ...); paddle-ir infers shapes its own way either way
     "ALL_KERNELS_MUST_COMPUTE_RUNTIME_SHAPE",
+    # while / conditional_block / recurrent: variables Paddle's garbage collector must not
+    # free early (kSkipEagerDeletionVars); memory only, paddle-ir frees by its own plan
+    "skip_eager_deletion_vars",
 })
 
 # Backend and pass switches ("extra" attributes in Paddle's op definitions). Paddle's
