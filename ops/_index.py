@@ -443,6 +443,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.rnn.lstm_unit": (
         "lstm_unit", "lstm_unit_grad",
     ),
+    "paddle_ir.ops.rnn.lstmp": (
+        "lstmp", "lstmp_grad",
+    ),
     "paddle_ir.ops.rnn.rnn": (
         "rnn",
     ),
