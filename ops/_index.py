@@ -503,6 +503,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.sequence_ops.sequence_softmax": (
         "sequence_softmax", "sequence_softmax_grad",
     ),
+    "paddle_ir.ops.sequence_ops.sequence_topk_avg_pooling": (
+        "sequence_topk_avg_pooling", "sequence_topk_avg_pooling_grad",
+    ),
     "paddle_ir.ops.sparse.cast_storage": (
         "cast_storage", "cast_storage_grad",
     ),

@@ -72,7 +72,7 @@ LEFT_OUT: dict[str, str] = {
     "lite_engine": "runs a Paddle-Lite subgraph engine, not a kernel",
     **{op: _NOT_YET for op in (
         "data_norm", "delete_var", "match_matrix_tensor", "merge_lod_tensor",
-        "pyramid_hash", "recurrent", "save", "save_combine", "sequence_topk_avg_pooling",
+        "pyramid_hash", "recurrent", "save", "save_combine",
         "split_lod_tensor", "tdm_child", "tdm_sampler", "tree_conv", "var_conv_2d")},
 }
 # The share of CPU op types that must stay registered (the target is 95%).
