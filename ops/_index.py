@@ -292,6 +292,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.layer_norm": (
         "layer_norm", "layer_norm_grad",
     ),
+    "paddle_ir.ops.nn.match_matrix_tensor": (
+        "match_matrix_tensor", "match_matrix_tensor_grad",
+    ),
     "paddle_ir.ops.nn.max_pool3d_with_index": (
         "max_pool3d_with_index", "max_pool3d_with_index_grad",
     ),

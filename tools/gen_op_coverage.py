@@ -71,7 +71,7 @@ LEFT_OUT: dict[str, str] = {
     "run_program": "dygraph-to-static's runner of a captured program; dygraph is out of scope",
     "lite_engine": "runs a Paddle-Lite subgraph engine, not a kernel",
     **{op: _NOT_YET for op in (
-        "data_norm", "delete_var", "match_matrix_tensor", "merge_lod_tensor",
+        "data_norm", "delete_var", "merge_lod_tensor",
         "pyramid_hash", "recurrent", "save", "save_combine",
         "split_lod_tensor", "tdm_child", "tdm_sampler", "tree_conv", "var_conv_2d")},
 }
