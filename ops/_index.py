@@ -342,6 +342,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.unpool": (
         "unpool", "unpool_grad",
     ),
+    "paddle_ir.ops.nn.var_conv_2d": (
+        "var_conv_2d", "var_conv_2d_grad",
+    ),
     "paddle_ir.ops.optimizers.adadelta": (
         "adadelta",
     ),
