@@ -1208,6 +1208,32 @@ def search_ops(rng):
     np.savez(os.path.join(OUT, "search_ops", "cases.npz"), **cases)
 
 
+def tdm_ops(rng):
+    """tdm_child on a small TDM tree run by Paddle: search_ops/tdm_child.npz holds the
+    tree (TreeInfo), the node ids (X), the attributes and Child, LeafMask."""
+    # node: item_id, layer_id, parent_id, child ids (2 per node); node 0 is padding.
+    tree = np.array([[0, 0, 0, 1, 2], [0, 1, 0, 3, 4], [0, 1, 0, 5, 6], [0, 2, 1, 7, 8],
+                     [0, 2, 1, 9, 10], [0, 2, 2, 11, 12], [0, 2, 2, 13, 0],
+                     [1, 3, 3, 0, 0], [2, 3, 3, 0, 0], [3, 3, 4, 0, 0], [4, 3, 4, 0, 0],
+                     [5, 3, 5, 0, 0], [6, 3, 5, 0, 0], [7, 3, 6, 0, 0]], "int32")
+    ids = rng.integers(0, len(tree), (5, 2)).astype("int64")
+    ids[0, 0], ids[0, 1] = 0, 6  # the padding node, a node with a 0-padded child list
+    attrs = {"child_nums": 2, "dtype": 3}
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", list(ids.shape), "int64")
+        info = paddle.static.data("info", list(tree.shape), "int32")
+        helper = LayerHelper("tdm_child")
+        child, mask = (helper.create_variable_for_type_inference("int64") for _ in range(2))
+        helper.append_op(type="tdm_child", inputs={"X": x, "TreeInfo": info},
+                         outputs={"Child": child, "LeafMask": mask}, attrs=dict(attrs))
+    got = paddle.static.Executor(PLACE).run(main, feed={"x": ids, "info": tree},
+                                            fetch_list=[child, mask])
+    os.makedirs(os.path.join(OUT, "search_ops"), exist_ok=True)
+    np.savez(os.path.join(OUT, "search_ops", "tdm_child.npz"), X=ids, TreeInfo=tree,
+             attrs=np.asarray(json.dumps(attrs)), Child=got[0], LeafMask=got[1])
+
+
 def main():
     builders = {"cond_loop": cond_loop, "nms_ops": nms_ops,
                 "mlp": mlp, "text": text_classifier, "conv": conv_net,
@@ -1217,7 +1243,8 @@ def main():
                 "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
                 "quantize": quantize, "proposals": proposals,
                 "yolo_loss": yolo_loss, "deformable": deformable,
-                "op_families": op_families, "search_ops": search_ops}
+                "op_families": op_families, "search_ops": search_ops,
+                "tdm_ops": tdm_ops}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)
