@@ -339,6 +339,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.tdm_child": (
         "tdm_child",
     ),
+    "paddle_ir.ops.nn.tdm_sampler": (
+        "tdm_sampler",
+    ),
     "paddle_ir.ops.nn.temporal": (
         "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
     ),
