@@ -1178,7 +1178,7 @@ def search_ops(rng):
     xv = rng.uniform(-1, 1, (sum(len_l), h)).astype("float32")
     yv = rng.uniform(-1, 1, (sum(len_r), h)).astype("float32")
     wv = rng.uniform(-1, 1, (h, dim_t, h)).astype("float32")
-    rows = sum(dim_t * a * b for a, b in zip(len_l, len_r))
+    rows = sum(dim_t * a * b for a, b in zip(len_l, len_r, strict=True))
     dout = rng.uniform(-1, 1, (rows, 1)).astype("float32")
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):

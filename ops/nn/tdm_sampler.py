@@ -62,10 +62,10 @@ def _(ctx):
     ctx.enforce(len(negs) > 0 and all(n >= 0 for n in negs),
                 f"neg_samples_num_list must give a count >= 0 per layer, got {negs}")
     ctx.enforce(len(offsets) == len(negs) + 1 and offsets[0] >= 0
-                and all(a <= b for a, b in zip(offsets, offsets[1:])),
+                and all(a <= b for a, b in zip(offsets, offsets[1:], strict=False)),
                 f"layer_offset_lod must be {len(negs) + 1} ascending row offsets (one more than "
                 f"neg_samples_num_list), got {offsets}")
-    for layer, (n, lo, hi) in enumerate(zip(negs, offsets, offsets[1:])):
+    for layer, (n, lo, hi) in enumerate(zip(negs, offsets, offsets[1:], strict=False)):
         ctx.enforce(n <= hi - lo - 1,
                     f"neg_samples_num_list[{layer}] must be <= the layer's {hi - lo} nodes - 1 "
                     f"(the positive is excluded), got {n}")

@@ -24,7 +24,7 @@ PADDLE_CASES = FIXTURES / "search_ops" / "cases.npz"
 
 def ref_match(x, y, w, len_l, len_r):
     out, lod, lo_l, lo_r = [], [0], 0, 0
-    for n_l, n_r in zip(len_l, len_r):
+    for n_l, n_r in zip(len_l, len_r, strict=True):
         block = np.einsum("ia,atb,jb->tij", x[lo_l:lo_l + n_l], w, y[lo_r:lo_r + n_r])
         out.append(block.reshape(-1))
         lod.append(lod[-1] + block.size)

@@ -38,7 +38,7 @@ def test_negatives_follow_the_rules_and_the_seed():
     x = np.repeat(np.arange(4), 50).astype(np.int32)
     out, labels, mask = run(x, {**ATTRS, "dtype": 2})
     assert out.dtype == np.int32 and out.shape == (200, 5)
-    for row, item in zip(out, x):
+    for row, item in zip(out, x, strict=True):
         assert row[0] == TRAVEL[item, 0] and row[2] == TRAVEL[item, 1]
         assert row[1] in (1, 2) and row[1] != row[0]
         negs = row[3:]

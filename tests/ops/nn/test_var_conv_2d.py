@@ -15,7 +15,7 @@ from tests.op_test import check_grad, check_op
 
 def ref_var_conv(x, heights, widths, w, c_in, c_out, kh, kw, sh, sw):
     out, start = [], 0
-    for h, wd in zip(heights, widths):
+    for h, wd in zip(heights, widths, strict=True):
         img = x[start:start + c_in * h * wd].reshape(c_in, h, wd)
         start += c_in * h * wd
         oh = 0 if h == 0 else (h - 1) // sh + 1
@@ -38,7 +38,7 @@ def ref_var_conv(x, heights, widths, w, c_in, c_out, kh, kw, sh, sw):
 
 def make_inputs(heights, widths, c_in, c_out, kh, kw, dtype=np.float64, seed=0):
     rng = np.random.RandomState(seed)
-    sizes = [c_in * h * w for h, w in zip(heights, widths)]
+    sizes = [c_in * h * w for h, w in zip(heights, widths, strict=True)]
     return {
         "X": pir.create_lod_tensor(rng.uniform(-1, 1, (sum(sizes), 1)).astype(dtype), [sizes]),
         "ROW": pir.create_lod_tensor(np.zeros((sum(heights), 1), dtype), [heights]),

@@ -18,7 +18,7 @@ def ref_topk_avg(x, rows, cols, topks, channels):
     out = np.zeros((out_rows, channels * len(topks)))
     pos = np.full((out_rows, channels, max_k), -1)
     x_start = row_start = 0
-    for r_n, c_n in zip(rows, cols):
+    for r_n, c_n in zip(rows, cols, strict=True):
         for j in range(channels):
             for r in range(r_n):
                 start = x_start + (j * r_n + r) * c_n
@@ -41,7 +41,7 @@ def ref_topk_avg(x, rows, cols, topks, channels):
 
 def make_inputs(rows, cols, channels, dtype=np.float64, seed=0, values=None):
     rng = np.random.RandomState(seed)
-    sizes = [channels * r * c for r, c in zip(rows, cols)]
+    sizes = [channels * r * c for r, c in zip(rows, cols, strict=True)]
     data = rng.uniform(-1, 1, sum(sizes)) if values is None else np.asarray(values, np.float64)
     return {
         "X": pir.create_lod_tensor(data.reshape(-1, 1).astype(dtype), [sizes]),
