@@ -209,3 +209,25 @@ def test_lstmp_rejects_unknown_activation_and_wrong_state_rows():
     inputs["C0"] = inputs["C0"][:1]
     with pytest.raises(KernelError, match=r"C0 must have one row per sequence"):
         check_op("lstmp", inputs)
+
+
+@pytest.mark.parametrize("is_reverse", [False, True])
+def test_lstmp_agrees_with_the_dynamic_lstmp_layer(is_reverse):
+    """The layer composes lstmp from primitive ops on a DynamicRNN (layers/rnn/fused.py): a
+    second, independent build of the same recurrence, fed the same parameters."""
+    d, p, lengths = 3, 2, [3, 1, 2]
+    x = np.random.RandomState(21).uniform(-1, 1, (6, 4 * d)).astype(np.float32)
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        xv = pir.layers.data("x", [-1, 4 * d], lod_level=1)
+        proj, cell = pir.layers.dynamic_lstmp(xv, 4 * d, p, is_reverse=is_reverse,
+                                              cell_clip=0.3, proj_clip=0.25)
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    w, pw, b = (np.array(scope.find_var(v.name).get_tensor())
+                for v in main.global_block().all_parameters())
+    want_r, want_c = exe.run(main, feed={"x": lod(x, lengths)}, fetch_list=[proj, cell],
+                             scope=scope, return_numpy=False)
+    check_op("lstmp", {"Input": lod(x, lengths), "Weight": w, "ProjWeight": pw, "Bias": b},
+             {"is_reverse": is_reverse, "cell_clip": 0.3, "proj_clip": 0.25},
+             {"Projection": want_r, "Cell": want_c}, atol=1e-5)
