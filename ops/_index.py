@@ -345,6 +345,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.temporal": (
         "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
     ),
+    "paddle_ir.ops.nn.tree_conv": (
+        "tree_conv", "tree_conv_grad",
+    ),
     "paddle_ir.ops.nn.unpool": (
         "unpool", "unpool_grad",
     ),

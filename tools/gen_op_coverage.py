@@ -73,7 +73,7 @@ LEFT_OUT: dict[str, str] = {
     **{op: _NOT_YET for op in (
         "data_norm", "delete_var", "merge_lod_tensor",
         "pyramid_hash", "recurrent", "save", "save_combine",
-        "split_lod_tensor", "tree_conv")},
+        "split_lod_tensor")},
 }
 # The share of CPU op types that must stay registered (the target is 95%).
 FLOOR = 0.85
