@@ -331,6 +331,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.layer_norm": (
         "layer_norm", "layer_norm_grad",
     ),
+    "paddle_ir.ops.nn.match_matrix_tensor": (
+        "match_matrix_tensor", "match_matrix_tensor_grad",
+    ),
     "paddle_ir.ops.nn.max_pool3d_with_index": (
         "max_pool3d_with_index", "max_pool3d_with_index_grad",
     ),
@@ -372,11 +375,23 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.nn.spp": (
         "spp", "spp_grad",
     ),
+    "paddle_ir.ops.nn.tdm_child": (
+        "tdm_child",
+    ),
+    "paddle_ir.ops.nn.tdm_sampler": (
+        "tdm_sampler",
+    ),
     "paddle_ir.ops.nn.temporal": (
         "row_conv", "row_conv_grad", "temporal_shift", "temporal_shift_grad",
     ),
+    "paddle_ir.ops.nn.tree_conv": (
+        "tree_conv", "tree_conv_grad",
+    ),
     "paddle_ir.ops.nn.unpool": (
         "unpool", "unpool_grad",
+    ),
+    "paddle_ir.ops.nn.var_conv_2d": (
+        "var_conv_2d", "var_conv_2d_grad",
     ),
     "paddle_ir.ops.optimizers.adadelta": (
         "adadelta",
@@ -489,6 +504,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     "paddle_ir.ops.rnn.lstm_unit": (
         "lstm_unit", "lstm_unit_grad",
     ),
+    "paddle_ir.ops.rnn.lstmp": (
+        "lstmp", "lstmp_grad",
+    ),
     "paddle_ir.ops.rnn.rnn": (
         "rnn",
     ),
@@ -545,6 +563,9 @@ MODULE_OPS: dict[str, tuple[str, ...]] = {
     ),
     "paddle_ir.ops.sequence_ops.sequence_softmax": (
         "sequence_softmax", "sequence_softmax_grad",
+    ),
+    "paddle_ir.ops.sequence_ops.sequence_topk_avg_pooling": (
+        "sequence_topk_avg_pooling", "sequence_topk_avg_pooling_grad",
     ),
     "paddle_ir.ops.sparse.cast_storage": (
         "cast_storage", "cast_storage_grad",

@@ -1169,6 +1169,71 @@ def op_families(rng):
           "depth_t": np.array([7], "int32")}, exe)
 
 
+def search_ops(rng):
+    """match_matrix_tensor on three LoD sequence pairs run by Paddle, with the gradients
+    of X, Y and W for a given Out@GRAD (search_ops/cases.npz: in/X, in/Y, in/W,
+    in/X.lod, in/Y.lod, in/dOut, attrs, out/Out, out/Out.lod, out/Tmp, out/X@GRAD,
+    out/Y@GRAD, out/W@GRAD)."""
+    len_l, len_r, h, dim_t = [2, 3, 1], [4, 1, 2], 3, 2
+    xv = rng.uniform(-1, 1, (sum(len_l), h)).astype("float32")
+    yv = rng.uniform(-1, 1, (sum(len_r), h)).astype("float32")
+    wv = rng.uniform(-1, 1, (h, dim_t, h)).astype("float32")
+    rows = sum(dim_t * a * b for a, b in zip(len_l, len_r, strict=True))
+    dout = rng.uniform(-1, 1, (rows, 1)).astype("float32")
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, h], "float32", lod_level=1)
+        y = paddle.static.data("y", [-1, h], "float32", lod_level=1)
+        w = paddle.static.data("w", [h, dim_t, h], "float32")
+        g = paddle.static.data("g", [-1, 1], "float32")
+        for v in (x, y, w):
+            v.stop_gradient = False
+        helper = LayerHelper("match_matrix_tensor")
+        out, tmp = (helper.create_variable_for_type_inference("float32") for _ in range(2))
+        helper.append_op(type="match_matrix_tensor", inputs={"X": x, "Y": y, "W": w},
+                         outputs={"Out": out, "Tmp": tmp}, attrs={"dim_t": dim_t})
+        grads = paddle.static.gradients([out], [x, y, w], target_gradients=[g])
+    exe = paddle.static.Executor(PLACE)
+    got = exe.run(main, feed={"x": paddle.base.create_lod_tensor(xv, [len_l], PLACE),
+                              "y": paddle.base.create_lod_tensor(yv, [len_r], PLACE),
+                              "w": wv, "g": dout},
+                  fetch_list=[out, tmp] + grads, return_numpy=False)
+    cases = {"in/X": xv, "in/Y": yv, "in/W": wv, "in/X.lod": np.asarray(len_l),
+             "in/Y.lod": np.asarray(len_r), "in/dOut": dout,
+             "attrs": np.asarray(json.dumps({"dim_t": dim_t})),
+             "out/Out.lod": np.asarray(got[0].lod()[0])}
+    for key, value in zip(("Out", "Tmp", "X@GRAD", "Y@GRAD", "W@GRAD"), got, strict=True):
+        cases[f"out/{key}"] = np.array(value)
+    os.makedirs(os.path.join(OUT, "search_ops"), exist_ok=True)
+    np.savez(os.path.join(OUT, "search_ops", "cases.npz"), **cases)
+
+
+def tdm_ops(rng):
+    """tdm_child on a small TDM tree run by Paddle: search_ops/tdm_child.npz holds the
+    tree (TreeInfo), the node ids (X), the attributes and Child, LeafMask."""
+    # node: item_id, layer_id, parent_id, child ids (2 per node); node 0 is padding.
+    tree = np.array([[0, 0, 0, 1, 2], [0, 1, 0, 3, 4], [0, 1, 0, 5, 6], [0, 2, 1, 7, 8],
+                     [0, 2, 1, 9, 10], [0, 2, 2, 11, 12], [0, 2, 2, 13, 0],
+                     [1, 3, 3, 0, 0], [2, 3, 3, 0, 0], [3, 3, 4, 0, 0], [4, 3, 4, 0, 0],
+                     [5, 3, 5, 0, 0], [6, 3, 5, 0, 0], [7, 3, 6, 0, 0]], "int32")
+    ids = rng.integers(0, len(tree), (5, 2)).astype("int64")
+    ids[0, 0], ids[0, 1] = 0, 6  # the padding node, a node with a 0-padded child list
+    attrs = {"child_nums": 2, "dtype": 3}
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", list(ids.shape), "int64")
+        info = paddle.static.data("info", list(tree.shape), "int32")
+        helper = LayerHelper("tdm_child")
+        child, mask = (helper.create_variable_for_type_inference("int64") for _ in range(2))
+        helper.append_op(type="tdm_child", inputs={"X": x, "TreeInfo": info},
+                         outputs={"Child": child, "LeafMask": mask}, attrs=dict(attrs))
+    got = paddle.static.Executor(PLACE).run(main, feed={"x": ids, "info": tree},
+                                            fetch_list=[child, mask])
+    os.makedirs(os.path.join(OUT, "search_ops"), exist_ok=True)
+    np.savez(os.path.join(OUT, "search_ops", "tdm_child.npz"), X=ids, TreeInfo=tree,
+             attrs=np.asarray(json.dumps(attrs)), Child=got[0], LeafMask=got[1])
+
+
 def main():
     builders = {"cond_loop": cond_loop, "nms_ops": nms_ops,
                 "mlp": mlp, "text": text_classifier, "conv": conv_net,
@@ -1178,7 +1243,8 @@ def main():
                 "resize": resize, "tensor_ops": tensor_ops, "op_semantics": op_semantics,
                 "quantize": quantize, "proposals": proposals,
                 "yolo_loss": yolo_loss, "deformable": deformable,
-                "op_families": op_families}
+                "op_families": op_families, "search_ops": search_ops,
+                "tdm_ops": tdm_ops}
     chosen = sys.argv[2:] or list(builders)
     for name in chosen:
         paddle.seed(0)
