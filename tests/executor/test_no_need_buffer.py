@@ -156,6 +156,15 @@ CASES = {
     **{f"sequence_pool_grad/{pool}": ({"pooltype": pool, "is_test": False, "pad_value": 0.0},
                                       [SEQ, SEQ_D_OUT, None])
        for pool in ("SUM", "AVERAGE", "SQRT", "FIRST", "LAST")},
+    # two items of 1 channel: 2x3 and 1x4 matrices; pos as the forward op gives it
+    "sequence_topk_avg_pooling_grad": (
+        {"topks": [1, 2], "channel_num": 1},
+        [LoDTensor.unchecked(rng.standard_normal((10, 1)).astype(np.float32),
+                             (np.array([0, 6, 10]),)),
+         LoDTensor.unchecked(np.zeros((3, 1), np.float32), (np.array([0, 2, 3]),)),
+         LoDTensor.unchecked(np.zeros((7, 1), np.float32), (np.array([0, 3, 7]),)),
+         np.array([[0, 2], [1, 0], [3, 1]], np.int32).reshape(3, 1, 2),
+         rng.standard_normal((3, 2)).astype(np.float32)]),
 }
 
 
