@@ -95,6 +95,34 @@ def _split(gates: np.ndarray, d: int):
     return gates[:, :d], gates[:, d:2 * d], gates[:, 2 * d:3 * d], gates[:, 3 * d:]
 
 
+def gates_backward(gates, d_gates, c, c_prev, act_c, dh, dc_out, peep, d_peep, derivatives,
+                   cell_clip: float = 0.0) -> np.ndarray:
+    """One step of the LSTM backward through its gates (lstm and lstmp share it): fills
+    d_gates [n, 4D] (candidate, input, forget, output) from dh and the cell gradient dc_out
+    coming from later, adds the peephole gradients into d_peep, and returns the gradient of
+    the previous cell. With cell_clip > 0, a clipped cell passes no gradient."""
+    gate_d, cell_d, cand_d = derivatives
+    d = c.shape[1]
+    cand, i, f, o = _split(gates, d)
+    dg_c, dg_i, dg_f, dg_o = _split(d_gates, d)
+    dg_o[:] = dh * act_c * gate_d(o)
+    dc = dc_out + dh * o * cell_d(act_c)
+    if peep is not None:
+        dc += dg_o * peep[2]
+    if cell_clip > 0:
+        dc = dc * ((c > -cell_clip) & (c < cell_clip))
+    dg_i[:] = dc * cand * gate_d(i)
+    dg_f[:] = dc * c_prev * gate_d(f)
+    dg_c[:] = dc * i * cand_d(cand)
+    dc_prev = dc * f
+    if peep is not None:
+        dc_prev += dg_i * peep[0] + dg_f * peep[1]
+        d_peep[0] += (dg_i * c_prev).sum(axis=0)
+        d_peep[1] += (dg_f * c_prev).sum(axis=0)
+        d_peep[2] += (dg_o * c).sum(axis=0)
+    return dc_prev
+
+
 def _peepholes(attrs, bias: np.ndarray, d: int):
     if not attrs["use_peepholes"]:
         return None
@@ -216,22 +244,9 @@ def lstm_grad_dense(attrs, x, h0, c0, weight, bias, hidden, cell, batch_gate, ba
         else:
             p = batch.prev_start(t)
             h_prev, c_prev, dh_to, dc_to = hidden_b[p:p + n], cell_b[p:p + n], dh_b, dc_b
-        cand, i, f, o = _split(gates[lo:hi], d)
-        c, act_c, dh = cell_b[lo:hi], act_cell_b[lo:hi], dh_b[lo:hi]
-        dg_c, dg_i, dg_f, dg_o = _split(d_gates[lo:hi], d)
-        dg_o[:] = dh * act_c * gate_d(o)
-        dc = dc_b[lo:hi] + dh * o * cell_d(act_c)
-        if peep is not None:
-            dc += dg_o * peep[2]
-        dg_i[:] = dc * cand * gate_d(i)
-        dg_f[:] = dc * c_prev * gate_d(f)
-        dg_c[:] = dc * i * cand_d(cand)
-        dc_prev = dc * f
-        if peep is not None:
-            dc_prev += dg_i * peep[0] + dg_f * peep[1]
-            d_peep[0] += (dg_i * c_prev).sum(axis=0)
-            d_peep[1] += (dg_f * c_prev).sum(axis=0)
-            d_peep[2] += (dg_o * c).sum(axis=0)
+        dc_prev = gates_backward(gates[lo:hi], d_gates[lo:hi], cell_b[lo:hi], c_prev,
+                                 act_cell_b[lo:hi], dh_b[lo:hi], dc_b[lo:hi], peep, d_peep,
+                                 (gate_d, cell_d, cand_d))
         dg = d_gates[lo:hi]
         d_w += h_prev.T @ dg
         dh_to[p:p + n] += dg @ w.T

@@ -35,6 +35,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.grad import grad_name
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
+from paddle_ir.ops.rnn.lstm import gates_backward
 from paddle_ir.ops.rnn.rnn_batch import (
     ACTIVATIONS,
     SeqBatch,
@@ -279,24 +280,10 @@ def lstmp_grad_dense(attrs, x, h0, c0, weight, proj_weight, bias, projection, ce
         h = hidden_b[lo:hi]
         d_pw += h.T @ dpre
         dh = dpre @ pw.T
-        cand, i, f, o = _split(gates[lo:hi], d)
-        c, act_c = cell_b[lo:hi], act_cell_b[lo:hi]
-        dg_c, dg_i, dg_f, dg_o = _split(d_gates[lo:hi], d)
-        dg_o[:] = dh * act_c * gate_d(o)
-        dc = dc_b[lo:hi] + dh * o * cell_d(act_c)
-        if peep is not None:
-            dc += dg_o * peep[2]
-        if cell_clip > 0:  # the clip stops the gradient into what made a clipped cell
-            dc = dc * ((c > -cell_clip) & (c < cell_clip))
-        dg_i[:] = dc * cand * gate_d(i)
-        dg_f[:] = dc * c_prev * gate_d(f)
-        dg_c[:] = dc * i * cand_d(cand)
-        dc_prev = dc * f
-        if peep is not None:
-            dc_prev += dg_i * peep[0] + dg_f * peep[1]
-            d_peep[0] += (dg_i * c_prev).sum(axis=0)
-            d_peep[1] += (dg_f * c_prev).sum(axis=0)
-            d_peep[2] += (dg_o * c).sum(axis=0)
+        # the clip stops the gradient into what made a clipped cell
+        dc_prev = gates_backward(gates[lo:hi], d_gates[lo:hi], cell_b[lo:hi], c_prev,
+                                 act_cell_b[lo:hi], dh, dc_b[lo:hi], peep, d_peep,
+                                 (gate_d, cell_d, cand_d), cell_clip)
         dg = d_gates[lo:hi]
         d_w += r_prev.T @ dg
         dr_to[q:q + n] += dg @ w.T
