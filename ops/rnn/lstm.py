@@ -95,6 +95,26 @@ def _split(gates: np.ndarray, d: int):
     return gates[:, :d], gates[:, d:2 * d], gates[:, 2 * d:3 * d], gates[:, 3 * d:]
 
 
+def gates_forward(g, c_prev, peep, activations, cell_clip: float = 0.0) -> np.ndarray:
+    """One step of the LSTM forward through its gates (lstm and lstmp share it): g holds
+    the step's pre-activations [n, 4D] (candidate, input, forget, output) and is
+    overwritten with the activations; returns the new cell (clipped to +-cell_clip when
+    that is > 0)."""
+    gate_act, cand_act = activations
+    g_c, g_i, g_f, g_o = _split(g, c_prev.shape[1])
+    if peep is not None:
+        g_i += peep[0] * c_prev
+        g_f += peep[1] * c_prev
+    g_c[:], g_i[:], g_f[:] = cand_act(g_c), gate_act(g_i), gate_act(g_f)
+    c = g_f * c_prev + g_i * g_c
+    if cell_clip > 0:
+        c = np.clip(c, -cell_clip, cell_clip)
+    if peep is not None:
+        g_o += peep[2] * c
+    g_o[:] = gate_act(g_o)
+    return c
+
+
 def gates_backward(gates, d_gates, c, c_prev, act_c, dh, dc_out, peep, d_peep, derivatives,
                    cell_clip: float = 0.0) -> np.ndarray:
     """One step of the LSTM backward through its gates (lstm and lstmp share it): fills
@@ -155,18 +175,10 @@ def lstm_dense(attrs, x, h0, c0, weight, bias):
             h_prev, c_prev = hidden_b[p:p + n], cell_b[p:p + n]
         g = gates[lo:hi]
         g += h_prev @ w
-        g_c, g_i, g_f, g_o = _split(g, d)
-        if peep is not None:
-            g_i += peep[0] * c_prev
-            g_f += peep[1] * c_prev
-        g_c[:], g_i[:], g_f[:] = cand_act(g_c), gate_act(g_i), gate_act(g_f)
-        c = g_f * c_prev + g_i * g_c
-        if peep is not None:
-            g_o += peep[2] * c
-        g_o[:] = gate_act(g_o)
+        c = gates_forward(g, c_prev, peep, (gate_act, cand_act))
         cell_b[lo:hi] = c
         act_cell_b[lo:hi] = cell_act(c)
-        hidden_b[lo:hi] = g_o * act_cell_b[lo:hi]
+        hidden_b[lo:hi] = g[:, 3 * d:] * act_cell_b[lo:hi]
     return (LoDTensor.unchecked(batch.scatter(hidden_b), x.offsets),
             LoDTensor.unchecked(batch.scatter(cell_b), x.offsets),
             LoDTensor.unchecked(gates), LoDTensor.unchecked(act_cell_b))

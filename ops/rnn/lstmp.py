@@ -35,7 +35,7 @@ from paddle_ir.core.lod_tensor import LoDTensor
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.grad import grad_name
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
-from paddle_ir.ops.rnn.lstm import gates_backward
+from paddle_ir.ops.rnn.lstm import gates_backward, gates_forward
 from paddle_ir.ops.rnn.rnn_batch import (
     ACTIVATIONS,
     SeqBatch,
@@ -182,20 +182,10 @@ def lstmp_dense(attrs, x, h0, c0, weight, proj_weight, bias):
             r_prev, c_prev = proj_b[q:q + n], cell_b[q:q + n]
         g = gates[lo:hi]
         g += r_prev @ w
-        g_c, g_i, g_f, g_o = _split(g, d)
-        if peep is not None:
-            g_i += peep[0] * c_prev
-            g_f += peep[1] * c_prev
-        g_c[:], g_i[:], g_f[:] = cand_act(g_c), gate_act(g_i), gate_act(g_f)
-        c = g_f * c_prev + g_i * g_c
-        if cell_clip > 0:
-            c = np.clip(c, -cell_clip, cell_clip)
-        if peep is not None:
-            g_o += peep[2] * c
-        g_o[:] = gate_act(g_o)
+        c = gates_forward(g, c_prev, peep, (gate_act, cand_act), cell_clip)
         cell_b[lo:hi] = c
         act_cell_b[lo:hi] = cell_act(c)
-        hidden_b[lo:hi] = g_o * act_cell_b[lo:hi]
+        hidden_b[lo:hi] = g[:, 3 * d:] * act_cell_b[lo:hi]
         r = proj_act(hidden_b[lo:hi] @ pw)
         proj_b[lo:hi] = np.clip(r, -proj_clip, proj_clip) if proj_clip > 0 else r
     return (LoDTensor.unchecked(batch.scatter(proj_b), x.offsets),
