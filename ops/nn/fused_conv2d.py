@@ -19,14 +19,14 @@ conv2d's slots and attributes (see ops/nn/conv.py); Bias [OC] and ResidualData
 
 Speed: the products are conv2d's; the bias, the residual and the activation are
 applied in place on the convolution's fresh output (no temporaries, one op's
-dispatch instead of up to three), in the order and with the operations of the
-separate ops, so the result has the same bits. NCHW only; inference only (no
-gradient: the passes never touch a training program).
+dispatch instead of up to three), over its memory in the order it lies, with the
+operations of the separate ops, so the result has the same bits, except where an
+expanding pointwise convolution folds the bias into its GEMM (ops/nn/conv_math.py:
+an ulp at most). NCHW only; inference only (no gradient: the passes never touch
+a training program).
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from paddle_ir.core.errors import KernelError
 from paddle_ir.ops.context import dims_match, shape_str
 from paddle_ir.ops.nn import conv_math as cm
 from paddle_ir.ops.nn.conv import _COMMON_ATTRS, _conv_infer, geometry
+from paddle_ir.ops.nn.conv_bias import memory_order
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 ACTIVATIONS = ("", "relu", "relu6", "leaky_relu", "hard_sigmoid", "hard_swish")
@@ -96,67 +97,12 @@ def activate(out: np.ndarray, act: str, alpha: float, beta: float) -> np.ndarray
     return out
 
 
-def memory_order(out: np.ndarray):
-    """(the memory of NCHW-shaped `out` as a C-contiguous 2-D array, whether its rows are
-    pixels of OC channels); None when `out` is none of conv_math.forward's layouts: NHWC
-    memory ([N*OH*OW, OC]), NCHW ([N*OC, OH*OW]) or [OC, N, OH, OW] ([OC, N*OH*OW])."""
-    n, oc = out.shape[:2]
-    pixels_last = out.transpose(0, 2, 3, 1)
-    if pixels_last.flags.c_contiguous:
-        return pixels_last.reshape(-1, oc), True
-    if out.flags.c_contiguous:
-        return out.reshape(n * oc, -1), False
-    channels_first = out.transpose(1, 0, 2, 3)
-    if channels_first.flags.c_contiguous:
-        return channels_first.reshape(oc, -1), False
-    return None
-
-
-# From this many values, the bias of channels-last memory is added as a tile of several
-# pixels' channels: an inner loop of OC values per pixel costs twice the add itself
-# (0.36 against 0.28 ms on MobileNet v2's [12544, 96]); a smaller output loses the tile's cost.
-_TILED_BIAS_VALUES = 1 << 16
-# the longest tile, in values
-_BIAS_TILE = 4096
-
-
-def add_channel_bias(out: np.ndarray, bias: np.ndarray) -> None:
-    """out += bias[None, :, None, None] in place, over out's memory in its own order."""
-    bias = bias.astype(out.dtype, copy=False)
-    order = memory_order(out)
-    if order is None:
-        out += bias[:, None, None]
-        return
-    mem, pixels_last = order
-    if not pixels_last:
-        # rows of pixels of one channel: [N*OC, HW] holds channel (row % OC)
-        mem.reshape(-1, bias.shape[0], mem.shape[1])[...] += bias[:, None]
-        return
-    m, oc = mem.shape
-    per = _tile_pixels(m, oc) if mem.size >= _TILED_BIAS_VALUES else 1
-    if per == 1:
-        mem += bias
-    else:
-        mem.reshape(m // per, per * oc)[...] += np.tile(bias, per)
-
-
-@functools.lru_cache(maxsize=256)
-def _tile_pixels(m: int, oc: int) -> int:
-    """The most pixels, dividing m, whose channels fit in one _BIAS_TILE."""
-    for per in range(max(1, _BIAS_TILE // oc), 0, -1):
-        if m % per == 0:
-            return per
-    return 1
-
-
 @_op.kernel(dtypes=FLOATS)
 def fused_conv2d_kernel(attrs, x, w, bias, residual):
-    out = cm.forward(x, w, geometry(attrs, x.shape[2:], w.shape[2:]))  # a fresh array
-    if bias is not None:
-        if bias.shape != (out.shape[1],):
-            raise KernelError(f"fused_conv2d: Bias must be [{out.shape[1]}], got "
-                              f"{list(bias.shape)}")
-        add_channel_bias(out, bias)
+    if bias is not None and bias.shape != (w.shape[0],):
+        raise KernelError(f"fused_conv2d: Bias must be [{w.shape[0]}], got {list(bias.shape)}")
+    # a fresh array, with the bias (folded into the product where that pays: conv_math)
+    out = cm.forward(x, w, geometry(attrs, x.shape[2:], w.shape[2:]), bias)
     if residual is not None:
         if residual.shape != out.shape:
             raise KernelError(f"fused_conv2d: ResidualData must have Output's shape "

@@ -7,6 +7,7 @@ from paddle_ir.core.errors import ShapeInferenceError
 from paddle_ir.ops.nn import fused_conv2d
 from tests.op_test import check_op
 from tests.ops.nn.test_conv import ref_conv
+from tests.ops.nn.test_conv_bias import in_memory_order
 
 rng = np.random.RandomState(11)
 
@@ -68,34 +69,19 @@ def test_bad_slots_and_attributes_are_named(inputs, attrs, message):
                  {"Output": np.zeros((1, 2, 3, 3), np.float32)})
 
 
-def _in_memory_order(nchw: np.ndarray, order: str) -> np.ndarray:
-    """nchw's values as an NCHW-shaped view of memory laid out in `order` (a permutation
-    of "NCHW"), the layouts conv_math.forward returns."""
-    axes = ["NCHW".index(a) for a in order]
-    return nchw.transpose(axes).copy().transpose(np.argsort(axes))  # a copy in every order
-
-
-@pytest.mark.parametrize("order", ["NHWC", "NCHW", "CNHW", "HWNC"])
-@pytest.mark.parametrize("shape", [(1, 96, 28, 28), (3, 24, 30, 31), (2, 7, 5, 3)])
-def test_add_channel_bias_in_every_memory_order(order, shape):
-    """Every layout (HWNC is none of forward's: the broadcast fallback), above and below
-    the size that tiles the bias, and pixel counts with few divisors (3 * 30 * 31)."""
-    base = rng.randn(*shape)
-    bias = rng.randn(shape[1])
-    out = _in_memory_order(base, order)
-    fused_conv2d.add_channel_bias(out, bias)
-    np.testing.assert_array_equal(out, base + bias[None, :, None, None])
-
-
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("act", ["relu6", "hard_swish"])
 @pytest.mark.parametrize("memory", ["NHWC", "NCHW"])
-@pytest.mark.parametrize("x_shape, oc", [((2, 16, 40, 36), 96), ((1, 64, 3, 3), 200)])
-def test_large_pointwise_outputs_in_each_memory_layout(memory, x_shape, oc, act):
-    """Pointwise convolutions big enough for the tiled bias: NHWC-memory input gives NHWC
-    memory, NCHW memory gives NCHW, fewer pixels than filters gives [OC, N, H, W]."""
-    x = _in_memory_order(rng.randn(*x_shape).astype(np.float32), memory)
-    w = rng.randn(oc, x_shape[1], 1, 1).astype(np.float32)
-    bias = rng.randn(oc).astype(np.float32)
+@pytest.mark.parametrize("x_shape, oc", [((2, 16, 40, 36), 96), ((1, 64, 3, 3), 200),
+                                         ((2, 96, 9, 9), 24)])
+def test_large_pointwise_outputs_in_each_memory_layout(memory, x_shape, oc, act, dtype):
+    """Pointwise convolutions in each layout conv_math.forward returns: NHWC-memory input
+    gives NHWC memory (the first case expands 16 -> 96 channels: the bias folded into the
+    GEMM; the last one narrows: the bias added after), NCHW memory gives NCHW, fewer pixels
+    than filters gives [OC, N, H, W]."""
+    x = in_memory_order(rng.randn(*x_shape).astype(dtype), memory)
+    w = rng.randn(oc, x_shape[1], 1, 1).astype(dtype)
+    bias = rng.randn(oc).astype(dtype)
     attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
              "groups": 1, "dilations": [1, 1], "data_format": "NCHW",
              "fuse_activation": act, "fuse_alpha": 0.0, "fuse_beta": 6.0}
