@@ -33,8 +33,8 @@ whose windows lie inside the input (the interior) read the channels-last input
 in place, through the row view at a horizontal stride of 1 and through the
 plain windows view otherwise, and only the thin border strips (the outputs
 whose windows reach into the padding) are computed from small zero-padded
-patches. The padded copy, and the page faults of its fresh megabytes, cost more
-than the strips' extra calls there; on small maps the calls cost more. Measured
+patches. Zeroing a padded buffer and copying the image into it cost more than
+the strips' extra calls there; on small maps the calls cost more. Measured
 one image at a time (ms): C=32 at 112x112: 0.94 against 1.77; C=144 at 56x56:
 1.15 against 2.17; stride 2, C=96 at 112x112: 1.04 against 1.54 and C=144 at
 56x56: 0.34 against 0.50; C=192 at 28x28: equal; 48 at 14x14: 0.058 against
