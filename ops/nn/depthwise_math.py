@@ -79,9 +79,12 @@ def forward(xl: np.ndarray, w: np.ndarray, pads, strides, dilations, oh: int,
     phases, per_phase, step = (1, kw, d_w) if st_w == 1 else (st_w, -(-kw // st_w), 1)
     cols = ow + (per_phase - 1) * step  # the columns of one phase that outputs read
     rows = (oh - 1) * st_h + (kh - 1) * d_h + 1  # the padded rows that outputs read
-    grid = np.zeros((kh, phases, per_phase, c), dtype=dtype)
-    for j in range(kw):  # tap j lies in phase j % P, at column (j // P) * e of it
-        grid[:, j % phases, j // phases] = taps[:, j]
+    if phases == 1:
+        grid = taps[:, None]
+    else:
+        grid = np.zeros((kh, phases, per_phase, c), dtype=dtype)
+        for j in range(kw):  # tap j lies in phase j % P, at column (j // P) * e of it
+            grid[:, j % phases, j // phases] = taps[:, j]
     wide = np.empty((kh, phases, per_phase, ow, c), dtype=dtype)
     wide[...] = grid[:, :, :, None, :]
     wide = wide.reshape(kh, phases, per_phase, ow * c)

@@ -26,6 +26,8 @@ CASES = [
     ((2, 4, 7, 6), (8, 1, 5, 5), {"groups": 4, "paddings": [2, 2]}),  # channel multiplier
     ((2, 4, 7, 6), (5, 4, 1, 1), {}),
     ((1, 4, 3, 3), (20, 4, 1, 1), {}),  # fewer pixels than filters
+    ((1, 4, 3, 3), (20, 4, 3, 3), {"paddings": [1, 1]}),  # the same, 3x3 (bias added after)
+    ((2, 3, 9, 8), (5, 3, 3, 3), {"paddings": [0, 1, 1, 0], "strides": [2, 2]}),
 ]
 
 
@@ -89,3 +91,20 @@ def test_large_pointwise_outputs_in_each_memory_layout(memory, x_shape, oc, act,
     conv = np.einsum("nchw,oc->nohw", x.astype(np.float64), w[:, :, 0, 0].astype(np.float64))
     want = REFS[act](conv + bias[None, :, None, None], 0.0, 6.0)
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("memory", ["NCHW", "NHWC"])
+def test_float64_image_layers_with_the_bias_in_the_product(memory):
+    """A first layer over NCHW memory (the bias as a row of ones in its columns) and over
+    NHWC memory (added after), float64 kept, batch 2, stride 2, dilation 2, asymmetric
+    padding."""
+    x = in_memory_order(rng.randn(2, 3, 17, 14), memory)
+    w = rng.randn(8, 3, 3, 3)
+    bias = rng.randn(8)
+    attrs = {"strides": [2, 2], "paddings": [1, 0, 2, 1], "padding_algorithm": "EXPLICIT",
+             "groups": 1, "dilations": [2, 2], "data_format": "NCHW",
+             "fuse_activation": "relu", "fuse_alpha": 0.0, "fuse_beta": 0.0}
+    out = fused_conv2d.fused_conv2d_kernel(attrs, x, w, bias, None)
+    assert out.dtype == np.float64
+    want = np.maximum(ref_conv(x, w, attrs) + bias[None, :, None, None], 0)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
