@@ -16,8 +16,8 @@ import functools
 
 import numpy as np
 
-# From this many values, channels-last memory adds the bias as a tile of pixels; a
-# smaller output loses the tile's making.
+# From this many values, the add runs over the memory (channels-last: as a tile of
+# pixels); a smaller output loses more finding its order and making the tile.
 _TILED_BIAS_VALUES = 1 << 16
 # the longest tile, in values
 _BIAS_TILE = 4096
@@ -41,8 +41,8 @@ def memory_order(out: np.ndarray):
 def add_channel_bias(out: np.ndarray, bias: np.ndarray) -> None:
     """out += bias[None, :, None, None] in place, over out's memory in its own order."""
     bias = bias.astype(out.dtype, copy=False)
-    order = memory_order(out)
-    if order is None:
+    order = memory_order(out) if out.size >= _TILED_BIAS_VALUES else None
+    if order is None:  # small (finding the order costs more than it saves) or another layout
         out += bias[:, None, None]
         return
     mem, pixels_last = order
@@ -51,7 +51,7 @@ def add_channel_bias(out: np.ndarray, bias: np.ndarray) -> None:
         mem.reshape(-1, bias.shape[0], mem.shape[1])[...] += bias[:, None]
         return
     m, oc = mem.shape
-    per = _tile_pixels(m, oc) if mem.size >= _TILED_BIAS_VALUES else 1
+    per = _tile_pixels(m, oc)
     if per == 1:
         mem += bias
     else:

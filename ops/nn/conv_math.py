@@ -107,8 +107,8 @@ def windows(xp: np.ndarray, kh: int, kw: int, oh: int, ow: int, geo: Geometry) -
 
 
 def _out_hw(x_shape, w_shape, geo: Geometry) -> tuple[int, int]:
-    return tuple(out_size(x_shape[2 + i], w_shape[2 + i], geo.strides[i], geo.pads[i],
-                          geo.dilations[i]) for i in range(2))
+    return (out_size(x_shape[2], w_shape[2], geo.strides[0], geo.pads[0], geo.dilations[0]),
+            out_size(x_shape[3], w_shape[3], geo.strides[1], geo.pads[1], geo.dilations[1]))
 
 
 def _is_pointwise(w_shape, geo: Geometry) -> bool:
@@ -148,7 +148,8 @@ def _product(x: np.ndarray, w: np.ndarray, geo: Geometry, bias) -> tuple[np.ndar
     g = geo.groups
     oh, ow = _out_hw(x.shape, w.shape, geo)
     xl = x.transpose(0, 2, 3, 1)  # NHWC view: free when x's memory is channels-last
-    if cg == 1 and g == c and oc % c == 0 and not _is_pointwise(w.shape, geo):
+    pointwise = _is_pointwise(w.shape, geo)
+    if cg == 1 and g == c and oc % c == 0 and not pointwise:
         if oc != c:
             # A channel multiplier: output o reads input channel o // (OC / C), so the
             # input with each channel repeated is a plain depthwise input (one copy of X
@@ -156,18 +157,17 @@ def _product(x: np.ndarray, w: np.ndarray, geo: Geometry, bias) -> tuple[np.ndar
             xl = np.repeat(xl, oc // c, axis=3)
         out = depthwise_math.forward(xl, w, geo.pads, geo.strides, geo.dilations, oh, ow)
         return out.transpose(0, 3, 1, 2), False
-    if _is_pointwise(w.shape, geo) and g == 1 and x.flags.c_contiguous:
+    if pointwise and g == 1 and x.flags.c_contiguous:
         # NCHW memory: Out[n] = W[OC, C] @ X[n] as [C, H*W], no im2col and no transpose
         # copy (channels-last input takes the GEMM below, also copy-free).
         out = np.matmul(w.reshape(oc, c), x.reshape(n, c, h * wd))
         return out.reshape(n, oc, h, wd), False
     m = n * oh * ow
-    if (not _is_pointwise(w.shape, geo)
-            and m * kh * kw * c * x.itemsize > working_block_bytes()):
+    if not pointwise and m * kh * kw * c * x.itemsize > working_block_bytes():
         return _forward_blocked(xl, w, geo, oh, ow).transpose(0, 3, 1, 2), False
-    if g == 1 and x.flags.c_contiguous and not _is_pointwise(w.shape, geo):
+    if g == 1 and x.flags.c_contiguous and not pointwise:
         return _forward_nchw_cols(x, w, geo, oh, ow, bias)
-    if _is_pointwise(w.shape, geo):
+    if pointwise:
         cols = xl.reshape(m, c)
         if g == 1 and bias is not None and _bias_folding_pays(m, c, oc):
             return _pointwise_with_bias(cols, w, bias).reshape(n, oh, ow, oc).transpose(

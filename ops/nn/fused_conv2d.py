@@ -38,6 +38,8 @@ from paddle_ir.ops.nn.conv_bias import memory_order
 from paddle_ir.ops.registry import FLOATS, Attr, In, Out, register_op
 
 ACTIVATIONS = ("", "relu", "relu6", "leaky_relu", "hard_sigmoid", "hard_swish")
+# the output size from which the activation runs over the memory in its own order
+_FLAT_ACTIVATION_VALUES = 1 << 14
 
 _op = register_op(
     "fused_conv2d",
@@ -110,8 +112,9 @@ def fused_conv2d_kernel(attrs, x, w, bias, residual):
         out += residual
     act = attrs["fuse_activation"]
     if act:
-        # elementwise: over the memory in its own order (one flat loop), not the NCHW view
-        order = memory_order(out)
+        # elementwise: over a large output's memory in its own order (one flat loop), not
+        # the NCHW view; a small one's order costs more to find than it saves
+        order = memory_order(out) if out.size >= _FLAT_ACTIVATION_VALUES else None
         activate(out if order is None else order[0], act, attrs["fuse_alpha"],
                  attrs["fuse_beta"])
     return out
