@@ -214,13 +214,13 @@ def _pointwise_with_bias(cols: np.ndarray, w: np.ndarray, bias: np.ndarray) -> n
     m, c = cols.shape
     oc = w.shape[0]
     dtype = np.result_type(cols, w)
-    ones = np.empty((m, c + 1), dtype=dtype)
-    ones[:, :c] = cols
-    ones[:, c] = 1
-    wb = np.empty((oc, c + 1), dtype=dtype)
-    wb[:, :c] = w.reshape(oc, c)
-    wb[:, c] = bias
-    return ones @ wb.T
+    cols_and_ones = np.empty((m, c + 1), dtype=dtype)
+    cols_and_ones[:, :c] = cols
+    cols_and_ones[:, c] = 1
+    w_and_bias = np.empty((oc, c + 1), dtype=dtype)
+    w_and_bias[:, :c] = w.reshape(oc, c)
+    w_and_bias[:, c] = bias
+    return cols_and_ones @ w_and_bias.T
 
 
 def _forward_nchw_cols(x, w, geo, oh, ow, bias) -> tuple[np.ndarray, bool]:

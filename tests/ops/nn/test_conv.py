@@ -4,7 +4,10 @@ import numpy as np
 import pytest
 
 import paddle_ir as pir
+from paddle_ir.ops.nn import conv_math as cm
+from paddle_ir.ops.nn.conv import geometry
 from tests.op_test import check_grad, check_op
+from tests.ops.nn.test_depthwise_math import thresholds
 
 rng = np.random.RandomState(7)
 
@@ -270,3 +273,27 @@ def test_depthwise_conv2d_transpose_grad():
     attrs = {"strides": [2, 2], "paddings": [0, 0], "groups": 2, "dilations": [1, 1]}
     check_grad("depthwise_conv2d_transpose", {"Input": x, "Filter": f}, attrs,
                wrt=("Input", "Filter"), out_slot="Output")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("memory", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("w_shape, attrs", [
+    ((4, 1, 3, 3), {"groups": 4, "paddings": [1, 1]}),
+    ((8, 1, 3, 3), {"groups": 4, "padding_algorithm": "SAME", "strides": [2, 2]}),
+    ((12, 1, 3, 2), {"groups": 4, "paddings": [2, 0, 1, 1], "dilations": [2, 1]}),
+    ((4, 1, 3, 3), {"groups": 4, "paddings": [0, 1, 1, 0], "strides": [2, 2]}),
+])
+def test_depthwise_reading_its_input_in_place(w_shape, attrs, memory, dtype):
+    """conv_math.forward's depthwise convolutions, channel multipliers included, with the
+    thresholds for reading the input in place lowered to reach that path (the real ones
+    need 1 MiB images), from NCHW and NHWC memory, batch 2, float32 and float64."""
+    nchw = rng.randn(2, 4, 9, 8).astype(dtype)
+    x = nchw if memory == "NCHW" else nchw.transpose(0, 2, 3, 1).copy().transpose(0, 3, 1, 2)
+    w = rng.randn(*w_shape).astype(dtype)
+    full = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
+            "dilations": [1, 1], **attrs}
+    with thresholds(256, in_place=True):
+        out = cm.forward(x, w, geometry(full, x.shape[2:], w.shape[2:]))
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, ref_conv(nchw.astype(np.float64), w.astype(np.float64),
+                                             full), rtol=1e-5, atol=1e-5)

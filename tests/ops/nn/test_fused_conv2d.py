@@ -28,6 +28,7 @@ CASES = [
     ((1, 4, 3, 3), (20, 4, 1, 1), {}),  # fewer pixels than filters
     ((1, 4, 3, 3), (20, 4, 3, 3), {"paddings": [1, 1]}),  # the same, 3x3 (bias added after)
     ((2, 3, 9, 8), (5, 3, 3, 3), {"paddings": [0, 1, 1, 0], "strides": [2, 2]}),
+    ((2, 4, 8, 7), (8, 1, 3, 3), {"groups": 4, "padding_algorithm": "SAME", "strides": [2, 2]}),
 ]
 
 
