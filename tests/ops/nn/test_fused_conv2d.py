@@ -94,14 +94,15 @@ def test_large_pointwise_outputs_in_each_memory_layout(memory, x_shape, oc, act,
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("oc", [8, 200])
 @pytest.mark.parametrize("memory", ["NCHW", "NHWC"])
-def test_float64_image_layers_with_the_bias_in_the_product(memory):
-    """A first layer over NCHW memory (the bias as a row of ones in its columns) and over
-    NHWC memory (added after), float64 kept, batch 2, stride 2, dilation 2, asymmetric
-    padding."""
+def test_float64_windows_with_the_bias_in_the_product(memory, oc):
+    """The bias as a row of ones in NCHW memory's columns; added after over NHWC memory's
+    im2col product and when there are fewer pixels than filters (200 > 2 * 7 * 7); float64
+    kept, batch 2, stride 2, dilation 2, asymmetric padding."""
     x = in_memory_order(rng.randn(2, 3, 17, 14), memory)
-    w = rng.randn(8, 3, 3, 3)
-    bias = rng.randn(8)
+    w = rng.randn(oc, 3, 3, 3)
+    bias = rng.randn(oc)
     attrs = {"strides": [2, 2], "paddings": [1, 0, 2, 1], "padding_algorithm": "EXPLICIT",
              "groups": 1, "dilations": [2, 2], "data_format": "NCHW",
              "fuse_activation": "relu", "fuse_alpha": 0.0, "fuse_beta": 0.0}
