@@ -213,7 +213,7 @@ def run_direction(mode: str, x, weights, h0, c0, lengths, reverse: bool):
     out = np.empty((steps, batch, hidden), x.dtype)
     c = None if c0 is None else np.array(c0)
     order = range(steps - 1, -1, -1) if reverse else range(steps)
-    pairs = list(zip(projected, out))
+    pairs = list(zip(projected, out, strict=True))
     if reverse:
         pairs.reverse()
 
