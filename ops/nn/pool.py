@@ -90,26 +90,27 @@ def plan(attrs, hw):
 @pool2d.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be 4-D [N, C, H, W] (or NHWC), got X.shape={shape_str(x)}")
+    ctx.enforce(len(x) == 4,
+                lambda: f"X must be 4-D [N, C, H, W] (or NHWC), got X.shape={shape_str(x)}")
     layout = ctx.attr("data_format")
     ctx.enforce(layout in ("NCHW", "NHWC", "AnyLayout"),
-                f"data_format must be NCHW or NHWC, got {layout!r}")
+                lambda: f"data_format must be NCHW or NHWC, got {layout!r}")
     ptype = ctx.attr("pooling_type")
-    ctx.enforce(ptype in ("max", "avg"), f"pooling_type must be max or avg, got {ptype!r}")
+    ctx.enforce(ptype in ("max", "avg"), lambda: f"pooling_type must be max or avg, got {ptype!r}")
     algorithm = ctx.attr("padding_algorithm")
     ctx.enforce(algorithm in ("EXPLICIT", "SAME", "VALID"),
-                f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
+                lambda: f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
     for name in ("ksize", "strides"):
         values = ctx.attr(name)
         ctx.enforce(ctx.attr("global_pooling") or (len(values) == 2 and min(values) > 0),
-                    f"{name} must hold two positive values, got {list(values)}")
+                    lambda: f"{name} must hold two positive values, got {list(values)}")
     last = layout == "NHWC"
     hw = tuple(x[1:3]) if last else tuple(x[2:])
     result = plan(ctx.attrs, hw)
     if isinstance(result, str):
         ctx.fail(result)
     out = result[4]
-    ctx.enforce(all(d > 0 or d == -1 for d in out),
+    ctx.enforce(all(d > 0 or d == -1 for d in out), lambda:
                 f"the window {list(result[1])} does not fit X's spatial dims {list(hw)} with "
                 f"paddings {[list(p) for p in result[3]]}: Out would be {list(out)}")
     c = x[3] if last else x[1]
@@ -430,14 +431,14 @@ def _geometry(get, h: int, w: int):
 @max_pool2d_with_index.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
-    ctx.enforce(len(ctx.attr("ksize")) == 2, f"ksize must hold 2 values, got "
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(ctx.attr("ksize")) == 2, lambda: f"ksize must hold 2 values, got "
                                              f"{list(ctx.attr('ksize'))}")
     if x[2] < 0 or x[3] < 0:
         out = [-1, -1] if not ctx.attr("adaptive") else list(ctx.attr("ksize"))
     else:
         out = _geometry(ctx.attr, x[2], x[3])[3]
-        ctx.enforce(min(out) > 0, f"the pooled map would be {out} for X {shape_str(x)}")
+        ctx.enforce(min(out) > 0, lambda: f"the pooled map would be {out} for X {shape_str(x)}")
     ctx.set_output("Out", [x[0], x[1]] + out, ctx.input_dtype("X"))
     ctx.set_output("Mask", [x[0], x[1]] + out, np.int32)
 

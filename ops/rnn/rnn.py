@@ -59,25 +59,25 @@ rnn = register_op(
 @rnn.infer_shape
 def _(ctx):
     mode = ctx.attr("mode")
-    ctx.enforce(mode in GATES, f"mode must be one of {', '.join(GATES)}, got {mode!r}")
+    ctx.enforce(mode in GATES, lambda: f"mode must be one of {', '.join(GATES)}, got {mode!r}")
     ctx.enforce(ctx.attr("dropout_prob") == 0 or ctx.attr("is_test"),
-                f"dropout between layers (dropout_prob={ctx.attr('dropout_prob')}) is "
+                lambda: f"dropout between layers (dropout_prob={ctx.attr('dropout_prob')}) is "
                 f"training-only and not implemented; run the program with is_test=True")
     x = ctx.input_shape("Input")
-    ctx.enforce(len(x) == 3, f"Input must be [T, B, input_size], got {shape_str(x)}")
+    ctx.enforce(len(x) == 3, lambda: f"Input must be [T, B, input_size], got {shape_str(x)}")
     hidden, layers = ctx.attr("hidden_size"), ctx.attr("num_layers")
     dirs = 2 if ctx.attr("is_bidirec") else 1
     ctx.enforce(x[2] < 0 or x[2] == ctx.attr("input_size"),
-                f"Input's last dim {x[2]} must equal input_size {ctx.attr('input_size')}")
+                lambda: f"Input's last dim {x[2]} must equal input_size {ctx.attr('input_size')}")
     states = 2 if mode == "LSTM" else 1
     ctx.enforce(ctx.input_count("PreState") == states,
-                f"mode {mode} needs {states} PreState tensors, got "
+                lambda: f"mode {mode} needs {states} PreState tensors, got "
                 f"{ctx.input_count('PreState')}")
-    ctx.enforce(ctx.input_count("WeightList") == 4 * layers * dirs,
+    ctx.enforce(ctx.input_count("WeightList") == 4 * layers * dirs, lambda:
                 f"WeightList must hold 4 * num_layers * dirs = {4 * layers * dirs} tensors, "
                 f"got {ctx.input_count('WeightList')}")
     for k, s in enumerate(ctx.input_shapes("PreState")):
-        ctx.enforce(len(s) == 3 and s[0] in (-1, layers * dirs) and s[2] in (-1, hidden),
+        ctx.enforce(len(s) == 3 and s[0] in (-1, layers * dirs) and s[2] in (-1, hidden), lambda:
                     f"PreState[{k}] must be [{layers * dirs}, B, {hidden}], got {shape_str(s)}")
     dtype = ctx.input_dtype("Input")
     ctx.set_output("Out", [x[0], x[1], dirs * hidden], dtype)
