@@ -483,11 +483,15 @@ def _fuse_conv_chains(graph: _Graph) -> int:
         if dims is None or len(dims) != 4 or dims[1] <= 0:
             continue
         chain, cur, bias, residual, act = [i], out, None, None, None
+        # where the chain's ops read each input: the fused op, in the last one's place,
+        # must see the values they saw
+        read_at = {slots["Input"][0]: i, slots["Filter"][0]: i}
         j = _chain_next(graph, cur, reader_of)
         if j is not None and ops[j].type == "elementwise_add" and j not in removed:
             found = _channel_bias(graph, ops[j], cur, dims, dtype, producer, ops)
             if found is not None:
                 bias, reshape = found
+                read_at.setdefault(bias, j)
                 cur = _one(ops[j].outputs, "Out")
                 chain.append(j)
                 if reshape is not None:
@@ -506,6 +510,7 @@ def _fuse_conv_chains(graph: _Graph) -> int:
                     and _num(_attrs(add), "axis", -1) in (-1, 0)
                     and _one(add.outputs, "Out") is not None):
                 residual, cur = other, _one(add.outputs, "Out")
+                read_at.setdefault(residual, j)
                 chain.append(j)
                 j = _chain_next(graph, cur, reader_of)
         if j is not None and j not in removed and _one(ops[j].inputs, "X") == cur \
@@ -516,9 +521,11 @@ def _fuse_conv_chains(graph: _Graph) -> int:
         if len(chain) == 1 or not graph.persistable(slots["Filter"][0]):
             continue
         end = chain[-1]
-        reads = {slots["Input"][0], slots["Filter"][0], bias, residual} - {None}
         between = (k for k in range(i + 1, end) if k not in chain)
-        if any(arg in reads for k in between for v in ops[k].outputs for arg in v.arguments):
+        # A residual computed between the conv and its add (ResNet's shortcut after the
+        # main branch's conv) is fine; a value rewritten after the chain read it is not.
+        if any(k > read_at.get(arg, end) for k in between for v in ops[k].outputs
+               for arg in v.arguments):
             continue  # something in between rewrites an input: the fused op would see it
         alpha, beta = _fused_activation(act) if act is not None else (0.0, 0.0)
         act_type = act.type if act is not None else ""  # read before ops[end] is rewritten
