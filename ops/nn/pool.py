@@ -180,13 +180,33 @@ def _max_window(x, ksize, strides, pads, out):
     """Max pooling as the max over the window's columns of the max over its rows, worked
     in X's memory order (conv outputs are channels-last) and with no padded copy of X:
     each tap reads only the outputs whose window it falls in, so the -inf padding is
-    never written (3x3 stride 2 over [1, 24, 112, 112]: 2.2x faster, the same bits)."""
+    never written (3x3 stride 2 over [1, 64, 112, 112]: 1.6x faster, channels-last
+    1.5x; the same bits)."""
     last = not x.flags.c_contiguous and x.transpose(0, 2, 3, 1).flags.c_contiguous
+    if not last and strides[1] == 1 and any(p for pair in pads for p in pair):
+        # NCHW at column stride 1: a clipped tap along W is a short run per row, which
+        # numpy's in-place maximum walks slowly; one padded copy keeps every tap whole
+        # ([1, 192, 28, 28], 3x3/1: 372 us this way, 477 clipped).
+        xp = _pad(x, pads, -np.inf)
+        (kh, kw), (sh, sw), (oh, ow) = ksize, strides, out
+        bands = _max_of([xp[..., i:i + sh * (oh - 1) + 1:sh, :] for i in range(kh)])
+        return _max_of([bands[..., j:j + sw * (ow - 1) + 1:sw] for j in range(kw)])
     view = x.transpose(0, 2, 3, 1) if last else x
     h_axis, w_axis = (1, 2) if last else (2, 3)
     bands = _max_taps(view, h_axis, ksize[0], strides[0], pads[0][0], out[0])
     result = _max_taps(bands, w_axis, ksize[1], strides[1], pads[1][0], out[1])
     return result.transpose(0, 3, 1, 2) if last else result
+
+
+def _max_of(slices: list) -> np.ndarray:
+    """The elementwise max of same-shaped slices, in a fresh array of their memory order
+    (the first maximum writes it: no copy pass)."""
+    if len(slices) == 1:
+        return slices[0].copy(order="K")
+    result = np.maximum(slices[0], slices[1])
+    for tap in slices[2:]:
+        np.maximum(result, tap, out=result)
+    return result
 
 
 def _max_taps(v, axis: int, k: int, s: int, pad: int, out: int) -> np.ndarray:
