@@ -131,10 +131,11 @@ def test_rnn_lengths_zero_one_and_full(mode, bidirec):
 
 
 @pytest.mark.parametrize("mode", list(GATES))
-def test_rnn_float32(mode):
+@pytest.mark.parametrize("batch", [1, 2])
+def test_rnn_float32(mode, batch):
     """float32 in, float32 out (check_op compares dtypes), to float32 rounding of the
-    float64 cells."""
-    steps, batch, in_size, hidden = 6, 2, 4, 5
+    float64 cells; at batch 1 the steps read W_hh^T as a view, at 2 as a copy."""
+    steps, in_size, hidden = 6, 4, 5
     x, h0, c0, weights = _inputs(mode, steps, batch, in_size, hidden, 1, 2)
     out, h_n, c_n = _reference(mode, x, h0, c0, weights, 1, 2, None)
     f32 = np.float32
