@@ -215,9 +215,9 @@ def run_direction(mode: str, x, weights, h0, c0, lengths, reverse: bool):
     hidden = h0.shape[-1]
     w_ih, bias, w_hh_t, b_hn = _prepared(mode, weights, x.dtype, batch)
     # Every step's input projection in one GEMM over the [T * B, in] rows.
-    projected = np.dot(x.reshape(steps * batch, -1), w_ih.T)
+    projected = np.dot(x.reshape(steps * batch, x.shape[2]), w_ih.T)
     projected += bias
-    projected = projected.reshape(steps, batch, -1)
+    projected = projected.reshape(steps, batch, projected.shape[1])
     out = np.empty((steps, batch, hidden), x.dtype)
     c = None if c0 is None else np.array(c0)
     order = range(steps - 1, -1, -1) if reverse else range(steps)

@@ -177,3 +177,21 @@ def test_rnn_errors():
     with pytest.raises(ProgramError, match="WeightList\\[0\\] must have 4 \\* hidden_size = 8"):
         check_op("rnn", dict(base, PreState=[("h0", h0), ("c0", h0)]),
                  dict(attrs, mode="LSTM"), outputs=outs)
+
+
+@pytest.mark.parametrize("mode", list(GATES))
+@pytest.mark.parametrize("steps, batch", [(0, 2), (3, 0)])
+def test_rnn_empty_sequence_or_batch(mode, steps, batch):
+    """No steps: the states are the initial ones; no rows: empty outputs (the whole
+    sequence's projection is one GEMM over [T * B, in] rows, zero of them here)."""
+    from paddle_ir.ops.rnn.rnn import rnn_kernel
+    x, h0, c0, weights = _inputs(mode, max(steps, 1), max(batch, 1), 3, 2, 1, 2)
+    x = np.zeros((steps, batch, 3))
+    h0, c0 = h0[:, :batch], None if c0 is None else c0[:, :batch]
+    attrs = {"mode": mode, "hidden_size": 2, "num_layers": 1, "is_bidirec": True}
+    out, states, _, _ = rnn_kernel(attrs, x, [h0] + ([c0] if c0 is not None else []),
+                                   weights, None)
+    assert out.shape == (steps, batch, 4)
+    np.testing.assert_array_equal(states[0], h0 if steps == 0 else np.zeros((2, 0, 2)))
+    if c0 is not None:
+        np.testing.assert_array_equal(states[1], c0)
