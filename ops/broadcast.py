@@ -65,7 +65,7 @@ def infer_binary(ctx, out_dtype=None) -> None:
         ctx.fail(out)
     x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
     ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
+                lambda: f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
                 hint="insert a cast op")
     ctx.set_output("Out", out, x_dtype if out_dtype is None else out_dtype)
     ctx.share_lod("X", "Out")

@@ -78,4 +78,4 @@ def same_shape(ctx, a: str, b: str) -> None:
     sa, sb = ctx.input_shape(a), ctx.input_shape(b)
     ctx.enforce(len(sa) == len(sb) and all(x < 0 or y < 0 or x == y
                                            for x, y in zip(sa, sb, strict=True)),
-                f"{a} and {b} must have the same shape, got {list(sa)} and {list(sb)}")
+                lambda: f"{a} and {b} must have the same shape, got {list(sa)} and {list(sb)}")

@@ -26,7 +26,7 @@ def _(ctx):
     shape = ctx.input_shape("X")
     known = all(d >= 0 for d in shape)
     ctx.enforce(not known or int(np.prod(shape)) == 1,
-                f"X must hold exactly one element, got shape {list(shape)}")
+                lambda: f"X must hold exactly one element, got shape {list(shape)}")
     ctx.set_output("Out", shape, ctx.input_dtype("X"))
 
 

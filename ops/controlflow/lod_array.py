@@ -85,7 +85,7 @@ def _(ctx):
 def _(ctx):
     x_levels, table_levels = ctx.input_lod_level("X"), ctx.input_lod_level("RankTable")
     ctx.enforce(x_levels >= table_levels,
-                f"X has lod_level {x_levels}, but the rank table ranks its level "
+                lambda: f"X has lod_level {x_levels}, but the rank table ranks its level "
                 f"{table_levels - 1}")
     shape = ctx.input_shape("X")
     ctx.set_output("Out", (-1,) + tuple(shape[1:]), ctx.input_dtype("X"))

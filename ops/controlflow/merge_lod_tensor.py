@@ -50,11 +50,11 @@ def _(ctx):
     t, f = ctx.input_shape("InTrue"), ctx.input_shape("InFalse")
     ctx.enforce(t is None or f is None or len(t) == len(f) and all(
         a == b or -1 in (a, b) for a, b in zip(t[1:], f[1:], strict=True)),
-        f"InTrue {None if t is None else list(t)} and InFalse "
+        lambda: f"InTrue {None if t is None else list(t)} and InFalse "
         f"{None if f is None else list(f)} must agree in all but the first dim")
     ctx.enforce(ctx.input_dtype("InTrue") is None or ctx.input_dtype("InFalse") is None
                 or ctx.input_dtype("InTrue") == ctx.input_dtype("InFalse"),
-                f"InTrue has dtype {ctx.input_dtype('InTrue')} but InFalse "
+                lambda: f"InTrue has dtype {ctx.input_dtype('InTrue')} but InFalse "
                 f"{ctx.input_dtype('InFalse')}", hint="insert a cast op")
     ctx.set_output("Out", None if t is None else (-1,) + tuple(t[1:]),
                    ctx.input_dtype("InTrue"))

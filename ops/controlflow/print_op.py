@@ -43,7 +43,7 @@ print_op = register_op(
 @print_op.infer_shape
 def _(ctx):
     phase = ctx.attr("print_phase")
-    ctx.enforce(phase in _PHASES, f"print_phase must be one of {', '.join(_PHASES)}, got "
+    ctx.enforce(phase in _PHASES, lambda: f"print_phase must be one of {', '.join(_PHASES)}, got "
                 f"{phase!r}")
     ctx.set_output("Out", ctx.input_shape("In"), ctx.input_dtype("In"))
     ctx.share_lod("In", "Out")

@@ -38,7 +38,7 @@ py_func = register_op(
 @py_func.infer_shape
 def _(ctx):
     ctx.enforce(ctx.attr("forward_callable_id") >= 0,
-                f"forward_callable_id must name a registered function, got "
+                lambda: f"forward_callable_id must name a registered function, got "
                 f"{ctx.attr('forward_callable_id')}")
     # The outputs keep what the program declared for them: only the function knows.
 

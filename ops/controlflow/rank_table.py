@@ -41,7 +41,7 @@ def _(ctx):
 def _(ctx):
     level = ctx.attr("level")
     lod_level = ctx.input_lod_level("X")
-    ctx.enforce(0 <= level < lod_level,
+    ctx.enforce(0 <= level < lod_level, lambda:
                 f"level must index X's LoD levels (X has lod_level {lod_level}), got {level}",
                 hint="rank the sequences of a LoD tensor: feed a LoDTensor and declare the "
                      "data with lod_level >= 1")

@@ -77,11 +77,11 @@ def _(ctx):
 def _(ctx):
     ex_states, states = list(ctx.attr("ex_states")), list(ctx.attr("states"))
     ctx.enforce(len(ex_states) == len(states),
-                f"ex_states {ex_states} and states {states} must pair up")
+                lambda: f"ex_states {ex_states} and states {states} must pair up")
     if ctx.attr("has_states"):
         count = ctx.input_count("initial_states")
         ctx.enforce(count == len(states),
-                    f"initial_states must give one value per state ({len(states)}: "
+                    lambda: f"initial_states must give one value per state ({len(states)}: "
                     f"{states}), got {count}")
     ctx.enforce(ctx.input_count("inputs") > 0, "inputs must hold at least one sequence "
                                                "(its first dim is the number of steps)")
@@ -91,7 +91,7 @@ def _(ctx):
                                      "0-D value")
         if shape[0] >= 0:
             lengths.add(shape[0])
-    ctx.enforce(len(lengths) <= 1, f"inputs must share their number of steps, got "
+    ctx.enforce(len(lengths) <= 1, lambda: f"inputs must share their number of steps, got "
                                    f"{sorted(lengths)}")
 
 

@@ -28,9 +28,9 @@ def check_mask_shape(ctx, op_type: str) -> None:
     """Paddle's rule: Mask is a [N, 1] column (layers.IfElse's cond)."""
     shape = ctx.input_shape("Mask")
     ctx.enforce(shape is None or (len(shape) == 2 and shape[1] in (1, -1)),
-                f"Mask must be a [N, 1] bool column (IfElse's cond), got shape "
+                lambda: f"Mask must be a [N, 1] bool column (IfElse's cond), got shape "
                 f"{None if shape is None else list(shape)}")
-    ctx.enforce(ctx.attr("level") >= 0, f"level must be >= 0, got {ctx.attr('level')}")
+    ctx.enforce(ctx.attr("level") >= 0, lambda: f"level must be >= 0, got {ctx.attr('level')}")
 
 
 def mask_entries(mask, count: int, op_type: str, what: str) -> np.ndarray:

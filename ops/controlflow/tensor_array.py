@@ -152,7 +152,7 @@ def _(ctx):
         ctx.enforce(array.var_type == LOD_TENSOR_ARRAY,
                     "Array must be a tensor array (layers.create_array)")
         ctx.enforce(array.dtype is None or x.dtype is None or array.dtype == x.dtype,
-                    f"X has dtype {x.dtype}, but the array holds {array.dtype}",
+                    lambda: f"X has dtype {x.dtype}, but the array holds {array.dtype}",
                     hint="insert a cast op")
     _declare_elements(ctx, "Out", x)
 
@@ -327,7 +327,7 @@ def _(ctx):
     if info.shape is not None and len(info.shape):
         shape = list(info.shape)
         rank = len(shape) + (1 if stack else 0)
-        ctx.enforce(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
+        ctx.enforce(-rank <= axis < rank, lambda: f"axis {axis} is out of range for rank {rank}")
         a = axis % rank
         if stack:
             shape.insert(a, -1)

@@ -74,10 +74,10 @@ def _(ctx):
 def _(ctx):
     shape = ctx.input_shape("Condition")
     ctx.enforce(ctx.input_dtype("Condition") == np.bool_,
-                f"Condition must be bool, got {ctx.input_dtype('Condition')}",
+                lambda: f"Condition must be bool, got {ctx.input_dtype('Condition')}",
                 hint="build it with less_than or another comparison")
     ctx.enforce(any(d < 0 for d in shape) or int(np.prod(shape)) == 1,
-                f"Condition must hold one element, got shape {list(shape)}")
+                lambda: f"Condition must hold one element, got shape {list(shape)}")
 
 
 def scope_bytes(scope) -> int:

@@ -37,16 +37,16 @@ anchor_generator = register_op(
 @anchor_generator.infer_shape
 def _(ctx):
     x = ctx.input_shape("Input")
-    ctx.enforce(len(x) == 4, f"Input must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"Input must be [N, C, H, W], got {shape_str(x)}")
     sizes, ratios = list(ctx.attr("anchor_sizes")), list(ctx.attr("aspect_ratios"))
     stride, variances = list(ctx.attr("stride")), list(ctx.attr("variances"))
     ctx.enforce(len(sizes) > 0 and all(s > 0 for s in sizes),
-                f"anchor_sizes must be positive, got {sizes}")
+                lambda: f"anchor_sizes must be positive, got {sizes}")
     ctx.enforce(len(ratios) > 0 and all(r > 0 for r in ratios),
-                f"aspect_ratios must be positive, got {ratios}")
+                lambda: f"aspect_ratios must be positive, got {ratios}")
     ctx.enforce(len(stride) == 2 and all(s > 0 for s in stride),
-                f"stride must be 2 positive values (width, height), got {stride}")
-    ctx.enforce(len(variances) == 4, f"variances must hold 4 values, got {variances}")
+                lambda: f"stride must be 2 positive values (width, height), got {stride}")
+    ctx.enforce(len(variances) == 4, lambda: f"variances must hold 4 values, got {variances}")
     shape = [x[2], x[3], len(sizes) * len(ratios), 4]
     ctx.set_output("Anchors", shape, ctx.input_dtype("Input"))
     ctx.set_output("Variances", shape, ctx.input_dtype("Input"))

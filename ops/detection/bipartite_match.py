@@ -34,12 +34,12 @@ bipartite_match = register_op(
 @bipartite_match.infer_shape
 def _(ctx):
     dist = ctx.input_shape("DistMat")
-    ctx.enforce(len(dist) == 2, f"DistMat must be [rows, columns], got {shape_str(dist)}")
+    ctx.enforce(len(dist) == 2, lambda: f"DistMat must be [rows, columns], got {shape_str(dist)}")
     ctx.enforce(ctx.attr("match_type") in MATCH_TYPES,
-                f"match_type must be bipartite or per_prediction, got "
+                lambda: f"match_type must be bipartite or per_prediction, got "
                 f"{ctx.attr('match_type')!r}")
     level = ctx.input_lod_level("DistMat")
-    ctx.enforce(level <= 1, f"DistMat must have at most 1 LoD level, got {level}")
+    ctx.enforce(level <= 1, lambda: f"DistMat must have at most 1 LoD level, got {level}")
     n = 1 if level == 0 else -1
     ctx.set_output("ColToRowMatchIndices", [n, dist[1]], np.int32)
     ctx.set_output("ColToRowMatchDist", [n, dist[1]], ctx.input_dtype("DistMat"))

@@ -31,9 +31,9 @@ box_clip = register_op(
 def _(ctx):
     boxes, info = ctx.input_shape("Input"), ctx.input_shape("ImInfo")
     ctx.enforce(len(boxes) >= 2 and boxes[-1] in (-1, 4),
-                f"Input must be [..., 4] boxes, got {shape_str(boxes)}")
+                lambda: f"Input must be [..., 4] boxes, got {shape_str(boxes)}")
     ctx.enforce(len(info) == 2 and info[1] in (-1, 3),
-                f"ImInfo must be [B, 3] (height, width, scale), got {shape_str(info)}")
+                lambda: f"ImInfo must be [B, 3] (height, width, scale), got {shape_str(info)}")
     ctx.set_output("Output", boxes, ctx.input_dtype("Input"))
     ctx.share_lod("Input", "Output")
 

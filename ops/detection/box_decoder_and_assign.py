@@ -37,17 +37,17 @@ def _(ctx):
     prior, var = ctx.input_shape("PriorBox"), ctx.input_shape("PriorBoxVar")
     target, score = ctx.input_shape("TargetBox"), ctx.input_shape("BoxScore")
     ctx.enforce(len(prior) == 2 and prior[1] in (-1, 4),
-                f"PriorBox must be [N, 4], got {shape_str(prior)}")
+                lambda: f"PriorBox must be [N, 4], got {shape_str(prior)}")
     ctx.enforce(any(d < 0 for d in var) or int(np.prod(var)) >= 4,
-                f"PriorBoxVar must hold the 4 variances, got {shape_str(var)}")
-    ctx.enforce(len(score) == 2, f"BoxScore must be [N, C], got {shape_str(score)}")
+                lambda: f"PriorBoxVar must hold the 4 variances, got {shape_str(var)}")
+    ctx.enforce(len(score) == 2, lambda: f"BoxScore must be [N, C], got {shape_str(score)}")
     ctx.enforce(len(target) == 2 and (target[1] < 0 or score[1] < 0
                                       or target[1] == 4 * score[1]),
-                f"TargetBox must be [N, 4 C] for BoxScore {shape_str(score)}, got "
+                lambda: f"TargetBox must be [N, 4 C] for BoxScore {shape_str(score)}, got "
                 f"{shape_str(target)}")
     ctx.enforce(all(d < 0 for d in (prior[0], target[0], score[0]))
                 or len({d for d in (prior[0], target[0], score[0]) if d >= 0}) == 1,
-                f"PriorBox {shape_str(prior)}, TargetBox {shape_str(target)} and BoxScore "
+                lambda: f"PriorBox {shape_str(prior)}, TargetBox {shape_str(target)} and BoxScore "
                 f"{shape_str(score)} must have the same rows")
     dtype = ctx.input_dtype("PriorBox")
     ctx.set_output("DecodeBox", [prior[0], target[1]], dtype)

@@ -67,12 +67,12 @@ def _yolo_layout(get, x_shape):
 @yolo_box.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
     anchors, na, classes, channels = _yolo_layout(ctx.attr, x)
     ctx.enforce(len(anchors) >= 2 and len(anchors) % 2 == 0,
-                f"anchors must hold width, height pairs, got {anchors}")
-    ctx.enforce(classes >= 1, f"class_num must be >= 1, got {classes}")
-    ctx.enforce(x[1] < 0 or x[1] == channels,
+                lambda: f"anchors must hold width, height pairs, got {anchors}")
+    ctx.enforce(classes >= 1, lambda: f"class_num must be >= 1, got {classes}")
+    ctx.enforce(x[1] < 0 or x[1] == channels, lambda:
                 f"X.shape[1] must be {channels} for {na} anchors and {classes} classes, got "
                 f"{x[1]}")
     rows = na * x[2] * x[3] if x[2] >= 0 and x[3] >= 0 else -1
@@ -170,13 +170,13 @@ def _prior_sizes(get) -> list[tuple[float, float]]:
 def _(ctx):
     x, image = ctx.input_shape("Input"), ctx.input_shape("Image")
     ctx.enforce(len(x) == 4 and len(image) == 4,
-                f"Input and Image must be 4-D, got {shape_str(x)} and {shape_str(image)}")
+                lambda: f"Input and Image must be 4-D, got {shape_str(x)} and {shape_str(image)}")
     mins, maxs = list(ctx.attr("min_sizes")), list(ctx.attr("max_sizes"))
-    ctx.enforce(mins and all(s > 0 for s in mins), f"min_sizes must be > 0, got {mins}")
+    ctx.enforce(mins and all(s > 0 for s in mins), lambda: f"min_sizes must be > 0, got {mins}")
     ctx.enforce(not maxs or len(maxs) == len(mins),
-                f"max_sizes must be empty or match min_sizes {mins}, got {maxs}")
+                lambda: f"max_sizes must be empty or match min_sizes {mins}, got {maxs}")
     ctx.enforce(len(ctx.attr("variances")) == 4,
-                f"variances must hold 4 values, got {list(ctx.attr('variances'))}")
+                lambda: f"variances must hold 4 values, got {list(ctx.attr('variances'))}")
     shape = [x[2], x[3], len(_prior_sizes(ctx.attr)), 4]
     ctx.set_output("Boxes", shape, ctx.input_dtype("Input"))
     ctx.set_output("Variances", shape, ctx.input_dtype("Input"))
@@ -223,21 +223,21 @@ box_coder = register_op(
 @box_coder.infer_shape
 def _(ctx):
     code = ctx.attr("code_type")
-    ctx.enforce(code in CODE_TYPES, f"code_type must be one of {', '.join(CODE_TYPES)}, "
+    ctx.enforce(code in CODE_TYPES, lambda: f"code_type must be one of {', '.join(CODE_TYPES)}, "
                                     f"got {code!r}")
     prior, target = ctx.input_shape("PriorBox"), ctx.input_shape("TargetBox")
-    ctx.enforce(len(prior) == 2 and prior[1] == 4, f"PriorBox must be [M, 4], got "
+    ctx.enforce(len(prior) == 2 and prior[1] == 4, lambda: f"PriorBox must be [M, 4], got "
                                                    f"{shape_str(prior)}")
     variance = list(ctx.attr("variance"))
     ctx.enforce(not variance or len(variance) == 4,
-                f"variance must be empty or hold 4 values, got {variance}")
+                lambda: f"variance must be empty or hold 4 values, got {variance}")
     if code == "encode_center_size":
         ctx.enforce(len(target) == 2 and target[1] == 4,
-                    f"encoding needs TargetBox [N, 4], got {shape_str(target)}")
+                    lambda: f"encoding needs TargetBox [N, 4], got {shape_str(target)}")
         out = [target[0], prior[0], 4]
     else:
         ctx.enforce(len(target) == 3 and target[2] == 4,
-                    f"decoding needs TargetBox [N, M, 4], got {shape_str(target)}")
+                    lambda: f"decoding needs TargetBox [N, M, 4], got {shape_str(target)}")
         out = list(target)
     ctx.set_output("OutputBox", out, ctx.input_dtype("TargetBox"))
     # an encoded row per target box: Paddle passes the boxes' LoD on (an image's boxes)

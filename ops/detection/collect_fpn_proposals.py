@@ -36,23 +36,23 @@ def _(ctx):
     levels = ctx.input_count("MultiLevelRois")
     ctx.enforce(levels >= 1, "MultiLevelRois must hold at least one level")
     ctx.enforce(ctx.input_count("MultiLevelScores") == levels,
-                f"MultiLevelScores must hold one tensor per level ({levels}), got "
+                lambda: f"MultiLevelScores must hold one tensor per level ({levels}), got "
                 f"{ctx.input_count('MultiLevelScores')}")
     nums = ctx.input_count("MultiLevelRoIsNum")
     ctx.enforce(nums in (0, levels),
-                f"MultiLevelRoIsNum must hold one tensor per level ({levels}), got {nums}")
+                lambda: f"MultiLevelRoIsNum must hold one tensor per level ({levels}), got {nums}")
     ctx.enforce(ctx.attr("post_nms_topN") >= 0,
-                f"post_nms_topN must be >= 0, got {ctx.attr('post_nms_topN')}")
+                lambda: f"post_nms_topN must be >= 0, got {ctx.attr('post_nms_topN')}")
     for i in range(levels):
         rois, scores = ctx.input_shape("MultiLevelRois", i), ctx.input_shape("MultiLevelScores", i)
         ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4),
-                    f"MultiLevelRois[{i}] must be [R, 4], got {list(rois)}")
+                    lambda: f"MultiLevelRois[{i}] must be [R, 4], got {list(rois)}")
         ctx.enforce(len(scores) == 2 and scores[1] in (-1, 1)
                     and (rois[0] < 0 or scores[0] < 0 or rois[0] == scores[0]),
-                    f"MultiLevelScores[{i}] must be [{rois[0]}, 1] for its boxes, got "
+                    lambda: f"MultiLevelScores[{i}] must be [{rois[0]}, 1] for its boxes, got "
                     f"{list(scores)}")
         ctx.enforce(nums or ctx.input_lod_level("MultiLevelRois", i) == 1,
-                    f"MultiLevelRois[{i}] needs 1 LoD level (boxes per image) or "
+                    lambda: f"MultiLevelRois[{i}] needs 1 LoD level (boxes per image) or "
                     f"MultiLevelRoIsNum")
     n = ctx.input_shape("MultiLevelRoIsNum", 0)[0] if nums else -1
     ctx.set_output("FpnRois", [-1, 4], ctx.input_dtype("MultiLevelRois"))

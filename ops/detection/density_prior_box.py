@@ -46,17 +46,17 @@ def _count(attrs) -> int:
 def _(ctx):
     x, image = ctx.input_shape("Input"), ctx.input_shape("Image")
     ctx.enforce(len(x) == 4 and len(image) == 4,
-                f"Input and Image must be 4-D, got {shape_str(x)} and {shape_str(image)}")
+                lambda: f"Input and Image must be 4-D, got {shape_str(x)} and {shape_str(image)}")
     sizes, dens = list(ctx.attr("fixed_sizes")), list(ctx.attr("densities"))
     ratios = list(ctx.attr("fixed_ratios"))
     ctx.enforce(len(sizes) == len(dens) and sizes,
-                f"fixed_sizes and densities must pair up, got {sizes} and {dens}")
+                lambda: f"fixed_sizes and densities must pair up, got {sizes} and {dens}")
     ctx.enforce(all(d > 0 for d in dens) and all(s > 0 for s in sizes)
                 and ratios and all(r > 0 for r in ratios),
-                f"densities, fixed_sizes and fixed_ratios must be positive, got {dens}, "
+                lambda: f"densities, fixed_sizes and fixed_ratios must be positive, got {dens}, "
                 f"{sizes} and {ratios}")
     ctx.enforce(len(ctx.attr("variances")) == 4,
-                f"variances must hold 4 values, got {list(ctx.attr('variances'))}")
+                lambda: f"variances must hold 4 values, got {list(ctx.attr('variances'))}")
     p = _count(ctx.attrs)
     shape = ([x[2] * x[3] * p if x[2] >= 0 and x[3] >= 0 else -1, 4]
              if ctx.attr("flatten_to_2d") else [x[2], x[3], p, 4])

@@ -62,22 +62,23 @@ detection_map = register_op(
 def _(ctx):
     det, label = ctx.input_shape("DetectRes"), ctx.input_shape("Label")
     ctx.enforce(len(det) == 2 and det[1] in (-1, 6),
-                f"DetectRes must be [M, 6], got {shape_str(det)}")
+                lambda: f"DetectRes must be [M, 6], got {shape_str(det)}")
     ctx.enforce(len(label) == 2 and label[1] in (-1, 5, 6),
-                f"Label must be [G, 6] or [G, 5], got {shape_str(label)}")
+                lambda: f"Label must be [G, 6] or [G, 5], got {shape_str(label)}")
     for slot in ("DetectRes", "Label"):
         ctx.enforce(ctx.input_lod_level(slot) == 1,
-                    f"{slot} must have 1 LoD level (each image's rows), got "
+                    lambda: f"{slot} must have 1 LoD level (each image's rows), got "
                     f"{ctx.input_lod_level(slot)}")
     dtype = ctx.input_dtype("DetectRes")
     ctx.enforce(np.dtype(ctx.input_dtype("Label")) == np.dtype(dtype),
-                f"Label must have DetectRes' dtype {dtype}, got {ctx.input_dtype('Label')}")
+                lambda: f"Label must have DetectRes' dtype {dtype}, got {ctx.input_dtype('Label')}")
     if ctx.has_input("PosCount"):
         ctx.enforce(ctx.has_input("TruePos") and ctx.has_input("FalsePos"),
                     "TruePos and FalsePos must be given with PosCount")
-    ctx.enforce(ctx.attr("ap_type") in AP_TYPES,
+    ctx.enforce(ctx.attr("ap_type") in AP_TYPES, lambda:
                 f"ap_type must be one of {', '.join(AP_TYPES)}, got {ctx.attr('ap_type')!r}")
-    ctx.enforce(ctx.attr("class_num") > 0, f"class_num must be > 0, got {ctx.attr('class_num')}")
+    ctx.enforce(ctx.attr("class_num") > 0,
+                lambda: f"class_num must be > 0, got {ctx.attr('class_num')}")
     ctx.set_output("AccumPosCount", [ctx.attr("class_num"), 1], np.int32)
     for slot in ("AccumTruePos", "AccumFalsePos"):
         ctx.set_output(slot, [-1, 2], dtype)

@@ -43,20 +43,20 @@ distribute_fpn_proposals = register_op(
 def _(ctx):
     rois = ctx.input_shape("FpnRois")
     ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4),
-                f"FpnRois must be [R, 4], got {shape_str(rois)}")
+                lambda: f"FpnRois must be [R, 4], got {shape_str(rois)}")
     lo, hi = ctx.attr("min_level"), ctx.attr("max_level")
-    ctx.enforce(0 <= lo <= hi, f"min_level ({lo}) must be <= max_level ({hi}) and >= 0")
+    ctx.enforce(0 <= lo <= hi, lambda: f"min_level ({lo}) must be <= max_level ({hi}) and >= 0")
     ctx.enforce(ctx.attr("refer_scale") > 0,
-                f"refer_scale must be > 0, got {ctx.attr('refer_scale')}")
+                lambda: f"refer_scale must be > 0, got {ctx.attr('refer_scale')}")
     levels = hi - lo + 1
     named = len(ctx.output_names("MultiFpnRois"))
     ctx.enforce(named == levels,
-                f"MultiFpnRois must name one output per level ({levels}), got {named}")
+                lambda: f"MultiFpnRois must name one output per level ({levels}), got {named}")
     ctx.enforce(ctx.has_input("RoisNum") or ctx.input_lod_level("FpnRois") == 1,
                 "FpnRois needs 1 LoD level (boxes per image) or RoisNum")
     counts = ctx.output_names("MultiLevelRoIsNum")
     ctx.enforce(not counts or len(counts) == levels,
-                f"MultiLevelRoIsNum must name one output per level ({levels}), got "
+                lambda: f"MultiLevelRoIsNum must name one output per level ({levels}), got "
                 f"{len(counts)}")
     n = ctx.input_shape("RoisNum")[0] if ctx.has_input("RoisNum") else -1
     dtype = ctx.input_dtype("FpnRois")

@@ -53,14 +53,14 @@ generate_mask_labels = register_op(
 @generate_mask_labels.infer_shape
 def _(ctx):
     info, segms = ctx.input_shape("ImInfo"), ctx.input_shape("GtSegms")
-    ctx.enforce(len(info) == 2, f"ImInfo must be [B, 3], got {shape_str(info)}")
+    ctx.enforce(len(info) == 2, lambda: f"ImInfo must be [B, 3], got {shape_str(info)}")
     ctx.enforce(len(segms) == 2 and segms[1] in (2, -1),
-                f"GtSegms must be [S, 2] points, got {shape_str(segms)}")
+                lambda: f"GtSegms must be [S, 2] points, got {shape_str(segms)}")
     ctx.enforce(ctx.input_lod_level("GtSegms") in (3, -1),
                 "GtSegms must carry 3 LoD levels (images, objects, polygons)")
     classes, res = ctx.attr("num_classes"), ctx.attr("resolution")
     ctx.enforce(classes > 0 and res > 0,
-                f"num_classes and resolution must be > 0, got {classes} and {res}")
+                lambda: f"num_classes and resolution must be > 0, got {classes} and {res}")
     ctx.set_output("MaskRois", [-1, 4], ctx.input_dtype("Rois"))
     ctx.set_output("RoiHasMaskInt32", [-1, 1], np.int32)
     ctx.set_output("MaskInt32", [-1, classes * res * res], np.int32)

@@ -79,22 +79,22 @@ def _(ctx):
     for slot, cols in (("RpnRois", 4), ("GtBoxes", 4), ("ImInfo", 3)):
         shape = ctx.input_shape(slot)
         ctx.enforce(len(shape) == 2 and shape[1] in (-1, cols),
-                    f"{slot} must be [*, {cols}], got {shape_str(shape)}")
+                    lambda: f"{slot} must be [*, {cols}], got {shape_str(shape)}")
     for slot in ("RpnRois", "GtClasses", "IsCrowd", "GtBoxes"):
         ctx.enforce(ctx.input_lod_level(slot) == 1,
-                    f"{slot} must have 1 LoD level (each image's rows), got "
+                    lambda: f"{slot} must have 1 LoD level (each image's rows), got "
                     f"{ctx.input_lod_level(slot)}")
     for slot in ("GtClasses", "IsCrowd"):
         ctx.enforce(np.dtype(ctx.input_dtype(slot)) == np.int32,
-                    f"{slot} must be int32, got {ctx.input_dtype(slot)}")
+                    lambda: f"{slot} must be int32, got {ctx.input_dtype(slot)}")
     dtype = ctx.input_dtype("RpnRois")
     for slot in ("GtBoxes", "ImInfo"):
         ctx.enforce(np.dtype(ctx.input_dtype(slot)) == np.dtype(dtype),
-                    f"{slot} must have RpnRois' dtype {dtype}, got {ctx.input_dtype(slot)}")
+                    lambda: f"{slot} must have RpnRois' dtype {dtype}, got {ctx.input_dtype(slot)}")
     classes = ctx.attr("class_nums")
-    ctx.enforce(classes > 0, f"class_nums must be > 0, got {classes}")
+    ctx.enforce(classes > 0, lambda: f"class_nums must be > 0, got {classes}")
     ctx.enforce(len(ctx.attr("bbox_reg_weights")) == 4,
-                f"bbox_reg_weights must hold 4 values, got {ctx.attr('bbox_reg_weights')}")
+                lambda: f"bbox_reg_weights must hold 4 values, got {ctx.attr('bbox_reg_weights')}")
     ctx.enforce(not ctx.attr("is_cascade_rcnn") or ctx.has_input("MaxOverlap"),
                 "MaxOverlap must be given when is_cascade_rcnn is set")
     ctx.set_output("Rois", [-1, 4], dtype)

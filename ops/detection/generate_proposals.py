@@ -64,26 +64,27 @@ def _infer(ctx, image_slot: str, image_cols: int):
     scores, deltas = ctx.input_shape("Scores"), ctx.input_shape("BboxDeltas")
     anchors, variances = ctx.input_shape("Anchors"), ctx.input_shape("Variances")
     image = ctx.input_shape(image_slot)
-    ctx.enforce(len(scores) == 4, f"Scores must be [N, A, H, W], got {shape_str(scores)}")
-    ctx.enforce(len(deltas) == 4, f"BboxDeltas must be [N, 4A, H, W], got {shape_str(deltas)}")
+    ctx.enforce(len(scores) == 4, lambda: f"Scores must be [N, A, H, W], got {shape_str(scores)}")
+    ctx.enforce(len(deltas) == 4,
+                lambda: f"BboxDeltas must be [N, 4A, H, W], got {shape_str(deltas)}")
     ctx.enforce(anchors[-1:] in ((4,), (-1,)) and len(anchors) >= 2,
-                f"Anchors must be [H, W, A, 4], got {shape_str(anchors)}")
+                lambda: f"Anchors must be [H, W, A, 4], got {shape_str(anchors)}")
     ctx.enforce(variances == anchors or -1 in variances or -1 in anchors,
-                f"Variances {shape_str(variances)} must match Anchors {shape_str(anchors)}")
+                lambda: f"Variances {shape_str(variances)} must match Anchors {shape_str(anchors)}")
     ctx.enforce(len(image) == 2 and image[1] in (-1, image_cols),
-                f"{image_slot} must be [N, {image_cols}], got {shape_str(image)}")
+                lambda: f"{image_slot} must be [N, {image_cols}], got {shape_str(image)}")
     known = all(d >= 0 for d in scores + deltas)
     if known:
         ctx.enforce(deltas[0] == scores[0] and deltas[1] == 4 * scores[1]
                     and deltas[2:] == scores[2:],
-                    f"BboxDeltas {shape_str(deltas)} must be [N, 4A, H, W] for Scores "
+                    lambda: f"BboxDeltas {shape_str(deltas)} must be [N, 4A, H, W] for Scores "
                     f"{shape_str(scores)}")
         if all(d >= 0 for d in anchors):
             ctx.enforce(int(np.prod(anchors)) == 4 * int(np.prod(scores[1:])),
-                        f"Anchors {shape_str(anchors)} must hold one box per score of an "
+                        lambda: f"Anchors {shape_str(anchors)} must hold one box per score of an "
                         f"image ({int(np.prod(scores[1:]))})")
     ctx.enforce(scores[0] < 0 or image[0] < 0 or image[0] == scores[0],
-                f"{image_slot} has {image[0]} images, Scores {scores[0]}")
+                lambda: f"{image_slot} has {image[0]} images, Scores {scores[0]}")
     dtype = ctx.input_dtype("Scores")
     ctx.set_output("RpnRois", [-1, 4], dtype)
     ctx.set_output_lod_level("RpnRois", 1)

@@ -29,7 +29,7 @@ def _(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     for slot, shape in (("X", x), ("Y", y)):
         ctx.enforce(len(shape) == 2 and shape[1] in (-1, 4),
-                    f"{slot} must be [boxes, 4], got {shape_str(shape)}")
+                    lambda: f"{slot} must be [boxes, 4], got {shape_str(shape)}")
     ctx.set_output("Out", [x[0], y[0]], ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")
 

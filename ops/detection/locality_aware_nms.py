@@ -61,16 +61,16 @@ def _box_size_problem(size: int) -> str | None:
 @locality_aware_nms.infer_shape
 def _(ctx):
     boxes, scores = ctx.input_shape("BBoxes"), ctx.input_shape("Scores")
-    ctx.enforce(len(boxes) == 3, f"BBoxes must be [N, M, 4], got {shape_str(boxes)}")
-    ctx.enforce(len(scores) == 3, f"Scores must be [N, C, M], got {shape_str(scores)}")
+    ctx.enforce(len(boxes) == 3, lambda: f"BBoxes must be [N, M, 4], got {shape_str(boxes)}")
+    ctx.enforce(len(scores) == 3, lambda: f"Scores must be [N, C, M], got {shape_str(scores)}")
     problem = _box_size_problem(boxes[2]) if boxes[2] >= 0 else None
     ctx.enforce(problem is None, problem or "")
     ctx.enforce(boxes[1] < 0 or scores[2] < 0 or boxes[1] == scores[2],
-                f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must agree on M")
+                lambda: f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must agree on M")
     ctx.enforce(boxes[0] < 0 or scores[0] < 0 or boxes[0] == scores[0],
-                f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must agree on N")
+                lambda: f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must agree on N")
     ctx.enforce(np.dtype(ctx.input_dtype("BBoxes")) == np.dtype(ctx.input_dtype("Scores")),
-                f"BBoxes must have Scores' dtype {ctx.input_dtype('Scores')}, got "
+                lambda: f"BBoxes must have Scores' dtype {ctx.input_dtype('Scores')}, got "
                 f"{ctx.input_dtype('BBoxes')}")
     # [-1, -1]: "nothing detected" is Paddle's [[-1]], one column
     ctx.set_output("Out", [-1, -1], ctx.input_dtype("Scores"))

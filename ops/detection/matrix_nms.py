@@ -52,10 +52,10 @@ matrix_nms = register_op(
 def _(ctx):
     boxes, scores = ctx.input_shape("BBoxes"), ctx.input_shape("Scores")
     ctx.enforce(len(boxes) == 3 and boxes[2] == 4,
-                f"BBoxes must be [N, M, 4], got {shape_str(boxes)}")
-    ctx.enforce(len(scores) == 3, f"Scores must be [N, C, M], got {shape_str(scores)}")
+                lambda: f"BBoxes must be [N, M, 4], got {shape_str(boxes)}")
+    ctx.enforce(len(scores) == 3, lambda: f"Scores must be [N, C, M], got {shape_str(scores)}")
     ctx.enforce(all(a < 0 or b < 0 or a == b for a, b in ((boxes[0], scores[0]),
-                                                          (boxes[1], scores[2]))),
+                                                          (boxes[1], scores[2]))), lambda:
                 f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must agree on the "
                 f"images N and boxes M")
     ctx.set_output("Out", [-1, 6], ctx.input_dtype("BBoxes"))

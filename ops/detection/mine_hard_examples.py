@@ -59,29 +59,30 @@ def _(ctx):
         slots.insert(1, "LocLoss")
     for slot in slots:
         shape = ctx.input_shape(slot)
-        ctx.enforce(len(shape) == 2, f"{slot} must be [N, Np], got {shape_str(shape)}")
+        ctx.enforce(len(shape) == 2, lambda: f"{slot} must be [N, Np], got {shape_str(shape)}")
         ctx.enforce(all(a < 0 or b < 0 or a == b for a, b in zip(cls, shape, strict=True)),
-                    f"{slot} {shape_str(shape)} must have ClsLoss' shape {shape_str(cls)}")
+                    lambda: f"{slot} {shape_str(shape)} must have ClsLoss' shape {shape_str(cls)}")
     ctx.enforce(np.dtype(ctx.input_dtype("MatchIndices")) == np.int32,
-                f"MatchIndices must be int32, got {ctx.input_dtype('MatchIndices')}")
+                lambda: f"MatchIndices must be int32, got {ctx.input_dtype('MatchIndices')}")
     for slot in slots:
         if slot != "MatchIndices":
             ctx.enforce(np.dtype(ctx.input_dtype(slot)) == np.dtype(ctx.input_dtype("ClsLoss")),
-                        f"{slot} must have ClsLoss' dtype {ctx.input_dtype('ClsLoss')}, got "
+                        lambda: f"{slot} must have ClsLoss' dtype "
+                        f"{ctx.input_dtype('ClsLoss')}, got "
                         f"{ctx.input_dtype(slot)}")
     mining = ctx.attr("mining_type")
     ctx.enforce(mining in MINING_TYPES,
-                f"mining_type must be one of {', '.join(MINING_TYPES)}, got {mining!r}")
+                lambda: f"mining_type must be one of {', '.join(MINING_TYPES)}, got {mining!r}")
     if mining == "max_negative":
         ctx.enforce(ctx.attr("neg_pos_ratio") > 0,
-                    f"neg_pos_ratio must be > 0 in max_negative mode, got "
+                    lambda: f"neg_pos_ratio must be > 0 in max_negative mode, got "
                     f"{ctx.attr('neg_pos_ratio')}")
         ctx.enforce(0 < ctx.attr("neg_dist_threshold") < 1,
-                    f"neg_dist_threshold must lie in (0, 1) in max_negative mode, got "
+                    lambda: f"neg_dist_threshold must lie in (0, 1) in max_negative mode, got "
                     f"{ctx.attr('neg_dist_threshold')}")
     else:
         ctx.enforce(ctx.attr("sample_size") > 0,
-                    f"sample_size must be > 0 in hard_example mode, got "
+                    lambda: f"sample_size must be > 0 in hard_example mode, got "
                     f"{ctx.attr('sample_size')}")
     ctx.set_output("NegIndices", [-1, 1], np.int32)
     ctx.set_output_lod_level("NegIndices", 1)

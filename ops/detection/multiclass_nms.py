@@ -69,19 +69,20 @@ def _infer(ctx):
     two_d = ctx.has_input("RoisNum") if ctx.op_type == "multiclass_nms3" else False
     if two_d:
         ctx.enforce(len(boxes) == 3 and boxes[2] == 4,
-                    f"BBoxes must be [M, C, 4] with RoisNum, got {shape_str(boxes)}")
-        ctx.enforce(len(scores) == 2, f"Scores must be [M, C] with RoisNum, got "
+                    lambda: f"BBoxes must be [M, C, 4] with RoisNum, got {shape_str(boxes)}")
+        ctx.enforce(len(scores) == 2, lambda: f"Scores must be [M, C] with RoisNum, got "
                                       f"{shape_str(scores)}")
         ctx.enforce(all(a < 0 or b < 0 or a == b for a, b in zip(boxes[:2], scores, strict=True)),
-                    f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must agree on "
+                    lambda: f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} "
+                    f"must agree on "
                     f"the boxes M and classes C")
         images = -1
     else:
         ctx.enforce(len(boxes) == 3 and boxes[2] == 4,
-                    f"BBoxes must be [N, M, 4], got {shape_str(boxes)}")
-        ctx.enforce(len(scores) == 3, f"Scores must be [N, C, M] (or [M, C] with RoisNum, "
+                    lambda: f"BBoxes must be [N, M, 4], got {shape_str(boxes)}")
+        ctx.enforce(len(scores) == 3, lambda: f"Scores must be [N, C, M] (or [M, C] with RoisNum, "
                                       f"multiclass_nms3 only), got {shape_str(scores)}")
-        ctx.enforce(boxes[1] < 0 or scores[2] < 0 or boxes[1] == scores[2],
+        ctx.enforce(boxes[1] < 0 or scores[2] < 0 or boxes[1] == scores[2], lambda:
                     f"BBoxes {shape_str(boxes)} and Scores {shape_str(scores)} must hold the "
                     f"same number of boxes M")
         images = boxes[0]

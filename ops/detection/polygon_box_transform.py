@@ -23,8 +23,8 @@ polygon_box_transform = register_op(
 @polygon_box_transform.infer_shape
 def _(ctx):
     x = ctx.input_shape("Input")
-    ctx.enforce(len(x) == 4, f"Input must be [N, G, H, W], got {shape_str(x)}")
-    ctx.enforce(x[1] < 0 or x[1] % 2 == 0,
+    ctx.enforce(len(x) == 4, lambda: f"Input must be [N, G, H, W], got {shape_str(x)}")
+    ctx.enforce(x[1] < 0 or x[1] % 2 == 0, lambda:
                 f"Input must have an even number of geometry channels (x, y pairs), got {x[1]}")
     ctx.set_output("Output", x, ctx.input_dtype("Input"))
 

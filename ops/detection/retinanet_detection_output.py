@@ -49,27 +49,28 @@ def _(ctx):
     ctx.enforce(levels >= 1, "BBoxes must hold at least one level")
     for slot in ("Scores", "Anchors"):
         ctx.enforce(ctx.input_count(slot) == levels,
-                    f"{slot} must hold one tensor per level ({levels}), got "
+                    lambda: f"{slot} must hold one tensor per level ({levels}), got "
                     f"{ctx.input_count(slot)}")
     dtype = ctx.input_dtype("Scores")
     for i in range(levels):
         boxes, scores = ctx.input_shape("BBoxes", i), ctx.input_shape("Scores", i)
         anchors = ctx.input_shape("Anchors", i)
         ctx.enforce(len(boxes) == 3 and boxes[2] in (-1, 4),
-                    f"BBoxes[{i}] must be [N, M, 4], got {shape_str(boxes)}")
-        ctx.enforce(len(scores) == 3, f"Scores[{i}] must be [N, M, C], got {shape_str(scores)}")
+                    lambda: f"BBoxes[{i}] must be [N, M, 4], got {shape_str(boxes)}")
+        ctx.enforce(len(scores) == 3,
+                    lambda: f"Scores[{i}] must be [N, M, C], got {shape_str(scores)}")
         ctx.enforce(len(anchors) == 2 and anchors[1] in (-1, 4),
-                    f"Anchors[{i}] must be [M, 4], got {shape_str(anchors)}")
+                    lambda: f"Anchors[{i}] must be [M, 4], got {shape_str(anchors)}")
         for a, b in ((boxes[1], scores[1]), (boxes[1], anchors[0]), (boxes[0], scores[0])):
-            ctx.enforce(a < 0 or b < 0 or a == b,
+            ctx.enforce(a < 0 or b < 0 or a == b, lambda:
                         f"level {i}: BBoxes {shape_str(boxes)}, Scores {shape_str(scores)} and "
                         f"Anchors {shape_str(anchors)} must agree on N and M")
         for slot in ("BBoxes", "Anchors"):
             ctx.enforce(np.dtype(ctx.input_dtype(slot, i)) == np.dtype(dtype),
-                        f"{slot}[{i}] must have Scores' dtype {dtype}, got "
+                        lambda: f"{slot}[{i}] must have Scores' dtype {dtype}, got "
                         f"{ctx.input_dtype(slot, i)}")
     ctx.enforce(ctx.attr("keep_top_k") >= 0,
-                f"keep_top_k must be >= 0 (Paddle's kernel cannot keep -1), got "
+                lambda: f"keep_top_k must be >= 0 (Paddle's kernel cannot keep -1), got "
                 f"{ctx.attr('keep_top_k')}")
     ctx.set_output("Out", [-1, 6], dtype)
     ctx.set_output_lod_level("Out", 1)

@@ -51,14 +51,14 @@ roi_perspective_transform = register_op(
 @roi_perspective_transform.infer_shape
 def _(ctx):
     x, rois = ctx.input_shape("X"), ctx.input_shape("ROIs")
-    ctx.enforce(len(x) == 4, f"X must be NCHW, got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be NCHW, got {shape_str(x)}")
     ctx.enforce(len(rois) == 2 and rois[1] in (8, -1),
-                f"ROIs must be [num_rois, 8] (x0, y0, ..., x3, y3), got {shape_str(rois)}")
+                lambda: f"ROIs must be [num_rois, 8] (x0, y0, ..., x3, y3), got {shape_str(rois)}")
     th, tw = ctx.attr("transformed_height"), ctx.attr("transformed_width")
-    ctx.enforce(th > 0 and tw > 0, f"transformed_height and transformed_width must be > 0, "
+    ctx.enforce(th > 0 and tw > 0, lambda: f"transformed_height and transformed_width must be > 0, "
                                    f"got {th} and {tw}")
     ctx.enforce(ctx.attr("spatial_scale") > 0,
-                f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
+                lambda: f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
     out = [rois[0], x[1], th, tw]
     ctx.set_output("Out", out, ctx.input_dtype("X"))
     ctx.share_lod("ROIs", "Out")

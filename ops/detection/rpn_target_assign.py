@@ -68,17 +68,17 @@ def _(ctx):
     for slot, cols in (("Anchor", 4), ("GtBoxes", 4), ("ImInfo", 3)):
         shape = ctx.input_shape(slot)
         ctx.enforce(len(shape) == 2 and shape[1] in (-1, cols),
-                    f"{slot} must be [*, {cols}], got {shape_str(shape)}")
+                    lambda: f"{slot} must be [*, {cols}], got {shape_str(shape)}")
     for slot in ("GtBoxes", "IsCrowd"):
         ctx.enforce(ctx.input_lod_level(slot) == 1,
-                    f"{slot} must have 1 LoD level (each image's boxes), got "
+                    lambda: f"{slot} must have 1 LoD level (each image's boxes), got "
                     f"{ctx.input_lod_level(slot)}")
     ctx.enforce(np.dtype(ctx.input_dtype("IsCrowd")) == np.int32,
-                f"IsCrowd must be int32, got {ctx.input_dtype('IsCrowd')}")
+                lambda: f"IsCrowd must be int32, got {ctx.input_dtype('IsCrowd')}")
     dtype = ctx.input_dtype("Anchor")
     for slot in ("GtBoxes", "ImInfo"):
         ctx.enforce(np.dtype(ctx.input_dtype(slot)) == np.dtype(dtype),
-                    f"{slot} must have Anchor's dtype {dtype}, got {ctx.input_dtype(slot)}")
+                    lambda: f"{slot} must have Anchor's dtype {dtype}, got {ctx.input_dtype(slot)}")
     ctx.set_output("LocationIndex", [-1], np.int32)
     ctx.set_output("ScoreIndex", [-1], np.int32)
     ctx.set_output("TargetBBox", [-1, 4], dtype)

@@ -34,12 +34,12 @@ sigmoid_focal_loss = register_op(
 @sigmoid_focal_loss.infer_shape
 def _(ctx):
     x, label, fg = ctx.input_shape("X"), ctx.input_shape("Label"), ctx.input_shape("FgNum")
-    ctx.enforce(len(x) == 2, f"X must be [N, C], got {shape_str(x)}")
+    ctx.enforce(len(x) == 2, lambda: f"X must be [N, C], got {shape_str(x)}")
     ctx.enforce(len(label) == 2 and label[1] in (-1, 1)
                 and (label[0] < 0 or x[0] < 0 or label[0] == x[0]),
-                f"Label must be [{x[0]}, 1] for X {shape_str(x)}, got {shape_str(label)}")
+                lambda: f"Label must be [{x[0]}, 1] for X {shape_str(x)}, got {shape_str(label)}")
     ctx.enforce(any(d < 0 for d in fg) or int(np.prod(fg)) == 1,
-                f"FgNum must hold one value, got {shape_str(fg)}")
+                lambda: f"FgNum must hold one value, got {shape_str(fg)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")
 

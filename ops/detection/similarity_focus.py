@@ -42,8 +42,9 @@ def _similarity_focus(attrs, x):
 
 def _infer_focus(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be 4-D, got {list(x)}")
-    ctx.enforce(ctx.attr("axis") in (1, 2, 3), f"axis must be 1, 2 or 3, got {ctx.attr('axis')}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be 4-D, got {list(x)}")
+    ctx.enforce(ctx.attr("axis") in (1, 2, 3),
+                lambda: f"axis must be 1, 2 or 3, got {ctx.attr('axis')}")
     ctx.enforce(len(ctx.attr("indexes")) > 0, "indexes must not be empty")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 

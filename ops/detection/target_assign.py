@@ -34,13 +34,13 @@ target_assign = register_op(
 @target_assign.infer_shape
 def _(ctx):
     x, match = ctx.input_shape("X"), ctx.input_shape("MatchIndices")
-    ctx.enforce(len(x) == 3, f"X must be [P, Q, K], got {shape_str(x)}")
+    ctx.enforce(len(x) == 3, lambda: f"X must be [P, Q, K], got {shape_str(x)}")
     ctx.enforce(ctx.input_lod_level("X") == 1,
-                f"X must have 1 LoD level (the rows of each instance), got "
+                lambda: f"X must have 1 LoD level (the rows of each instance), got "
                 f"{ctx.input_lod_level('X')}")
-    ctx.enforce(len(match) == 2, f"MatchIndices must be [N, M], got {shape_str(match)}")
+    ctx.enforce(len(match) == 2, lambda: f"MatchIndices must be [N, M], got {shape_str(match)}")
     ctx.enforce(np.dtype(ctx.input_dtype("MatchIndices")) == np.int32,
-                f"MatchIndices must be int32, got {ctx.input_dtype('MatchIndices')}")
+                lambda: f"MatchIndices must be int32, got {ctx.input_dtype('MatchIndices')}")
     if ctx.has_input("NegIndices"):
         ctx.enforce(ctx.input_lod_level("NegIndices") == 1,
                     "NegIndices must have 1 LoD level (the negatives of each instance)")

@@ -56,28 +56,28 @@ def _(ctx):
     x, box, label = ctx.input_shape("X"), ctx.input_shape("GTBox"), ctx.input_shape("GTLabel")
     anchors, mask = list(ctx.attr("anchors")), list(ctx.attr("anchor_mask"))
     classes = ctx.attr("class_num")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
     ctx.enforce(len(anchors) >= 2 and len(anchors) % 2 == 0,
-                f"anchors must hold width, height pairs, got {anchors}")
+                lambda: f"anchors must hold width, height pairs, got {anchors}")
     ctx.enforce(len(mask) > 0 and all(0 <= m < len(anchors) // 2 for m in mask),
-                f"anchor_mask must index the {len(anchors) // 2} anchors, got {mask}")
-    ctx.enforce(classes > 0, f"class_num must be > 0, got {classes}")
+                lambda: f"anchor_mask must index the {len(anchors) // 2} anchors, got {mask}")
+    ctx.enforce(classes > 0, lambda: f"class_num must be > 0, got {classes}")
     channels = len(mask) * (5 + classes)
-    ctx.enforce(x[1] < 0 or x[1] == channels,
+    ctx.enforce(x[1] < 0 or x[1] == channels, lambda:
                 f"X.shape[1] must be {channels} for {len(mask)} masked anchors and {classes} "
                 f"classes, got {x[1]}")
     ctx.enforce(len(box) == 3 and box[2] in (-1, 4),
-                f"GTBox must be [N, B, 4], got {shape_str(box)}")
+                lambda: f"GTBox must be [N, B, 4], got {shape_str(box)}")
     ctx.enforce(len(label) == 2 and all(a < 0 or b < 0 or a == b
-                                         for a, b in zip(label, box[:2], strict=True)),
+                                         for a, b in zip(label, box[:2], strict=True)), lambda:
                 f"GTLabel must be [N, B] for GTBox {shape_str(box)}, got {shape_str(label)}")
     ctx.enforce(np.dtype(ctx.input_dtype("GTLabel")) == np.int32,
-                f"GTLabel must be int32, got {ctx.input_dtype('GTLabel')}")
+                lambda: f"GTLabel must be int32, got {ctx.input_dtype('GTLabel')}")
     if ctx.has_input("GTScore"):
         score = ctx.input_shape("GTScore")
         ctx.enforce(len(score) == 2 and all(a < 0 or b < 0 or a == b
                                              for a, b in zip(score, box[:2], strict=True)),
-                    f"GTScore must be [N, B] for GTBox {shape_str(box)}, got "
+                    lambda: f"GTScore must be [N, B] for GTBox {shape_str(box)}, got "
                     f"{shape_str(score)}")
     dtype = ctx.input_dtype("X")
     ctx.set_output("Loss", [x[0]], dtype)

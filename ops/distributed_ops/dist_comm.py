@@ -50,7 +50,7 @@ def _names_attr(name: str, doc: str):
 
 def _same_length(ctx, slot: str, attr: str, output: bool = False) -> None:
     names = ctx.output_names(slot) if output else ctx.input_names(slot)
-    ctx.enforce(len(ctx.attr(attr)) == len(names),
+    ctx.enforce(len(ctx.attr(attr)) == len(names), lambda:
                 f"{attr} must name one entry per {slot} ({len(names)}), got {ctx.attr(attr)}")
 
 
@@ -187,11 +187,11 @@ def _(ctx):
     blocks = set(ctx.attr("optimize_blocks"))
     lr_blocks = ctx.attr("lr_decay_blocks")
     ctx.enforce(len(lr_blocks) <= 1 and not set(lr_blocks) & blocks,
-                f"lr_decay_blocks {list(lr_blocks)} must be empty or one block that is not "
+                lambda: f"lr_decay_blocks {list(lr_blocks)} must be empty or one block that is not "
                 f"one of the optimize_blocks {sorted(blocks)}")
     for entry in ctx.attr("grad_to_block_id"):
         grad, _, idx = entry.rpartition(":")
-        ctx.enforce(bool(grad) and idx.lstrip("-").isdigit() and int(idx) in blocks,
+        ctx.enforce(bool(grad) and idx.lstrip("-").isdigit() and int(idx) in blocks, lambda:
                     f"grad_to_block_id entry {entry!r} must be 'grad:block' with a block of "
                     f"optimize_blocks {sorted(blocks)}")
 

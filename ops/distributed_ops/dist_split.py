@@ -54,7 +54,7 @@ def _(ctx):
     shape = ctx.input_shape("Ids")
     sparse = ctx.input_var_type("Ids") == SELECTED_ROWS
     ctx.enforce(ctx.attr("num_shards") == len(ctx.output_names("Out")),
-                f"num_shards {ctx.attr('num_shards')} must equal the number of Out "
+                lambda: f"num_shards {ctx.attr('num_shards')} must equal the number of Out "
                 f"({len(ctx.output_names('Out'))})")
     for i in range(len(ctx.output_names("Out"))):
         ctx.set_output("Out", (-1,) + tuple(shape[1:]) if sparse else (-1, 1),
@@ -161,9 +161,9 @@ split_byref = register_op(
 def _(ctx):
     x, sections = ctx.input_shape("X"), ctx.attr("sections")
     ctx.enforce(len(sections) == len(ctx.output_names("Out")),
-                f"sections {sections} must name one size per Out "
+                lambda: f"sections {sections} must name one size per Out "
                 f"({len(ctx.output_names('Out'))})")
-    ctx.enforce(x[0] < 0 or sum(sections) == x[0],
+    ctx.enforce(x[0] < 0 or sum(sections) == x[0], lambda:
                 f"sections {sections} must add up to X.shape[0] = {x[0]} (X {shape_str(x)})")
     for i, rows in enumerate(sections):
         ctx.set_output("Out", (rows,) + tuple(x[1:]), ctx.input_dtype("X"), i=i)
@@ -197,12 +197,12 @@ def _(ctx):
     ctx.enforce(ctx.input_var_type("X") == SELECTED_ROWS,
                 "X must be a SelectedRows (split_byref splits a dense tensor)")
     ctx.enforce(len(sections) == len(ctx.output_names("Out")) and len(sections) > 0,
-                f"height_sections {list(sections)} must name one height per Out "
+                lambda: f"height_sections {list(sections)} must name one height per Out "
                 f"({len(ctx.output_names('Out'))})")
     ctx.enforce(all(h > 0 for h in sections),
-                f"height_sections {list(sections)} must all be positive")
+                lambda: f"height_sections {list(sections)} must all be positive")
     ctx.enforce(x[0] < 0 or sum(sections) == x[0],
-                f"height_sections {list(sections)} must add up to X's height {x[0]}")
+                lambda: f"height_sections {list(sections)} must add up to X's height {x[0]}")
     for i, height in enumerate(sections):
         ctx.set_output("Out", (height,) + tuple(x[1:]), ctx.input_dtype("X"), i=i)
 
@@ -271,7 +271,8 @@ def _(ctx):
 @sparse_table_grad.infer_shape
 def _(ctx):
     dout = ctx.input_shape("Out@GRAD")
-    ctx.enforce(ctx.attr("height") > 0, f"height must be positive, got {ctx.attr('height')}")
+    ctx.enforce(ctx.attr("height") > 0,
+                lambda: f"height must be positive, got {ctx.attr('height')}")
     ctx.set_output("W@GRAD", (ctx.attr("height"), dout[-1]), ctx.input_dtype("Out@GRAD"))
 
 

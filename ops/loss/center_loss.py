@@ -14,7 +14,7 @@ from paddle_ir.ops.simple_op import register_simple
 def _infer_center(ctx):
     x, c = ctx.input_shape("X"), ctx.input_shape("Centers")
     ctx.enforce(len(x) == 2 and len(c) == 2 and (x[1] < 0 or c[1] < 0 or x[1] == c[1]),
-                f"X [N, D] and Centers [C, D] expected, got {list(x)} and {list(c)}")
+                lambda: f"X [N, D] and Centers [C, D] expected, got {list(x)} and {list(c)}")
     ctx.set_output("SampleCenterDiff", x, ctx.input_dtype("X"))
     ctx.set_output("Loss", (x[0], 1), ctx.input_dtype("X"))
     ctx.set_output("CentersOut", c, ctx.input_dtype("Centers"))

@@ -49,15 +49,15 @@ def _check_label(ctx, x_slot: str, axis: int, soft: bool | None = None) -> None:
     if not soft:
         want[axis] = 1
     ctx.enforce(len(label) == len(x) and all(dims_match(a, b) for a, b in zip(label, want,
-                                                                             strict=True)),
+                                                                             strict=True)), lambda:
                 f"Label must have shape {shape_str(want)} for {x_slot}.shape={shape_str(x)} "
                 f"with soft_label={soft}, got {shape_str(label)}")
     if soft:
         ctx.enforce(label_dtype == x_dtype,
-                    f"soft labels must have {x_slot}'s dtype {x_dtype}, got {label_dtype}")
+                    lambda: f"soft labels must have {x_slot}'s dtype {x_dtype}, got {label_dtype}")
     else:
         ctx.enforce(label_dtype.kind in "iu",
-                    f"hard labels must be integers (int64), got {label_dtype}",
+                    lambda: f"hard labels must be integers (int64), got {label_dtype}",
                     hint="pass soft_label=True for a probability distribution per row")
 
 

@@ -11,12 +11,13 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer_label_smooth(ctx):
     eps = ctx.attr("epsilon")
-    ctx.enforce(0.0 <= eps <= 1.0, f"epsilon must be in [0, 1] (the mass moved to the prior), "
+    ctx.enforce(0.0 <= eps <= 1.0,
+                lambda: f"epsilon must be in [0, 1] (the mass moved to the prior), "
                                    f"got {eps}")
     if ctx.has_input("PriorDist"):
         prior, x = ctx.input_shape("PriorDist"), ctx.input_shape("X")
         ctx.enforce(prior[-1] < 0 or x[-1] < 0 or prior[-1] == x[-1],
-                    f"PriorDist must have X's last dim {x[-1]}, got shape {list(prior)}")
+                    lambda: f"PriorDist must have X's last dim {x[-1]}, got shape {list(prior)}")
     same_as_input(ctx)
 
 

@@ -40,7 +40,7 @@ def _rows_one(ctx, slot: str):
 # -- huber_loss ------------------------------------------------------------------------------
 
 def _infer_huber(ctx):
-    ctx.enforce(ctx.attr("delta") >= 0,
+    ctx.enforce(ctx.attr("delta") >= 0, lambda:
                 f"delta must be >= 0 (where the quadratic turns linear), got {ctx.attr('delta')}")
     same_shape(ctx, "X", "Y")
     ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
@@ -68,7 +68,7 @@ _register("huber_loss", [In("X", "predictions"), In("Y", "targets, X's shape")],
 # -- log_loss --------------------------------------------------------------------------------
 
 def _infer_log_loss(ctx):
-    ctx.enforce(ctx.attr("epsilon") >= 0,
+    ctx.enforce(ctx.attr("epsilon") >= 0, lambda:
                 f"epsilon must be >= 0 (it keeps log away from 0), got {ctx.attr('epsilon')}")
     same_shape(ctx, "Predicted", "Labels")
     ctx.set_output("Loss", ctx.input_shape("Predicted"), ctx.input_dtype("Predicted"))
@@ -93,7 +93,7 @@ _register("log_loss", [In("Predicted", "probabilities [N, 1]"), In("Labels", "0/
 
 def _infer_smooth_l1(ctx):
     ctx.enforce(ctx.attr("sigma") > 0,
-                f"sigma must be positive (the quadratic part spans |d| < 1 / sigma^2), got "
+                lambda: f"sigma must be positive (the quadratic part spans |d| < 1 / sigma^2), got "
                 f"{ctx.attr('sigma')}")
     same_shape(ctx, "X", "Y")
     for w in ("InsideWeight", "OutsideWeight"):
@@ -141,7 +141,7 @@ _REDUCTIONS = ("none", "batchmean", "mean", "sum")
 def _infer_kldiv(ctx):
     reduction = ctx.attr("reduction")
     ctx.enforce(reduction in _REDUCTIONS,
-                f"reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
+                lambda: f"reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
     same_shape(ctx, "X", "Target")
     shape = ctx.input_shape("X") if reduction == "none" else (1,)
     ctx.set_output("Loss", shape, ctx.input_dtype("X"))
@@ -238,9 +238,9 @@ _register("rank_loss", [In("Label", "[N, 1] in [0, 1]"), In("Left", "[N, 1]"),
 
 def _infer_bpr(ctx):
     x, label = ctx.input_shape("X"), ctx.input_shape("Label")
-    ctx.enforce(len(x) == 2, f"X must be [N, C], got {list(x)}")
+    ctx.enforce(len(x) == 2, lambda: f"X must be [N, C], got {list(x)}")
     ctx.enforce(ctx.input_dtype("Label") in INTS, "Label must be int32 or int64")
-    ctx.enforce(len(label) == 2 and label[1] in (1, -1), f"Label must be [N, 1], got "
+    ctx.enforce(len(label) == 2 and label[1] in (1, -1), lambda: f"Label must be [N, 1], got "
                 f"{list(label)}")
     ctx.set_output("Y", (x[0], 1), ctx.input_dtype("X"))
 

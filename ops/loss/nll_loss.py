@@ -38,21 +38,21 @@ nll_loss = register_op(
 @nll_loss.infer_shape
 def _(ctx):
     x, label = ctx.input_shape("X"), ctx.input_shape("Label")
-    ctx.enforce(len(x) >= 2, f"X must be [N, C, ...], got {shape_str(x)}")
+    ctx.enforce(len(x) >= 2, lambda: f"X must be [N, C, ...], got {shape_str(x)}")
     want = [x[0]] + list(x[2:])
     ctx.enforce(len(label) == len(want) and all(a < 0 or b < 0 or a == b
                                                 for a, b in zip(label, want, strict=True)),
-                f"Label must have shape {shape_str(want)} for X {shape_str(x)}, got "
+                lambda: f"Label must have shape {shape_str(want)} for X {shape_str(x)}, got "
                 f"{shape_str(label)}")
     ctx.enforce(ctx.input_dtype("Label").kind in "iu",
-                f"Label must hold integer classes, got {ctx.input_dtype('Label')}")
+                lambda: f"Label must hold integer classes, got {ctx.input_dtype('Label')}")
     if ctx.has_input("Weight"):
         w = ctx.input_shape("Weight")
         ctx.enforce(len(w) == 1 and (w[0] < 0 or x[1] < 0 or w[0] == x[1]),
-                    f"Weight must be [C] = [{x[1]}], got {shape_str(w)}")
+                    lambda: f"Weight must be [C] = [{x[1]}], got {shape_str(w)}")
     reduction = ctx.attr("reduction")
     ctx.enforce(reduction in ("none", "sum", "mean"),
-                f"reduction must be none, sum or mean, got {reduction!r}")
+                lambda: f"reduction must be none, sum or mean, got {reduction!r}")
     dtype = ctx.input_dtype("X")
     ctx.set_output("Out", want if reduction == "none" else [], dtype)
     ctx.set_output("Total_weight", [], dtype)

@@ -124,13 +124,13 @@ def _infer_hsig(ctx):
                                                 "tree) or neither (the default tree)")
     if all(custom):
         table = ctx.input_shape("PathTable")
-        ctx.enforce(len(table) == 2 and len(w) == 2,
+        ctx.enforce(len(table) == 2 and len(w) == 2, lambda:
                     f"PathTable must be [N, L] and W [nodes, D], got {list(table)} and {list(w)}")
         width = table[1]
     else:
-        ctx.enforce(c >= 2, f"num_classes must be >= 2, got {c}")
+        ctx.enforce(c >= 2, lambda: f"num_classes must be >= 2, got {c}")
         ctx.enforce(len(w) == 2 and (w[0] < 0 or w[0] == c - 1),
-                    f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
+                    lambda: f"W must be [num_classes - 1, D] = [{c - 1}, D], got {list(w)}")
         width = (c - 1).bit_length()
     ctx.set_output("Out", (x[0], 1), ctx.input_dtype("X"))
     ctx.set_output("PreOut", (x[0], width), ctx.input_dtype("X"))
@@ -158,10 +158,10 @@ register_simple(
 def _infer_nce(ctx):
     x, label = ctx.input_shape("Input"), ctx.input_shape("Label")
     k = ctx.attr("num_neg_samples")
-    ctx.enforce(k >= 1, f"num_neg_samples must be >= 1, got {k}")
+    ctx.enforce(k >= 1, lambda: f"num_neg_samples must be >= 1, got {k}")
     custom = list(ctx.attr("custom_neg_classes"))
     classes = ctx.attr("num_total_classes")
-    ctx.enforce(not custom or (len(custom) == k and all(0 <= c < classes for c in custom)),
+    ctx.enforce(not custom or (len(custom) == k and all(0 <= c < classes for c in custom)), lambda:
                 f"custom_neg_classes must hold num_neg_samples = {k} classes in [0, {classes}), "
                 f"got {custom}")
     width = label[1] + k if len(label) == 2 and label[1] >= 0 else -1

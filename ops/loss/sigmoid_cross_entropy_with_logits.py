@@ -38,10 +38,10 @@ op = register_op(
 @op.infer_shape
 def _(ctx):
     x, label = ctx.input_shape("X"), ctx.input_shape("Label")
-    ctx.enforce(len(x) == len(label) and all(map(dims_match, x, label)),
+    ctx.enforce(len(x) == len(label) and all(map(dims_match, x, label)), lambda:
                 f"Label must have X's shape, got X {shape_str(x)} and Label {shape_str(label)}")
     ctx.enforce(ctx.input_dtype("Label") == ctx.input_dtype("X"),
-                f"Label must have X's dtype {ctx.input_dtype('X')}, got "
+                lambda: f"Label must have X's dtype {ctx.input_dtype('X')}, got "
                 f"{ctx.input_dtype('Label')}", hint="insert a cast op")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")

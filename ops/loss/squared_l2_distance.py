@@ -25,14 +25,14 @@ def _known_prod(dims) -> int:
 def _infer(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) >= 1 and len(y) == len(x),
-                f"X and Y must have the same rank >= 1, got X {shape_str(x)} and Y "
+                lambda: f"X and Y must have the same rank >= 1, got X {shape_str(x)} and Y "
                 f"{shape_str(y)}")
     cols, y_cols = _known_prod(x[1:]), _known_prod(y[1:])
-    ctx.enforce(cols < 0 or y_cols < 0 or cols == y_cols,
+    ctx.enforce(cols < 0 or y_cols < 0 or cols == y_cols, lambda:
                 f"a row of Y must hold as many values as a row of X, got X {shape_str(x)} and "
                 f"Y {shape_str(y)}")
     ctx.enforce(y[0] in (1, -1) or x[0] < 0 or y[0] == x[0],
-                f"Y must have X's rows ({x[0]}) or one row, got Y {shape_str(y)}")
+                lambda: f"Y must have X's rows ({x[0]}) or one row, got Y {shape_str(y)}")
     dtype = ctx.input_dtype("X")
     ctx.set_output("sub_result", (x[0], cols), dtype)
     ctx.set_output("Out", (x[0], 1), dtype)

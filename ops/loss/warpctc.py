@@ -129,11 +129,11 @@ def _infer_warpctc(ctx):
     ctx.enforce(ctx.input_dtype("Label") in INTS, "Label must be int32 or int64")
     if all(padded):
         x, label = ctx.input_shape("Logits"), ctx.input_shape("Label")
-        ctx.enforce(len(x) == 3 and len(label) == 2,
+        ctx.enforce(len(x) == 3 and len(label) == 2, lambda:
                     f"with LogitsLength, Logits must be [Tmax, B, C] and Label [B, Lmax], got "
                     f"{list(x)} and {list(label)}")
         classes, blank = x[-1], ctx.attr("blank")
-        ctx.enforce(0 <= blank and (classes < 0 or blank < classes),
+        ctx.enforce(0 <= blank and (classes < 0 or blank < classes), lambda:
                     f"blank must be a class id in [0, {classes}) (Logits' last dim), got {blank}")
         ctx.set_output("WarpCTCGrad", x, ctx.input_dtype("Logits"))
         ctx.set_output("Loss", (x[1], 1), ctx.input_dtype("Logits"))
@@ -141,7 +141,7 @@ def _infer_warpctc(ctx):
     require_lod(ctx, "Logits")
     require_lod(ctx, "Label")
     classes, blank = ctx.input_shape("Logits")[-1], ctx.attr("blank")
-    ctx.enforce(0 <= blank and (classes < 0 or blank < classes),
+    ctx.enforce(0 <= blank and (classes < 0 or blank < classes), lambda:
                 f"blank must be a class id in [0, {classes}) (Logits' last dim), got {blank}")
     ctx.set_output("WarpCTCGrad", ctx.input_shape("Logits"), ctx.input_dtype("Logits"))
     ctx.share_lod("Logits", "WarpCTCGrad")

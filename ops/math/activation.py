@@ -379,7 +379,7 @@ log_softmax = register_op(
 def _axis(ctx, rank: int) -> int:
     axis = ctx.attr("axis")
     ctx.enforce(-max(rank, 1) <= axis < max(rank, 1),
-                f"axis must be in [{-max(rank, 1)}, {max(rank, 1)}), got {axis}")
+                lambda: f"axis must be in [{-max(rank, 1)}, {max(rank, 1)}), got {axis}")
     return axis
 
 

@@ -28,7 +28,7 @@ allclose = register_op(
 def _(ctx):
     infer_numpy_broadcast(ctx, ("Input", "Other"))
     ctx.enforce(ctx.input_dtype("Other") == ctx.input_dtype("Input"),
-                f"Other must have Input's dtype {ctx.input_dtype('Input')}, got "
+                lambda: f"Other must have Input's dtype {ctx.input_dtype('Input')}, got "
                 f"{ctx.input_dtype('Other')}")
     ctx.set_output("Out", (1,), np.bool_)
 

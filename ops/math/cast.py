@@ -37,7 +37,7 @@ def _castable(ctx, attr: str) -> np.dtype:
     names = ", ".join(f"{DataType.Name(from_numpy_dtype(d))}={from_numpy_dtype(d)}"
                       for d in CASTABLE)
     ctx.enforce(data_type in [from_numpy_dtype(d) for d in CASTABLE],
-                f"{attr} must be one of {names}, got {data_type}")
+                lambda: f"{attr} must be one of {names}, got {data_type}")
     return to_numpy_dtype(data_type)
 
 
@@ -45,9 +45,9 @@ def _castable(ctx, attr: str) -> np.dtype:
 def _(ctx):
     in_dtype, out_dtype = _castable(ctx, "in_dtype"), _castable(ctx, "out_dtype")
     x_dtype = ctx.input_dtype("X")
-    ctx.enforce(x_dtype == in_dtype,
+    ctx.enforce(x_dtype == in_dtype, lambda:
                 f"in_dtype says X is {dtype_name(in_dtype)}, but X is {dtype_name(x_dtype)}",
-                hint=f"set in_dtype={from_numpy_dtype(x_dtype)}")
+                hint=lambda: f"set in_dtype={from_numpy_dtype(x_dtype)}")
     ctx.set_output("Out", ctx.input_shape("X"), out_dtype)
     ctx.share_lod("X", "Out")
 

@@ -31,7 +31,7 @@ clip = register_op(
 
 @clip.infer_shape
 def _(ctx):
-    ctx.enforce(ctx.attr("min") <= ctx.attr("max"),
+    ctx.enforce(ctx.attr("min") <= ctx.attr("max"), lambda:
                 f"attr min must be <= max, got min={ctx.attr('min')} and max={ctx.attr('max')}")
     same_as_input(ctx)
 
@@ -84,7 +84,8 @@ clip_by_norm = register_op(
 
 @clip_by_norm.infer_shape
 def _(ctx):
-    ctx.enforce(ctx.attr("max_norm") > 0, f"attr max_norm must be > 0, got {ctx.attr('max_norm')}")
+    ctx.enforce(ctx.attr("max_norm") > 0,
+                lambda: f"attr max_norm must be > 0, got {ctx.attr('max_norm')}")
     same_as_input(ctx)
 
 

@@ -28,13 +28,13 @@ cos_sim = register_op(
 def _(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) >= 2 and len(x) == len(y),
-                f"X and Y must have the same rank (>= 2), got X {shape_str(x)} and Y "
+                lambda: f"X and Y must have the same rank (>= 2), got X {shape_str(x)} and Y "
                 f"{shape_str(y)}")
     ctx.enforce(all(dims_match(a, b) for a, b in zip(x[1:], y[1:], strict=True)),
-                f"X and Y must agree in every dim but the first, got {shape_str(x)} and "
+                lambda: f"X and Y must agree in every dim but the first, got {shape_str(x)} and "
                 f"{shape_str(y)}")
     ctx.enforce(dims_match(y[0], x[0]) or y[0] == 1,
-                f"Y must have X's rows ({x[0]}) or one row, got {shape_str(y)}")
+                lambda: f"Y must have X's rows ({x[0]}) or one row, got {shape_str(y)}")
     dtype = ctx.input_dtype("X")
     ctx.set_output("Out", (x[0], 1), dtype)
     ctx.share_lod("X", "Out")

@@ -27,7 +27,7 @@ def _infer(ctx):
     x = ctx.input_shape("X")
     axis = _axis(ctx.attr("dim"), x)
     ctx.enforce(axis is not None and x[axis] in (3, -1),
-                f"dim {ctx.attr('dim')} must name an axis of size 3 of X {shape_str(x)}")
+                lambda: f"dim {ctx.attr('dim')} must name an axis of size 3 of X {shape_str(x)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 

@@ -42,7 +42,7 @@ def _infer_cumsum(ctx):
         ctx.set_output("Out", (n,), ctx.input_dtype("X"))
         return
     rank, axis = len(shape), ctx.attr("axis")
-    ctx.enforce(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
+    ctx.enforce(-rank <= axis < rank, lambda: f"axis {axis} is out of range for rank {rank}")
     same_as_input(ctx)
 
 
@@ -74,7 +74,7 @@ def _(ctx):
     x = ctx.input_shape("X")
     rank = max(len(x), 1)
     ctx.enforce(-rank <= ctx.attr("dim") < rank,
-                f"dim must be in [{-rank}, {rank}), got {ctx.attr('dim')}")
+                lambda: f"dim must be in [{-rank}, {rank}), got {ctx.attr('dim')}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 

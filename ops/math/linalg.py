@@ -37,7 +37,7 @@ def _(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) in (1, 2) and len(x) == len(y) and all(
         a < 0 or b < 0 or a == b for a, b in zip(x, y, strict=True)),
-        f"X and Y must share a 1-D or 2-D shape, got {shape_str(x)} and {shape_str(y)}")
+        lambda: f"X and Y must share a 1-D or 2-D shape, got {shape_str(x)} and {shape_str(y)}")
     ctx.set_output("Out", list(x[:-1]), ctx.input_dtype("X"))
 
 
@@ -78,7 +78,7 @@ mv = register_op("mv", inputs=[In("X", "[M, N]"), In("Vec", "[N]")],
 def _(ctx):
     x, v = ctx.input_shape("X"), ctx.input_shape("Vec")
     ctx.enforce(len(x) == 2 and len(v) == 1 and (x[1] < 0 or v[0] < 0 or x[1] == v[0]),
-                f"X and Vec must be [M, N] and [N], got {shape_str(x)} and {shape_str(v)}")
+                lambda: f"X and Vec must be [M, N] and [N], got {shape_str(x)} and {shape_str(v)}")
     ctx.set_output("Out", [x[0]], ctx.input_dtype("X"))
 
 
@@ -101,10 +101,10 @@ bmm = register_op(
 def _(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) == 3 and len(y) == 3,
-                f"X and Y must be 3-D, got {shape_str(x)} and {shape_str(y)}")
+                lambda: f"X and Y must be 3-D, got {shape_str(x)} and {shape_str(y)}")
     for a, b, what in ((x[0], y[0], "batch sizes"), (x[2], y[1], "X.shape[2] and Y.shape[1]")):
         ctx.enforce(a < 0 or b < 0 or a == b,
-                    f"the {what} must agree, got X {shape_str(x)} and Y {shape_str(y)}")
+                    lambda: f"the {what} must agree, got X {shape_str(x)} and Y {shape_str(y)}")
     ctx.set_output("Out", [x[0] if x[0] >= 0 else y[0], x[1], y[2]], ctx.input_dtype("X"))
 
 
@@ -152,7 +152,7 @@ addmm = register_op(
 def _(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) == 2 and len(y) == 2 and (x[1] < 0 or y[0] < 0 or x[1] == y[0]),
-                f"X and Y must be [M, K] and [K, N], got {shape_str(x)} and {shape_str(y)}")
+                lambda: f"X and Y must be [M, K] and [K, N], got {shape_str(x)} and {shape_str(y)}")
     ctx.set_output("Out", [x[0], y[1]], ctx.input_dtype("X"))
 
 
@@ -237,12 +237,12 @@ def _trace_axes(get, rank: int) -> tuple[int, int]:
 @trace.infer_shape
 def _(ctx):
     x = ctx.input_shape("Input")
-    ctx.enforce(len(x) >= 2, f"Input must be at least 2-D, got {shape_str(x)}")
+    ctx.enforce(len(x) >= 2, lambda: f"Input must be at least 2-D, got {shape_str(x)}")
     for name in ("axis1", "axis2"):
         a = ctx.attr(name)
-        ctx.enforce(-len(x) <= a < len(x), f"{name} = {a} is outside Input {shape_str(x)}")
+        ctx.enforce(-len(x) <= a < len(x), lambda: f"{name} = {a} is outside Input {shape_str(x)}")
     a1, a2 = _trace_axes(ctx.attr, len(x))
-    ctx.enforce(a1 != a2, f"axis1 and axis2 must differ, got {ctx.attr('axis1')} and "
+    ctx.enforce(a1 != a2, lambda: f"axis1 and axis2 must differ, got {ctx.attr('axis1')} and "
                           f"{ctx.attr('axis2')}")
     ctx.set_output("Out", [d for k, d in enumerate(x) if k not in (a1, a2)],
                    ctx.input_dtype("Input"))
@@ -299,7 +299,7 @@ diag_v2 = register_op(
 @diag_v2.infer_shape
 def _(ctx):
     x, k = ctx.input_shape("X"), ctx.attr("offset")
-    ctx.enforce(len(x) in (1, 2), f"X must be 1-D or 2-D, got {shape_str(x)}")
+    ctx.enforce(len(x) in (1, 2), lambda: f"X must be 1-D or 2-D, got {shape_str(x)}")
     if len(x) == 1:
         n = x[0] + abs(k) if x[0] >= 0 else -1
         ctx.set_output("Out", [n, n], ctx.input_dtype("X"))
@@ -349,7 +349,7 @@ def _(ctx):
     rank = max(len(x), 1)
     axis = ctx.attr("axis")
     ctx.enforce(ctx.attr("asvector") or -rank <= axis < rank,
-                f"axis must be in [{-rank}, {rank}), got {axis}")
+                lambda: f"axis must be in [{-rank}, {rank}), got {axis}")
     axes = _norm_axes(ctx, len(x))
     if ctx.attr("keepdim"):
         out = [1 if k in axes else d for k, d in enumerate(x)]

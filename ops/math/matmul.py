@@ -80,7 +80,7 @@ matmul = register_op(
 @matmul.infer_shape
 def _(ctx):
     heads = ctx.attr("head_number")
-    ctx.enforce(heads == 1, f"head_number={heads} (Paddle's multi-head matmul) is not "
+    ctx.enforce(heads == 1, lambda: f"head_number={heads} (Paddle's multi-head matmul) is not "
                             f"supported; only head_number=1")
     infer_product(ctx, ctx.attr("transpose_X"), ctx.attr("transpose_Y"))
 
@@ -89,7 +89,7 @@ def infer_product(ctx, tx: bool, ty: bool, names=("transpose_X", "transpose_Y"))
     """Out's shape and dtype for op(X) @ op(Y) (shared with matmul_v2)."""
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) >= 1 and len(y) >= 1,
-                f"X and Y must have rank >= 1, got X.shape={shape_str(x)} and "
+                lambda: f"X and Y must have rank >= 1, got X.shape={shape_str(x)} and "
                 f"Y.shape={shape_str(y)}")
     xm, drop_row = _operand_shape(x, tx, is_x=True)
     ym, drop_col = _operand_shape(y, ty, is_x=False)
@@ -103,7 +103,7 @@ def infer_product(ctx, tx: bool, ty: bool, names=("transpose_X", "transpose_Y"))
                  f"do not broadcast (X.shape={shape_str(x)}, Y.shape={shape_str(y)})")
     x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
     ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
+                lambda: f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
                 hint="insert a cast op")
     out = batch + ([] if drop_row else [xm[-2]]) + ([] if drop_col else [ym[-1]])
     ctx.set_output("Out", out or [1], x_dtype)  # a dot product is [1] (Fluid 1.x)

@@ -60,7 +60,7 @@ mul = register_op(
 def _check_num_col_dims(ctx, slot: str, shape, attr: str) -> int:
     n = ctx.attr(attr)
     ctx.enforce(1 <= n < len(shape),
-                f"{attr} must be in [1, rank of {slot}) = [1, {len(shape)}), got {n} "
+                lambda: f"{attr} must be in [1, rank of {slot}) = [1, {len(shape)}), got {n} "
                 f"({slot}.shape={shape_str(shape)})")
     return n
 
@@ -80,7 +80,7 @@ def _(ctx):
                  f"Y.shape={shape_str(y_mat)}{note}")
     x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
     ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
+                lambda: f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}",
                 hint="insert a cast op")
     ctx.set_output("Out", tuple(x[:xn]) + tuple(y[yn:]), x_dtype)
     ctx.share_lod("X", "Out")

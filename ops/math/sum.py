@@ -62,11 +62,11 @@ def _(ctx):
         return
     dtypes = [ctx.input_dtype("X", i) for i in range(len(shapes))]
     ctx.enforce(all(d == dtypes[0] for d in dtypes),
-                f"every X must have the same dtype, got {[str(d) for d in dtypes]}",
+                lambda: f"every X must have the same dtype, got {[str(d) for d in dtypes]}",
                 hint="insert a cast op")
     out = list(shapes[0])
     for i, shape in enumerate(shapes[1:], start=1):
-        ctx.enforce(len(shape) == len(out),
+        ctx.enforce(len(shape) == len(out), lambda:
                     f"every X must have the same shape, got X[0] {shape_str(shapes[0])} and "
                     f"X[{i}] {shape_str(shape)}")
         for k, d in enumerate(shape):

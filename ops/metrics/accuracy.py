@@ -31,17 +31,17 @@ accuracy = register_op(
 @accuracy.infer_shape
 def _(ctx):
     out, indices, label = (ctx.input_shape(s) for s in ("Out", "Indices", "Label"))
-    ctx.enforce(len(indices) == 2, f"Indices must be [N, k], got {shape_str(indices)}")
+    ctx.enforce(len(indices) == 2, lambda: f"Indices must be [N, k], got {shape_str(indices)}")
     ctx.enforce(len(out) == 2 and all(dims_match(a, b) for a, b in zip(out, indices,
                                                                        strict=True)),
-                f"Out and Indices must have one shape [N, k], got Out {shape_str(out)} and "
+                lambda: f"Out and Indices must have one shape [N, k], got Out {shape_str(out)} and "
                 f"Indices {shape_str(indices)}")
     ctx.enforce(len(label) == 2 and dims_match(label[1], 1) and dims_match(label[0], indices[0]),
-                f"Label must be [N, 1] with N = Indices.shape[0] = {indices[0]}, got "
+                lambda: f"Label must be [N, 1] with N = Indices.shape[0] = {indices[0]}, got "
                 f"{shape_str(label)}")
     for slot in ("Indices", "Label"):
         dtype = ctx.input_dtype(slot)
-        ctx.enforce(dtype.kind in "iu", f"{slot} must hold integers, got {dtype}")
+        ctx.enforce(dtype.kind in "iu", lambda: f"{slot} must hold integers, got {dtype}")
     ctx.set_output("Accuracy", (1,), np.float32)
     ctx.set_output("Correct", (1,), np.int32)
     ctx.set_output("Total", (1,), np.int32)

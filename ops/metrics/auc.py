@@ -46,19 +46,20 @@ def stat_shape(num_thresholds: int, slide_steps: int) -> tuple[int, ...]:
 
 @auc.infer_shape
 def _(ctx):
-    ctx.enforce(ctx.attr("curve") == "ROC", f"curve must be 'ROC', got {ctx.attr('curve')!r}")
+    ctx.enforce(ctx.attr("curve") == "ROC",
+                lambda: f"curve must be 'ROC', got {ctx.attr('curve')!r}")
     thresholds, steps = ctx.attr("num_thresholds"), ctx.attr("slide_steps")
-    ctx.enforce(thresholds >= 1, f"num_thresholds must be >= 1, got {thresholds}")
-    ctx.enforce(steps >= 0, f"slide_steps must be >= 0, got {steps}")
+    ctx.enforce(thresholds >= 1, lambda: f"num_thresholds must be >= 1, got {thresholds}")
+    ctx.enforce(steps >= 0, lambda: f"slide_steps must be >= 0, got {steps}")
     predict, label = ctx.input_shape("Predict"), ctx.input_shape("Label")
-    ctx.enforce(len(predict) == 2, f"Predict must be [N, W], got shape {list(predict)}")
+    ctx.enforce(len(predict) == 2, lambda: f"Predict must be [N, W], got shape {list(predict)}")
     ctx.enforce(predict[0] < 0 or label[0] < 0 or predict[0] == label[0],
-                f"Predict and Label must have the same rows, got {list(predict)} and "
+                lambda: f"Predict and Label must have the same rows, got {list(predict)} and "
                 f"{list(label)}")
     want = stat_shape(thresholds, steps)
     for slot in ("StatPos", "StatNeg"):
         shape = tuple(ctx.input_shape(slot))
-        ctx.enforce(shape == want,
+        ctx.enforce(shape == want, lambda:
                     f"{slot} must have shape {list(want)} for num_thresholds={thresholds} and "
                     f"slide_steps={steps}, got {list(shape)}")
         ctx.set_output(slot + "Out", shape, np.int64)

@@ -51,10 +51,10 @@ chunk_eval = register_op(
 @chunk_eval.infer_shape
 def _(ctx):
     scheme = ctx.attr("chunk_scheme")
-    ctx.enforce(scheme in SCHEMES, f"chunk_scheme must be one of {', '.join(SCHEMES)}, got "
+    ctx.enforce(scheme in SCHEMES, lambda: f"chunk_scheme must be one of {', '.join(SCHEMES)}, got "
                                    f"{scheme!r}")
     infer, label = ctx.input_shape("Inference"), ctx.input_shape("Label")
-    ctx.enforce(infer == label, f"Inference's shape must be the same as Label's shape, got "
+    ctx.enforce(infer == label, lambda: f"Inference's shape must be the same as Label's shape, got "
                                 f"{shape_str(infer)} and {shape_str(label)}")
     if not ctx.has_input("SeqLength"):
         ctx.enforce(ctx.input_lod_level("Inference") >= 1 and ctx.input_lod_level("Label") >= 1,

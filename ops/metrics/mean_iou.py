@@ -17,7 +17,7 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer_mean_iou(ctx):
     c = ctx.attr("num_classes")
-    ctx.enforce(c >= 1, f"num_classes must be >= 1, got {c}")
+    ctx.enforce(c >= 1, lambda: f"num_classes must be >= 1, got {c}")
     ctx.set_output("OutMeanIou", (1,), np.float32)
     ctx.set_output("OutWrong", (c,), np.int32)
     ctx.set_output("OutCorrect", (c,), np.int32)

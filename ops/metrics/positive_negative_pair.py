@@ -41,19 +41,19 @@ positive_negative_pair = register_op(
 @positive_negative_pair.infer_shape
 def _(ctx):
     score = ctx.input_shape("Score")
-    ctx.enforce(len(score) == 2, f"Score must be [N, D], got {shape_str(score)}")
+    ctx.enforce(len(score) == 2, lambda: f"Score must be [N, D], got {shape_str(score)}")
     for slot in ("Label", "QueryID", "Weight"):
         if ctx.has_input(slot):
             shape = ctx.input_shape(slot)
             ctx.enforce(len(shape) == 2 and shape[1] in (1, -1) and
-                        (shape[0] < 0 or score[0] < 0 or shape[0] == score[0]),
+                        (shape[0] < 0 or score[0] < 0 or shape[0] == score[0]), lambda:
                         f"{slot} must be [N, 1] with N = {score[0]}, got {shape_str(shape)}")
     ctx.enforce(ctx.input_dtype("QueryID").kind in "iu",
-                f"QueryID must hold integers, got {ctx.input_dtype('QueryID')}")
+                lambda: f"QueryID must hold integers, got {ctx.input_dtype('QueryID')}")
     given = [ctx.has_input(s) for s in _ACCUMULATE]
     ctx.enforce(all(given) or not any(given), "give all three Accumulate* inputs or none")
     width, column = score[1], ctx.attr("column")
-    ctx.enforce(width < 0 or -width <= column < width,
+    ctx.enforce(width < 0 or -width <= column < width, lambda:
                 f"column {column} is outside [-{width}, {width}) for Score {shape_str(score)}")
     for slot in ("PositivePair", "NegativePair", "NeutralPair"):
         ctx.set_output(slot, (1,), ctx.input_dtype("Score"))

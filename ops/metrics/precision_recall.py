@@ -43,18 +43,19 @@ precision_recall = register_op(
 @precision_recall.infer_shape
 def _(ctx):
     n = ctx.input_shape("MaxProbs")
-    ctx.enforce(len(n) == 2 and n[1] in (1, -1), f"MaxProbs must be [N, 1], got {shape_str(n)}")
+    ctx.enforce(len(n) == 2 and n[1] in (1, -1),
+                lambda: f"MaxProbs must be [N, 1], got {shape_str(n)}")
     for slot in ("Indices", "Labels", "Weights"):
         if ctx.has_input(slot):
             shape = ctx.input_shape(slot)
             ctx.enforce(len(shape) == 2 and shape[1] in (1, -1),
-                        f"{slot} must be [N, 1], got {shape_str(shape)}")
+                        lambda: f"{slot} must be [N, 1], got {shape_str(shape)}")
     classes = ctx.attr("class_number")
-    ctx.enforce(classes >= 1, f"class_number must be >= 1, got {classes}")
+    ctx.enforce(classes >= 1, lambda: f"class_number must be >= 1, got {classes}")
     if ctx.has_input("StatesInfo"):
         states = ctx.input_shape("StatesInfo")
         ctx.enforce(list(states) in ([classes, 4], [-1, 4]),
-                    f"StatesInfo must be [{classes}, 4], got {shape_str(states)}")
+                    lambda: f"StatesInfo must be [{classes}, 4], got {shape_str(states)}")
     dtype = ctx.input_dtype("MaxProbs")
     ctx.set_output("BatchMetrics", (6,), dtype)
     ctx.set_output("AccumMetrics", (6,), dtype)

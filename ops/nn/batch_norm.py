@@ -72,12 +72,12 @@ def _check(ctx) -> int:
     x = ctx.input_shape("X")
     layout = ctx.attr("data_layout")
     ctx.enforce(layout in ("NCHW", "NHWC", "AnyLayout"),
-                f"data_layout must be NCHW or NHWC, got {layout!r}")
-    ctx.enforce(2 <= len(x) <= 5, f"X must have rank 2 to 5, got X.shape={shape_str(x)}")
+                lambda: f"data_layout must be NCHW or NHWC, got {layout!r}")
+    ctx.enforce(2 <= len(x) <= 5, lambda: f"X must have rank 2 to 5, got X.shape={shape_str(x)}")
     c = x[_channel_axis(ctx.attrs, len(x))]
     for slot in _STATS:
         shape = ctx.input_shape(slot)
-        ctx.enforce(len(shape) == 1 and dims_match(shape[0], c),
+        ctx.enforce(len(shape) == 1 and dims_match(shape[0], c), lambda:
                     f"{slot} must be [C] = [{c}] for X.shape={shape_str(x)} ({layout}), got "
                     f"{slot}.shape={shape_str(shape)}")
     return c

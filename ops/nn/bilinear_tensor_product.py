@@ -11,11 +11,11 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer_btp(ctx):
     x, y, w = ctx.input_shape("X"), ctx.input_shape("Y"), ctx.input_shape("Weight")
-    ctx.enforce(len(x) == 2 and len(y) == 2 and len(w) == 3,
+    ctx.enforce(len(x) == 2 and len(y) == 2 and len(w) == 3, lambda:
                 f"X [B, M], Y [B, N], Weight [size, M, N] expected, got {list(x)}, {list(y)}, "
                 f"{list(w)}")
-    ctx.enforce(w[1] < 0 or x[1] < 0 or w[1] == x[1], f"Weight.shape[1] {w[1]} != M {x[1]}")
-    ctx.enforce(w[2] < 0 or y[1] < 0 or w[2] == y[1], f"Weight.shape[2] {w[2]} != N {y[1]}")
+    ctx.enforce(w[1] < 0 or x[1] < 0 or w[1] == x[1], lambda: f"Weight.shape[1] {w[1]} != M {x[1]}")
+    ctx.enforce(w[2] < 0 or y[1] < 0 or w[2] == y[1], lambda: f"Weight.shape[2] {w[2]} != N {y[1]}")
     ctx.set_output("Out", (x[0], w[0]), ctx.input_dtype("X"))
 
 

@@ -12,7 +12,7 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer_cvm(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 2, f"X must be [N, D], got {list(x)}")
+    ctx.enforce(len(x) == 2, lambda: f"X must be [N, D], got {list(x)}")
     width = x[1] if ctx.attr("use_cvm") or x[1] < 0 else x[1] - 2
     ctx.set_output("Y", (x[0], width), ctx.input_dtype("X"))
     ctx.share_lod("X", "Y")

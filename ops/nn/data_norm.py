@@ -65,16 +65,16 @@ data_norm = register_op(
 @data_norm.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 2, f"X must be 2-D [N, C], got {shape_str(x)}")
+    ctx.enforce(len(x) == 2, lambda: f"X must be 2-D [N, C], got {shape_str(x)}")
     c = x[1]
     layout = ctx.attr("data_layout")
     ctx.enforce(layout in ("NCHW", "NHWC", "AnyLayout"),
-                f"data_layout must be NCHW or NHWC, got {layout!r}")
+                lambda: f"data_layout must be NCHW or NHWC, got {layout!r}")
     eps = ctx.attr("epsilon")
-    ctx.enforce(0.0 <= eps <= 0.001, f"epsilon must be in [0, 0.001], got {eps}")
+    ctx.enforce(0.0 <= eps <= 0.001, lambda: f"epsilon must be in [0, 0.001], got {eps}")
     slot_dim = ctx.attr("slot_dim")
     ctx.enforce(slot_dim <= 0 or c < 0 or c % slot_dim == 0,
-                f"slot_dim {slot_dim} must divide X's {c} columns")
+                lambda: f"slot_dim {slot_dim} must divide X's {c} columns")
     scaled = ctx.attr("enable_scale_and_shift")
     slots = _STATS + (("scale_w", "bias") if scaled else ())
     if scaled:
@@ -83,9 +83,9 @@ def _(ctx):
     for slot in slots:
         shape = ctx.input_shape(slot)
         ctx.enforce(len(shape) == 1 and dims_match(shape[0], c),
-                    f"{slot} must be [{c}] (one per column of X {shape_str(x)}), got "
+                    lambda: f"{slot} must be [{c}] (one per column of X {shape_str(x)}), got "
                     f"{shape_str(shape)}")
-        ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("X"),
+        ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("X"), lambda:
                     f"{slot} must be {ctx.input_dtype('X')} as X, got {ctx.input_dtype(slot)}")
     ctx.set_output("Y", x, ctx.input_dtype("X"))
     ctx.set_output("Means", [c], ctx.input_dtype("X"))

@@ -53,20 +53,21 @@ def _pairs(attrs):
 
 def _infer(ctx, with_mask: bool):
     x, off, w = ctx.input_shape("Input"), ctx.input_shape("Offset"), ctx.input_shape("Filter")
-    ctx.enforce(len(x) == 4, f"Input must be [N, C, H, W], got {shape_str(x)}")
-    ctx.enforce(len(w) == 4, f"Filter must be [M, C / groups, kh, kw], got {shape_str(w)}")
+    ctx.enforce(len(x) == 4, lambda: f"Input must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(w) == 4, lambda: f"Filter must be [M, C / groups, kh, kw], got {shape_str(w)}")
     for a in ("strides", "paddings", "dilations"):
-        ctx.enforce(len(ctx.attr(a)) == 2, f"{a} must hold 2 values (h, w), got "
+        ctx.enforce(len(ctx.attr(a)) == 2, lambda: f"{a} must hold 2 values (h, w), got "
                                            f"{list(ctx.attr(a))}")
     ctx.enforce_positive("strides", "dilations", "groups", "deformable_groups")
     (sh, sw), (ph, pw), (dh, dw) = _pairs(ctx.attrs)
     groups, dg = ctx.attr("groups"), ctx.attr("deformable_groups")
     c = x[1]
     ctx.enforce(c < 0 or (c % groups == 0 and c % dg == 0 and (w[1] < 0 or w[1] * groups == c)),
-                f"Input's {c} channels must split into groups ({groups}) and deformable_groups "
+                lambda: f"Input's {c} channels must split into groups ({groups}) and "
+                f"deformable_groups "
                 f"({dg}), with Filter.shape[1] = C / groups, got Filter {shape_str(w)}")
     ctx.enforce(w[0] < 0 or w[0] % groups == 0,
-                f"Filter's {w[0]} output channels must split into {groups} groups")
+                lambda: f"Filter's {w[0]} output channels must split into {groups} groups")
     k = w[2] * w[3] if w[2] >= 0 and w[3] >= 0 else -1
 
     def out_size(size, pad, dil, kernel, stride):
@@ -75,17 +76,17 @@ def _infer(ctx, with_mask: bool):
         return (size + 2 * pad - (dil * (kernel - 1) + 1)) // stride + 1
     ho, wo = out_size(x[2], ph, dh, w[2], sh), out_size(x[3], pw, dw, w[3], sw)
     ctx.enforce(ho != 0 and wo != 0 and ho >= -1 and wo >= -1,
-                f"Input {shape_str(x)} is too small for Filter {shape_str(w)}")
+                lambda: f"Input {shape_str(x)} is too small for Filter {shape_str(w)}")
     want = [x[0], 2 * dg * k if k >= 0 else -1, ho, wo]
     ctx.enforce(len(off) == 4 and all(a < 0 or b < 0 or a == b
                                       for a, b in zip(off, want, strict=True)),
-                f"Offset must be {shape_str(want)}, got {shape_str(off)}")
+                lambda: f"Offset must be {shape_str(want)}, got {shape_str(off)}")
     if with_mask:
         mask = ctx.input_shape("Mask")
         want[1] = dg * k if k >= 0 else -1
         ctx.enforce(len(mask) == 4 and all(a < 0 or b < 0 or a == b
                                            for a, b in zip(mask, want, strict=True)),
-                    f"Mask must be {shape_str(want)}, got {shape_str(mask)}")
+                    lambda: f"Mask must be {shape_str(want)}, got {shape_str(mask)}")
     ctx.set_output("Output", [x[0], w[0], ho, wo], ctx.input_dtype("Input"))
 
 

@@ -56,27 +56,27 @@ deformable_psroi_pooling = register_op(
 @deformable_psroi_pooling.infer_shape
 def _(ctx):
     x, rois, trans = (ctx.input_shape(s) for s in ("Input", "ROIs", "Trans"))
-    ctx.enforce(len(x) == 4, f"Input must be NCHW, got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"Input must be NCHW, got {shape_str(x)}")
     ctx.enforce(len(rois) == 2 and rois[1] in (4, -1),
-                f"ROIs must be [num_rois, 4] (x1, y1, x2, y2), got {shape_str(rois)}")
-    ctx.enforce(len(trans) == 4, f"Trans must be [num_rois, 2 * num_classes, part_h, "
+                lambda: f"ROIs must be [num_rois, 4] (x1, y1, x2, y2), got {shape_str(rois)}")
+    ctx.enforce(len(trans) == 4, lambda: f"Trans must be [num_rois, 2 * num_classes, part_h, "
                                  f"part_w], got {shape_str(trans)}")
     group, part = list(ctx.attr("group_size")), list(ctx.attr("part_size"))
-    ctx.enforce(len(group) == 2 and min(group) > 0 and len(part) == 2 and min(part) > 0,
+    ctx.enforce(len(group) == 2 and min(group) > 0 and len(part) == 2 and min(part) > 0, lambda:
                 f"group_size and part_size must be two positive ints, got {group} and {part}")
     dim, ph, pw = (ctx.attr(a) for a in ("output_dim", "pooled_height", "pooled_width"))
     ctx.enforce(dim > 0 and ph > 0 and pw > 0 and ctx.attr("sample_per_part") > 0,
                 "output_dim, pooled_height, pooled_width and sample_per_part must be > 0")
     ctx.enforce(x[1] < 0 or x[1] == dim * group[0] * group[1],
-                f"Input's channels ({x[1]}) must be output_dim * group_h * group_w = "
+                lambda: f"Input's channels ({x[1]}) must be output_dim * group_h * group_w = "
                 f"{dim * group[0] * group[1]}")
     if not ctx.attr("no_trans"):
         ctx.enforce(trans[1] < 0 or (trans[1] >= 2 and trans[1] % 2 == 0
                                      and dim // (trans[1] // 2) >= 1),
-                    f"Trans's dim 1 ({trans[1]}) must be 2 * num_classes with num_classes "
+                    lambda: f"Trans's dim 1 ({trans[1]}) must be 2 * num_classes with num_classes "
                     f"<= output_dim ({dim})")
         ctx.enforce(all(t < 0 for t in trans[2:]) or list(trans[2:]) == part,
-                    f"Trans's last dims {list(trans[2:])} must be part_size {part}")
+                    lambda: f"Trans's last dims {list(trans[2:])} must be part_size {part}")
     out = [rois[0], dim, ph, pw]
     ctx.set_output("Output", out, ctx.input_dtype("Input"))
     ctx.set_output("TopCount", out, ctx.input_dtype("Input"))

@@ -43,10 +43,10 @@ dropout = register_op(
 def _check(ctx) -> None:
     impl = ctx.attr("dropout_implementation")
     ctx.enforce(impl in IMPLEMENTATIONS,
-                f"dropout_implementation must be downgrade_in_infer or upscale_in_train, "
+                lambda: f"dropout_implementation must be downgrade_in_infer or upscale_in_train, "
                 f"got {impl!r}")
     p = ctx.attr("dropout_prob")
-    ctx.enforce(0.0 <= p <= 1.0, f"dropout_prob must be in [0, 1], got {p}")
+    ctx.enforce(0.0 <= p <= 1.0, lambda: f"dropout_prob must be in [0, 1], got {p}")
 
 
 @dropout.infer_shape

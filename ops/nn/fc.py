@@ -50,25 +50,25 @@ def _(ctx):
     x, w = ctx.input_shape("Input"), ctx.input_shape("W")
     k = ctx.attr("in_num_col_dims")
     act = ctx.attr("activation_type")
-    ctx.enforce(act in ACTIVATIONS, f"activation_type must be one of "
+    ctx.enforce(act in ACTIVATIONS, lambda: f"activation_type must be one of "
                                     f"{', '.join(map(repr, ACTIVATIONS))}, got {act!r}")
-    ctx.enforce(len(w) == 2, f"W must be 2-D [K, N], got W.shape={shape_str(w)}")
+    ctx.enforce(len(w) == 2, lambda: f"W must be 2-D [K, N], got W.shape={shape_str(w)}")
     if ctx.attr("padding_weights"):
         w = tuple(d - _PADDING if d >= 0 else d for d in w)
-    ctx.enforce(1 <= k < len(x), f"in_num_col_dims must be in [1, {len(x) - 1}] for "
+    ctx.enforce(1 <= k < len(x), lambda: f"in_num_col_dims must be in [1, {len(x) - 1}] for "
                                  f"Input.shape={shape_str(x)}, got {k}")
     rest = x[k:]
     cols = -1 if any(d < 0 for d in rest) else math.prod(rest)
-    ctx.enforce(dims_match(cols, w[0]),
+    ctx.enforce(dims_match(cols, w[0]), lambda:
                 f"Input's trailing dims {shape_str(rest)} hold {cols} values a row but W has "
                 f"{w[0]} rows (W.shape={shape_str(w)}, in_num_col_dims={k})")
     if ctx.has_input("Bias"):
         b = ctx.input_shape("Bias")
         ctx.enforce(len(b) in (1, 2) and dims_match(b[-1], w[1])
                     and (len(b) == 1 or dims_match(b[0], 1)),
-                    f"Bias must be [{w[1]}] or [1, {w[1]}], got Bias.shape={shape_str(b)}")
+                    lambda: f"Bias must be [{w[1]}] or [1, {w[1]}], got Bias.shape={shape_str(b)}")
     ctx.enforce(ctx.input_dtype("Input") == ctx.input_dtype("W"),
-                f"Input and W must have one dtype, got {ctx.input_dtype('Input')} and "
+                lambda: f"Input and W must have one dtype, got {ctx.input_dtype('Input')} and "
                 f"{ctx.input_dtype('W')}")
     ctx.set_output("Out", list(x[:k]) + [w[1]], ctx.input_dtype("Input"))
     ctx.share_lod("Input", "Out")  # as Paddle's fc (and mul, whose rows it keeps) does

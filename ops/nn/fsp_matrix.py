@@ -14,7 +14,7 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer_fsp(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
-    ctx.enforce(len(x) == 4 and len(y) == 4 and list(x[2:]) == list(y[2:]),
+    ctx.enforce(len(x) == 4 and len(y) == 4 and list(x[2:]) == list(y[2:]), lambda:
                 f"X and Y must be [N, C, H, W] with the same H and W, got {list(x)}, {list(y)}")
     ctx.set_output("Out", (x[0], x[1], y[1]), ctx.input_dtype("X"))
 

@@ -52,7 +52,7 @@ def _affine_grid_grad(attrs, theta, shape, dout):
 def _infer_affine_grid(ctx):
     theta = ctx.input_shape("Theta")
     ctx.enforce(len(theta) == 3 and list(theta[1:]) in ([2, 3], [-1, 3], [2, -1], [-1, -1]),
-                f"Theta must be [N, 2, 3], got {list(theta)}")
+                lambda: f"Theta must be [N, 2, 3], got {list(theta)}")
     shape = list(ctx.attr("output_shape"))
     h, w = (shape[2], shape[3]) if len(shape) == 4 else (-1, -1)
     ctx.enforce(len(shape) == 4 or ctx.has_input("OutputShape"),
@@ -120,7 +120,7 @@ def _grid_sample_grad(attrs, x, grid, dout):
 
 def _infer_grid_sampler(ctx):
     x, grid = ctx.input_shape("X"), ctx.input_shape("Grid")
-    ctx.enforce(len(x) == 4 and len(grid) == 4 and grid[3] in (2, -1),
+    ctx.enforce(len(x) == 4 and len(grid) == 4 and grid[3] in (2, -1), lambda:
                 f"X [N, C, H, W] and Grid [N, H', W', 2] expected, got {list(x)}, {list(grid)}")
     ctx.set_output("Output", (x[0], x[1], grid[1], grid[2]), ctx.input_dtype("X"))
 

@@ -51,10 +51,10 @@ def _gn_grad(x, scale, bias, dy, groups, eps):
 
 def _infer_gn(ctx, groups_of, y="Y", mean="Mean", var="Variance"):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) >= 2, f"X must be [N, C, ...], got {list(x)}")
+    ctx.enforce(len(x) >= 2, lambda: f"X must be [N, C, ...], got {list(x)}")
     groups = groups_of(ctx, x)
     ctx.enforce(groups >= 1 and (x[1] < 0 or x[1] % groups == 0),
-                f"channels {x[1]} must be a multiple of groups {groups}")
+                lambda: f"channels {x[1]} must be a multiple of groups {groups}")
     ctx.set_output(y, x, ctx.input_dtype("X"))
     ctx.set_output(mean, (x[0], groups if groups else -1), ctx.input_dtype("X"))
     ctx.set_output(var, (x[0], groups if groups else -1), ctx.input_dtype("X"))
@@ -74,7 +74,7 @@ register_simple(
 
 
 def _instance_groups(ctx, x):
-    ctx.enforce(x[1] >= 0, f"instance_norm needs a known channel dim, got {list(x)}")
+    ctx.enforce(x[1] >= 0, lambda: f"instance_norm needs a known channel dim, got {list(x)}")
     return x[1]
 
 

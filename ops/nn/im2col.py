@@ -82,14 +82,14 @@ def _unfold_args(attrs):
 
 def _infer_unfold(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {list(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {list(x)}")
     ctx.enforce_positive("kernel_sizes", "strides", "dilations")
     attrs = {k: ctx.attr(k) for k in ("kernel_sizes", "strides", "paddings", "dilations")}
     (kh, kw), (sh, sw), pads, (dh, dw) = _unfold_args(attrs)
     if all(d >= 0 for d in x[2:]):
         oh = _out_size(x[2], kh, sh, pads[0], pads[2], dh)
         ow = _out_size(x[3], kw, sw, pads[1], pads[3], dw)
-        ctx.enforce(oh > 0 and ow > 0, f"the kernel does not fit X {list(x)}")
+        ctx.enforce(oh > 0 and ow > 0, lambda: f"the kernel does not fit X {list(x)}")
         blocks = oh * ow
     else:
         blocks = -1
@@ -201,13 +201,14 @@ def _im2seq_grad(attrs, x: LoDTensor, y, dout: LoDTensor) -> LoDTensor:
 
 def _infer_im2seq(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {list(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {list(x)}")
     ctx.enforce(len(ctx.attr("paddings")) == 4, "paddings must be [up, left, down, right]")
     ctx.enforce_positive("kernels", "strides", "out_stride")
     if ctx.has_input("Y"):
         y = ctx.input_shape("Y")
         ctx.enforce(len(y) == 2 and y[1] in (2, -1) and (y[0] < 0 or x[0] < 0 or y[0] == x[0]),
-                    f"Y must be [N, 2] (each image's real height and width) for X {list(x)}, "
+                    lambda: f"Y must be [N, 2] (each image's real height and width) for X "
+                    f"{list(x)}, "
                     f"got {list(y)}")
     kh, kw = _pair(ctx.attr("kernels"))
     ctx.set_output("Out", (-1, x[1] * kh * kw if x[1] >= 0 else -1), ctx.input_dtype("X"))

@@ -214,12 +214,13 @@ def _register(op_type: str, method: str, v2: bool) -> None:
     @fwd.infer_shape
     def _(ctx):
         x = ctx.input_shape("X")
-        ctx.enforce(len(x) == 4, f"X must be 4-D (NCHW or NHWC), got X.shape={shape_str(x)}")
+        ctx.enforce(len(x) == 4,
+                    lambda: f"X must be 4-D (NCHW or NHWC), got X.shape={shape_str(x)}")
         layout = ctx.attr("data_layout")
         ctx.enforce(layout in ("NCHW", "NHWC", "AnyLayout"),
-                    f"data_layout must be NCHW or NHWC, got {layout!r}")
+                    lambda: f"data_layout must be NCHW or NHWC, got {layout!r}")
         ctx.enforce(ctx.attr("interp_method") == method,
-                    f"interp_method must be {method!r} for {op_type}, got "
+                    lambda: f"interp_method must be {method!r} for {op_type}, got "
                     f"{ctx.attr('interp_method')!r}")
         last = layout == "NHWC"
         hw = x[1:3] if last else x[2:]
@@ -233,7 +234,7 @@ def _register(op_type: str, method: str, v2: bool) -> None:
                 out = [ctx.attr("out_h"), ctx.attr("out_w")]
             ctx.enforce(all(d > 0 or d == -1 for d in out) and out != [-1, -1] or
                         any(d < 0 for d in hw),
-                        f"the output size must be positive: give out_h and out_w, a scale, "
+                        lambda: f"the output size must be positive: give out_h and out_w, a scale, "
                         f"OutSize or SizeTensor (got out_h={ctx.attr('out_h')}, "
                         f"out_w={ctx.attr('out_w')}, scale={ctx.attr('scale')})")
         shape = [x[0], *out, x[3]] if last else [x[0], x[1], *out]

@@ -134,9 +134,9 @@ def _register(op_type: str, method: str, rank: int, v2: bool = True) -> None:
     @fwd.infer_shape
     def _(ctx):
         x = ctx.input_shape("X")
-        ctx.enforce(len(x) == rank, f"X must be {rank}-D, got X.shape={shape_str(x)}")
+        ctx.enforce(len(x) == rank, lambda: f"X must be {rank}-D, got X.shape={shape_str(x)}")
         ctx.enforce(ctx.attr("interp_method") == method,
-                    f"interp_method must be {method!r} for {op_type}, got "
+                    lambda: f"interp_method must be {method!r} for {op_type}, got "
                     f"{ctx.attr('interp_method')!r}")
         axes = _spatial_axes(rank, ctx.attr("data_layout"))
         out = list(x)
@@ -150,7 +150,7 @@ def _register(op_type: str, method: str, rank: int, v2: bool = True) -> None:
             else:
                 sizes = _attr_sizes(ctx.attr, dims)
             ctx.enforce(all(d > 0 or d == -1 for d in sizes),
-                        f"the output size must be positive: give the out_ sizes, a scale, "
+                        lambda: f"the output size must be positive: give the out_ sizes, a scale, "
                         f"OutSize or SizeTensor (got {sizes})")
         for a, d in zip(axes, sizes, strict=True):
             out[a] = d

@@ -51,14 +51,14 @@ def _(ctx):
     x = ctx.input_shape("X")
     axis = ctx.attr("begin_norm_axis")
     ctx.enforce(0 < axis < len(x) or (axis == 0 and len(x) > 0),
-                f"begin_norm_axis must be in [0, {len(x)}) for X.shape={shape_str(x)}, "
+                lambda: f"begin_norm_axis must be in [0, {len(x)}) for X.shape={shape_str(x)}, "
                 f"got {axis}")
     left, right = _split(x, axis)
     for slot in ("Scale", "Bias"):
         if ctx.has_input(slot):
             shape = ctx.input_shape(slot)
             ctx.enforce(len(shape) == 1 and dims_match(shape[0], right),
-                        f"{slot} must be [{right}] (X.shape={shape_str(x)} normalised from "
+                        lambda: f"{slot} must be [{right}] (X.shape={shape_str(x)} normalised from "
                         f"axis {axis}), got {slot}.shape={shape_str(shape)}")
     ctx.set_output("Y", x, ctx.input_dtype("X"))
     ctx.share_lod("X", "Y")

@@ -43,19 +43,20 @@ def _(ctx):
     require_lod(ctx, "Y")
     x, y, w = (ctx.input_shape(s) for s in ("X", "Y", "W"))
     dim_t = ctx.attr("dim_t")
-    ctx.enforce(dim_t > 0, f"dim_t must be > 0, got {dim_t}")
-    ctx.enforce(len(x) == 2, f"X must be 2-D [rows, h], got {shape_str(x)}")
-    ctx.enforce(len(y) == 2, f"Y must be 2-D [rows, h], got {shape_str(y)}")
-    ctx.enforce(len(w) == 3, f"W must be 3-D [h, dim_t, h], got {shape_str(w)}")
-    ctx.enforce(dims_match(x[1], y[1]),
+    ctx.enforce(dim_t > 0, lambda: f"dim_t must be > 0, got {dim_t}")
+    ctx.enforce(len(x) == 2, lambda: f"X must be 2-D [rows, h], got {shape_str(x)}")
+    ctx.enforce(len(y) == 2, lambda: f"Y must be 2-D [rows, h], got {shape_str(y)}")
+    ctx.enforce(len(w) == 3, lambda: f"W must be 3-D [h, dim_t, h], got {shape_str(w)}")
+    ctx.enforce(dims_match(x[1], y[1]), lambda:
                 f"X and Y must have the same width h (Paddle's kernel reads Y with X's), got "
                 f"X {shape_str(x)} and Y {shape_str(y)}")
     ctx.enforce(dims_match(w[0], x[1]) and dims_match(w[1], dim_t) and dims_match(w[2], y[1]),
-                f"W must be [X.shape[1], dim_t, Y.shape[1]] = [{x[1]}, {dim_t}, {y[1]}], got "
+                lambda: f"W must be [X.shape[1], dim_t, Y.shape[1]] = [{x[1]}, {dim_t}, "
+                f"{y[1]}], got "
                 f"{shape_str(w)}")
     for slot in ("Y", "W"):
         ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("X"),
-                    f"{slot} must have X's dtype {ctx.input_dtype('X')}, got "
+                    lambda: f"{slot} must have X's dtype {ctx.input_dtype('X')}, got "
                     f"{ctx.input_dtype(slot)}")
     dtype = ctx.input_dtype("X")
     ctx.set_output("Out", (-1, 1), dtype)

@@ -52,17 +52,17 @@ def _geometry(get, dims):
 @max_pool3d_with_index.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 5, f"X must be [N, C, D, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 5, lambda: f"X must be [N, C, D, H, W], got {shape_str(x)}")
     for name in ("ksize", "strides"):
-        ctx.enforce(len(ctx.attr(name)) == 3, f"{name} must hold 3 values, got "
+        ctx.enforce(len(ctx.attr(name)) == 3, lambda: f"{name} must hold 3 values, got "
                                               f"{list(ctx.attr(name))}")
     ctx.enforce(len(ctx.attr("paddings")) in (3, 6),
-                f"paddings must hold 3 (or 6) values, got {list(ctx.attr('paddings'))}")
+                lambda: f"paddings must hold 3 (or 6) values, got {list(ctx.attr('paddings'))}")
     if any(d < 0 for d in x[2:]):
         out = [-1] * 3 if not ctx.attr("adaptive") else list(ctx.attr("ksize"))
     else:
         out = _geometry(ctx.attr, x[2:])[3]
-        ctx.enforce(min(out) > 0, f"the pooled volume would be {out} for X {shape_str(x)}")
+        ctx.enforce(min(out) > 0, lambda: f"the pooled volume would be {out} for X {shape_str(x)}")
     ctx.set_output("Out", [x[0], x[1]] + out, ctx.input_dtype("X"))
     ctx.set_output("Mask", [x[0], x[1]] + out, np.int32)
 

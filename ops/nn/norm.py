@@ -25,7 +25,7 @@ from paddle_ir.ops.simple_op import register_simple
 def _infer_norm(ctx):
     shape = list(ctx.input_shape("X"))
     axis = ctx.attr("axis")
-    ctx.enforce(-len(shape) <= axis < len(shape), f"axis {axis} is out of range for rank "
+    ctx.enforce(-len(shape) <= axis < len(shape), lambda: f"axis {axis} is out of range for rank "
                 f"{len(shape)}")
     same_as_input(ctx)
     shape[axis] = 1
@@ -179,13 +179,13 @@ def _spectral_grad(attrs, w, u, v, dout):
 def _infer_spectral(ctx):
     w, u, v = ctx.input_shape("Weight"), ctx.input_shape("U"), ctx.input_shape("V")
     dim = ctx.attr("dim")
-    ctx.enforce(0 <= dim < len(w), f"dim {dim} is out of range for Weight {list(w)}")
+    ctx.enforce(0 <= dim < len(w), lambda: f"dim {dim} is out of range for Weight {list(w)}")
     ctx.enforce(ctx.attr("power_iters") >= 0, "power_iters must be >= 0")
     h = w[dim]
     rest = int(np.prod([d for i, d in enumerate(w) if i != dim])) if all(d >= 0 for d in w) \
         else -1
-    ctx.enforce(u[0] < 0 or h < 0 or u[0] == h, f"U must be [{h}], got {list(u)}")
-    ctx.enforce(v[0] < 0 or rest < 0 or v[0] == rest, f"V must be [{rest}], got {list(v)}")
+    ctx.enforce(u[0] < 0 or h < 0 or u[0] == h, lambda: f"U must be [{h}], got {list(u)}")
+    ctx.enforce(v[0] < 0 or rest < 0 or v[0] == rest, lambda: f"V must be [{rest}], got {list(v)}")
     ctx.set_output("Out", w, ctx.input_dtype("Weight"))
 
 

@@ -24,7 +24,7 @@ from paddle_ir.ops.simple_op import register_simple
 def _infer_4d(fn):
     def infer(ctx):
         shape = ctx.input_shape("X")
-        ctx.enforce(len(shape) == 4, f"X must be [N, C, H, W], got {list(shape)}")
+        ctx.enforce(len(shape) == 4, lambda: f"X must be [N, C, H, W], got {list(shape)}")
         ctx.set_output("Out", fn(ctx, list(shape)), ctx.input_dtype("X"))
 
     return infer
@@ -32,13 +32,13 @@ def _infer_4d(fn):
 
 def _s2d_shape(ctx, s):
     b = ctx.attr("blocksize")
-    ctx.enforce(b >= 1, f"blocksize must be >= 1, got {b}")
+    ctx.enforce(b >= 1, lambda: f"blocksize must be >= 1, got {b}")
     ctx.enforce(s[1] < 0 or s[1] % (b * b) == 0,
-                f"C must be a multiple of blocksize^2 = {b * b} (Paddle's reorg moves "
+                lambda: f"C must be a multiple of blocksize^2 = {b * b} (Paddle's reorg moves "
                 f"C / blocksize^2 channel groups), got X.shape={shape_str(s)}")
     for axis in (2, 3):
         ctx.enforce(s[axis] < 0 or s[axis] % b == 0,
-                    f"H and W must be multiples of blocksize {b}, got {s}")
+                    lambda: f"H and W must be multiples of blocksize {b}, got {s}")
     return [s[0], s[1] * b * b if s[1] >= 0 else -1] + [d // b if d >= 0 else -1
                                                          for d in s[2:]]
 
@@ -70,7 +70,7 @@ def _ps_shape(ctx, s):
     ctx.enforce_positive("upscale_factor")
     r = ctx.attr("upscale_factor")
     ctx.enforce(s[1] < 0 or s[1] % (r * r) == 0,
-                f"C must be a multiple of upscale_factor^2 = {r * r}, got {s}")
+                lambda: f"C must be a multiple of upscale_factor^2 = {r * r}, got {s}")
     return [s[0], s[1] // (r * r) if s[1] >= 0 else -1] + [d * r if d >= 0 else -1
                                                             for d in s[2:]]
 
@@ -98,7 +98,7 @@ register_simple(
 def _sc_shape(ctx, s):
     g = ctx.attr("group")
     ctx.enforce(g >= 1 and (s[1] < 0 or s[1] % g == 0),
-                f"C must be a multiple of group {g}, got {s}")
+                lambda: f"C must be a multiple of group {g}, got {s}")
     return s
 
 
@@ -126,10 +126,10 @@ channel_shuffle = register_op(
 @channel_shuffle.infer_shape
 def _(ctx):
     x, g = ctx.input_shape("X"), ctx.attr("groups")
-    ctx.enforce(len(x) == 4, f"X must be 4-D, got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be 4-D, got {shape_str(x)}")
     c = x[3] if ctx.attr("data_format") == "NHWC" else x[1]
     ctx.enforce(g > 0 and (c < 0 or c % g == 0),
-                f"the channels ({c}) must divide into groups = {g}")
+                lambda: f"the channels ({c}) must divide into groups = {g}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 
@@ -151,11 +151,11 @@ pixel_unshuffle = register_op(
 @pixel_unshuffle.infer_shape
 def _(ctx):
     x, r = ctx.input_shape("X"), ctx.attr("downscale_factor")
-    ctx.enforce(len(x) == 4, f"X must be 4-D, got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be 4-D, got {shape_str(x)}")
     last = ctx.attr("data_format") == "NHWC"
     h, w = (x[1], x[2]) if last else (x[2], x[3])
     ctx.enforce(r > 0 and all(d < 0 or d % r == 0 for d in (h, w)),
-                f"H and W ({h}, {w}) must be multiples of downscale_factor = {r}")
+                lambda: f"H and W ({h}, {w}) must be multiples of downscale_factor = {r}")
     c = x[3] if last else x[1]
     hw = [d // r if d >= 0 else -1 for d in (h, w)]
     cc = c * r * r if c >= 0 else -1

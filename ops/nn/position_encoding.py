@@ -44,9 +44,9 @@ def _ape(attrs, x: LoDTensor) -> LoDTensor:
 def _infer_ape(ctx):
     shape = ctx.input_shape("X")
     ctx.enforce(shape[-1] < 0 or shape[-1] % 2 == 0,
-                f"the last dim of X must be even, got {list(shape)}")
+                lambda: f"the last dim of X must be even, got {list(shape)}")
     ctx.enforce(len(shape) == 3 or (len(shape) == 2 and ctx.input_lod_level("X") > 0),
-                f"X must be [B, T, D], or [rows, D] with a LoD, got {list(shape)}")
+                lambda: f"X must be [B, T, D], or [rows, D] with a LoD, got {list(shape)}")
     same_as_input(ctx)
 
 

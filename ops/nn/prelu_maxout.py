@@ -25,11 +25,11 @@ def _alpha_view(x, alpha, mode):
 def _infer_prelu(ctx):
     mode, x, a = ctx.attr("mode"), ctx.input_shape("X"), ctx.input_shape("Alpha")
     ctx.enforce(mode in ("all", "channel", "element"),
-                f"mode must be all, channel or element, got {mode!r}")
+                lambda: f"mode must be all, channel or element, got {mode!r}")
     n = int(np.prod(a)) if all(d >= 0 for d in a) else -1
     want = {"all": 1, "channel": x[1] if len(x) > 1 else -1,
             "element": int(np.prod(x[1:])) if all(d >= 0 for d in x[1:]) else -1}[mode]
-    ctx.enforce(n < 0 or want < 0 or n == want,
+    ctx.enforce(n < 0 or want < 0 or n == want, lambda:
                 f"Alpha must hold {want} values for mode {mode!r} and X {list(x)}, got {list(a)}")
     same_as_input(ctx)
 
@@ -63,9 +63,9 @@ register_simple(
 def _infer_maxout(ctx):
     shape = list(ctx.input_shape("X"))
     g, axis = ctx.attr("groups"), ctx.attr("axis") % 4
-    ctx.enforce(len(shape) == 4, f"X must be 4-D, got {shape}")
+    ctx.enforce(len(shape) == 4, lambda: f"X must be 4-D, got {shape}")
     ctx.enforce(g >= 1 and (shape[axis] < 0 or shape[axis] % g == 0),
-                f"the channel dim {shape[axis]} must be a multiple of groups {g}")
+                lambda: f"the channel dim {shape[axis]} must be a multiple of groups {g}")
     shape[axis] = shape[axis] // g if shape[axis] >= 0 else -1
     ctx.set_output("Out", shape, ctx.input_dtype("X"))
 

@@ -41,13 +41,13 @@ prroi_pool = register_op(
 def _(ctx):
     x, rois = ctx.input_shape("X"), ctx.input_shape("ROIs")
     ph, pw = ctx.attr("pooled_height"), ctx.attr("pooled_width")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
     ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4),
-                f"ROIs must be [R, 4], got {shape_str(rois)}")
+                lambda: f"ROIs must be [R, 4], got {shape_str(rois)}")
     ctx.enforce(ph > 0 and pw > 0,
-                f"pooled_height and pooled_width must be > 0, got {ph} and {pw}")
+                lambda: f"pooled_height and pooled_width must be > 0, got {ph} and {pw}")
     ctx.enforce(ctx.attr("spatial_scale") > 0,
-                f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
+                lambda: f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
     ctx.set_output("Out", [rois[0], x[1], ph, pw], ctx.input_dtype("X"))
 
 

@@ -39,17 +39,17 @@ psroi_pool = register_op(
 def _(ctx):
     x, rois = ctx.input_shape("X"), ctx.input_shape("ROIs")
     ph, pw, oc = (ctx.attr(a) for a in ("pooled_height", "pooled_width", "output_channels"))
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
     ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4),
-                f"ROIs must be [R, 4], got {shape_str(rois)}")
+                lambda: f"ROIs must be [R, 4], got {shape_str(rois)}")
     ctx.enforce(ph > 0 and pw > 0 and oc > 0,
-                f"pooled_height, pooled_width and output_channels must be > 0, got {ph}, "
+                lambda: f"pooled_height, pooled_width and output_channels must be > 0, got {ph}, "
                 f"{pw} and {oc}")
-    ctx.enforce(x[1] < 0 or x[1] == oc * ph * pw,
+    ctx.enforce(x[1] < 0 or x[1] == oc * ph * pw, lambda:
                 f"X must have output_channels * pooled_height * pooled_width = {oc * ph * pw} "
                 f"channels, got {x[1]}")
     ctx.enforce(ctx.attr("spatial_scale") > 0,
-                f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
+                lambda: f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
     ctx.set_output("Out", [rois[0], oc, ph, pw], ctx.input_dtype("X"))
 
 

@@ -67,17 +67,17 @@ pyramid_hash = register_op(
 def _(ctx):
     x, w = ctx.input_shape("X"), ctx.input_shape("W")
     num_emb, rand_len, space = (ctx.attr(a) for a in ("num_emb", "rand_len", "space_len"))
-    ctx.enforce(len(x) == 2 and x[1] in (1, -1), f"X must be int32 ids [N, 1], got "
+    ctx.enforce(len(x) == 2 and x[1] in (1, -1), lambda: f"X must be int32 ids [N, 1], got "
                                                  f"{shape_str(x)}")
-    ctx.enforce(ctx.input_dtype("X") == np.int32, f"X must be int32, got "
+    ctx.enforce(ctx.input_dtype("X") == np.int32, lambda: f"X must be int32, got "
                                                   f"{ctx.input_dtype('X')}")
     ctx.enforce(rand_len > 0 and num_emb > 0 and num_emb % rand_len == 0 and space > 0,
-                f"num_emb ({num_emb}) must be a positive multiple of rand_len ({rand_len}) "
+                lambda: f"num_emb ({num_emb}) must be a positive multiple of rand_len ({rand_len}) "
                 f"and space_len ({space}) positive")
     ctx.enforce(ctx.attr("pyramid_layer") >= 2,
-                f"pyramid_layer must be >= 2, got {ctx.attr('pyramid_layer')}")
+                lambda: f"pyramid_layer must be >= 2, got {ctx.attr('pyramid_layer')}")
     ctx.enforce(len(w) == 2 and w[1] in (1, -1) and w[0] in (space + rand_len, -1),
-                f"W must be [space_len + rand_len, 1] = [{space + rand_len}, 1], got "
+                lambda: f"W must be [space_len + rand_len, 1] = [{space + rand_len}, 1], got "
                 f"{shape_str(w)}")
     filtered = ctx.attr("use_filter") and (ctx.attr("white_list_len") > 0
                                            or ctx.attr("black_list_len") > 0)

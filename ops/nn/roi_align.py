@@ -45,14 +45,14 @@ roi_align = register_op(
 @roi_align.infer_shape
 def _(ctx):
     x, rois = ctx.input_shape("X"), ctx.input_shape("ROIs")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
-    ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4), f"ROIs must be [R, 4], got "
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4), lambda: f"ROIs must be [R, 4], got "
                                                        f"{shape_str(rois)}")
     ph, pw = ctx.attr("pooled_height"), ctx.attr("pooled_width")
-    ctx.enforce(ph > 0 and pw > 0, f"pooled_height and pooled_width must be > 0, got "
+    ctx.enforce(ph > 0 and pw > 0, lambda: f"pooled_height and pooled_width must be > 0, got "
                                    f"{ph} and {pw}")
     ctx.enforce(ctx.attr("spatial_scale") > 0,
-                f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
+                lambda: f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
     ctx.set_output("Out", [rois[0], x[1], ph, pw], ctx.input_dtype("X"))
 
 

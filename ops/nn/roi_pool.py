@@ -39,17 +39,17 @@ roi_pool = register_op(
 @roi_pool.infer_shape
 def _(ctx):
     x, rois = ctx.input_shape("X"), ctx.input_shape("ROIs")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
     ctx.enforce(len(rois) == 2 and rois[1] in (-1, 4),
-                f"ROIs must be [R, 4], got {shape_str(rois)}")
+                lambda: f"ROIs must be [R, 4], got {shape_str(rois)}")
     ph, pw = ctx.attr("pooled_height"), ctx.attr("pooled_width")
     ctx.enforce(ph > 0 and pw > 0,
-                f"pooled_height and pooled_width must be > 0, got {ph} and {pw}")
+                lambda: f"pooled_height and pooled_width must be > 0, got {ph} and {pw}")
     ctx.enforce(ctx.attr("spatial_scale") > 0,
-                f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
+                lambda: f"spatial_scale must be > 0, got {ctx.attr('spatial_scale')}")
     if ctx.has_input("RoisNum"):
         ctx.enforce(len(ctx.input_shape("RoisNum")) == 1,
-                    f"RoisNum must be [N], got {shape_str(ctx.input_shape('RoisNum'))}")
+                    lambda: f"RoisNum must be [N], got {shape_str(ctx.input_shape('RoisNum'))}")
     shape = [rois[0], x[1], ph, pw]
     ctx.set_output("Out", shape, ctx.input_dtype("X"))
     ctx.set_output("Argmax", shape, np.int64)

@@ -30,7 +30,7 @@ def check_axis(ctx, slot: str, attr: str = "axis") -> int:
     axis = ctx.attr(attr)
     rank = len(shape)
     ctx.enforce(-rank <= axis < rank,
-                f"{attr} must be in [-{rank}, {rank}) for {slot}.shape={shape_str(shape)}, "
+                lambda: f"{attr} must be in [-{rank}, {rank}) for {slot}.shape={shape_str(shape)}, "
                 f"got {axis}")
     return axis % rank
 

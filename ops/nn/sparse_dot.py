@@ -87,7 +87,7 @@ def _(ctx):
 @sparse_dot.infer_shape
 def _(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
-    ctx.enforce(len(x) == 2 and len(y) == 2,
+    ctx.enforce(len(x) == 2 and len(y) == 2, lambda:
                 f"X and Y must be 2-D, got X.shape={shape_str(x)} and Y.shape={shape_str(y)}")
     transpose = ctx.attr("transpose_x")
     inner, outer = (x[0], x[1]) if transpose else (x[1], x[0])
@@ -97,7 +97,7 @@ def _(ctx):
                  f"Y.shape={shape_str(y)} (transpose_x={transpose})")
     x_dtype, y_dtype = ctx.input_dtype("X"), ctx.input_dtype("Y")
     ctx.enforce(x_dtype == y_dtype,
-                f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}")
+                lambda: f"X and Y must have the same dtype, got X {x_dtype} and Y {y_dtype}")
     ctx.set_output("Out", (outer, y[1]), x_dtype)
 
 

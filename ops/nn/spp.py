@@ -37,11 +37,11 @@ def _levels(attrs, h: int, w: int):
 
 def _infer(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 4, f"X must be [N, C, H, W], got {shape_str(x)}")
+    ctx.enforce(len(x) == 4, lambda: f"X must be [N, C, H, W], got {shape_str(x)}")
     ctx.enforce(ctx.attr("pyramid_height") >= 1,
-                f"pyramid_height must be >= 1, got {ctx.attr('pyramid_height')}")
+                lambda: f"pyramid_height must be >= 1, got {ctx.attr('pyramid_height')}")
     ctx.enforce(ctx.attr("pooling_type") in ("max", "avg"),
-                f"pooling_type must be 'max' or 'avg', got {ctx.attr('pooling_type')!r}")
+                lambda: f"pooling_type must be 'max' or 'avg', got {ctx.attr('pooling_type')!r}")
     cells = sum(4 ** p for p in range(ctx.attr("pyramid_height")))
     ctx.set_output("Out", (x[0], -1 if x[1] < 0 else x[1] * cells), ctx.input_dtype("X"))
 

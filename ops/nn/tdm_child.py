@@ -40,14 +40,14 @@ tdm_child = register_op(
 @tdm_child.infer_shape
 def _(ctx):
     child_nums, code = ctx.attr("child_nums"), ctx.attr("dtype")
-    ctx.enforce(child_nums > 0, f"child_nums must be > 0, got {child_nums}")
-    ctx.enforce(code in (2, 3), f"dtype must be 2 (int32) or 3 (int64), got {code}")
+    ctx.enforce(child_nums > 0, lambda: f"child_nums must be > 0, got {child_nums}")
+    ctx.enforce(code in (2, 3), lambda: f"dtype must be 2 (int32) or 3 (int64), got {code}")
     for slot in ("X", "TreeInfo"):
         ctx.enforce(ctx.input_dtype(slot) in INTS,
-                    f"{slot} must be int32 or int64, got {ctx.input_dtype(slot)}")
+                    lambda: f"{slot} must be int32 or int64, got {ctx.input_dtype(slot)}")
     info = ctx.input_shape("TreeInfo")
     # Paddle reads columns 3 .. 3 + child_nums - 1 of each row; wider rows are allowed.
-    ctx.enforce(len(info) == 2 and (info[1] < 0 or info[1] >= 3 + child_nums),
+    ctx.enforce(len(info) == 2 and (info[1] < 0 or info[1] >= 3 + child_nums), lambda:
                 f"TreeInfo must be [node_nums, 3 + child_nums] = [?, {3 + child_nums}] (item, "
                 f"layer, parent, then the children), got {shape_str(info)}")
     shape = tuple(ctx.input_shape("X")) + (child_nums,)

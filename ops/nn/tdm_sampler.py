@@ -66,31 +66,31 @@ def _sample_width(attrs) -> int:
 def _(ctx):
     negs, offsets = list(ctx.attr("neg_samples_num_list")), _layer_offsets(ctx.attr)
     code = ctx.attr("dtype")
-    ctx.enforce(code in (2, 3), f"dtype must be 2 (int32) or 3 (int64), got {code}")
+    ctx.enforce(code in (2, 3), lambda: f"dtype must be 2 (int32) or 3 (int64), got {code}")
     ctx.enforce(len(negs) > 0 and all(n >= 0 for n in negs),
-                f"neg_samples_num_list must give a count >= 0 per layer, got {negs}")
+                lambda: f"neg_samples_num_list must give a count >= 0 per layer, got {negs}")
     ctx.enforce(len(offsets) == len(negs) + 1 and offsets[0] >= 0
-                and all(a <= b for a, b in zip(offsets, offsets[1:], strict=False)),
+                and all(a <= b for a, b in zip(offsets, offsets[1:], strict=False)), lambda:
                 f"layer_offset_lod must be {len(negs) + 1} ascending row offsets (one more than "
                 f"neg_samples_num_list), got {offsets}")
     for layer, (n, lo, hi) in enumerate(zip(negs, offsets, offsets[1:], strict=False)):
-        ctx.enforce(n <= hi - lo - 1,
+        ctx.enforce(n <= hi - lo - 1, lambda:
                     f"neg_samples_num_list[{layer}] must be <= the layer's {hi - lo} nodes - 1 "
                     f"(the positive is excluded), got {n}")
     for slot in ("X", "Travel", "Layer"):
         ctx.enforce(ctx.input_dtype(slot) in INTS,
-                    f"{slot} must be int32 or int64, got {ctx.input_dtype(slot)}")
-    ctx.enforce(ctx.input_dtype("Travel") == ctx.input_dtype("Layer"),
+                    lambda: f"{slot} must be int32 or int64, got {ctx.input_dtype(slot)}")
+    ctx.enforce(ctx.input_dtype("Travel") == ctx.input_dtype("Layer"), lambda:
                 f"Travel and Layer must have the same dtype, got {ctx.input_dtype('Travel')} "
                 f"and {ctx.input_dtype('Layer')}")
     x, travel, layer = (ctx.input_shape(s) for s in ("X", "Travel", "Layer"))
     ctx.enforce(len(x) in (1, 2) and (len(x) == 1 or x[1] in (1, -1)),
-                f"X must be [B] or [B, 1] (one item id per row), got {shape_str(x)}")
+                lambda: f"X must be [B] or [B, 1] (one item id per row), got {shape_str(x)}")
     ctx.enforce(len(travel) == 2 and travel[1] in (len(negs), -1),
-                f"Travel must be [num_items, {len(negs)}] (one node per layer), got "
+                lambda: f"Travel must be [num_items, {len(negs)}] (one node per layer), got "
                 f"{shape_str(travel)}")
     ctx.enforce(len(layer) in (1, 2) and (layer[0] < 0 or layer[0] >= offsets[-1]),
-                f"Layer must list at least layer_offset_lod[-1] = {offsets[-1]} nodes, got "
+                lambda: f"Layer must list at least layer_offset_lod[-1] = {offsets[-1]} nodes, got "
                 f"{shape_str(layer)}")
     for slot in ("Out", "Labels", "Mask"):
         ctx.set_output(slot, (x[0], sum(negs) + len(negs) * int(ctx.attr("output_positive"))),

@@ -35,9 +35,9 @@ def _shift(x, seg, ratio, sign):
 def _infer_tshift(ctx):
     shape = ctx.input_shape("X")
     seg = ctx.attr("seg_num")
-    ctx.enforce(len(shape) == 4, f"X must be [N T, C, H, W], got {list(shape)}")
+    ctx.enforce(len(shape) == 4, lambda: f"X must be [N T, C, H, W], got {list(shape)}")
     ctx.enforce(seg >= 1 and (shape[0] < 0 or shape[0] % seg == 0),
-                f"X.shape[0] must be a multiple of seg_num {seg}, got {list(shape)}")
+                lambda: f"X.shape[0] must be a multiple of seg_num {seg}, got {list(shape)}")
     ctx.enforce(0 < ctx.attr("shift_ratio") < 0.5, "shift_ratio must be in (0, 0.5)")
     same_as_input(ctx)
 
@@ -57,7 +57,7 @@ def _infer_row_conv(ctx):
     require_lod(ctx, "X")
     x, f = ctx.input_shape("X"), ctx.input_shape("Filter")
     ctx.enforce(len(x) == 2 and len(f) == 2 and (x[1] < 0 or f[1] < 0 or x[1] == f[1]),
-                f"X [T, D] and Filter [future + 1, D] expected, got {list(x)}, {list(f)}")
+                lambda: f"X [T, D] and Filter [future + 1, D] expected, got {list(x)}, {list(f)}")
     same_as_input(ctx)
 
 

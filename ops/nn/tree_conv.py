@@ -50,16 +50,16 @@ tree_conv = register_op(
 def _(ctx):
     x, edges, w = (ctx.input_shape(s) for s in ("NodesVector", "EdgeSet", "Filter"))
     depth = ctx.attr("max_depth")
-    ctx.enforce(depth >= 1, f"max_depth must be >= 1, got {depth}")
-    ctx.enforce(len(x) == 3, f"NodesVector must be 3-D [B, N, F], got {shape_str(x)}")
-    ctx.enforce(len(edges) == 3 and dims_match(edges[2], 2) and dims_match(edges[0], x[0]),
+    ctx.enforce(depth >= 1, lambda: f"max_depth must be >= 1, got {depth}")
+    ctx.enforce(len(x) == 3, lambda: f"NodesVector must be 3-D [B, N, F], got {shape_str(x)}")
+    ctx.enforce(len(edges) == 3 and dims_match(edges[2], 2) and dims_match(edges[0], x[0]), lambda:
                 f"EdgeSet must be [B, E, 2] with NodesVector's B = {x[0]}, got {shape_str(edges)}")
     ctx.enforce(ctx.input_dtype("EdgeSet") in INTS,
-                f"EdgeSet must be int32 or int64, got {ctx.input_dtype('EdgeSet')}")
-    ctx.enforce(len(w) == 4 and dims_match(w[0], x[2]) and dims_match(w[1], 3),
+                lambda: f"EdgeSet must be int32 or int64, got {ctx.input_dtype('EdgeSet')}")
+    ctx.enforce(len(w) == 4 and dims_match(w[0], x[2]) and dims_match(w[1], 3), lambda:
                 f"Filter must be [F, 3, output_size, num_filters] with F = NodesVector.shape[2] "
                 f"= {x[2]}, got {shape_str(w)}")
-    ctx.enforce(ctx.input_dtype("Filter") == ctx.input_dtype("NodesVector"),
+    ctx.enforce(ctx.input_dtype("Filter") == ctx.input_dtype("NodesVector"), lambda:
                 f"Filter must have NodesVector's dtype {ctx.input_dtype('NodesVector')}, got "
                 f"{ctx.input_dtype('Filter')}")
     ctx.set_output("Out", (x[0], x[1], w[2], w[3]), ctx.input_dtype("NodesVector"))

@@ -32,16 +32,16 @@ def _out_hw(get, h: int, w: int) -> tuple[int, int]:
 
 def _infer(ctx):
     x, idx = ctx.input_shape("X"), ctx.input_shape("Indices")
-    ctx.enforce(len(x) == 4 and len(idx) == 4, f"X and Indices must be [N, C, H, W], got "
+    ctx.enforce(len(x) == 4 and len(idx) == 4, lambda: f"X and Indices must be [N, C, H, W], got "
                                                f"{shape_str(x)} and {shape_str(idx)}")
     ctx.enforce(ctx.attr("unpooling_type") == "max",
-                f"unpooling_type must be 'max', got {ctx.attr('unpooling_type')!r}")
+                lambda: f"unpooling_type must be 'max', got {ctx.attr('unpooling_type')!r}")
     ctx.enforce(ctx.attr("data_format") == "NCHW",
-                f"data_format must be NCHW, got {ctx.attr('data_format')!r}")
+                lambda: f"data_format must be NCHW, got {ctx.attr('data_format')!r}")
     ctx.enforce(len(ctx.attr("ksize")) == 2 and len(ctx.attr("strides")) == 2,
                 "ksize and strides must hold 2 values")
     ctx.enforce(ctx.input_dtype("Indices").kind in "iu",
-                f"Indices must be integers, got {ctx.input_dtype('Indices')}")
+                lambda: f"Indices must be integers, got {ctx.input_dtype('Indices')}")
     oh, ow = _out_hw(ctx.attr, x[2], x[3])
     ctx.set_output("Out", (x[0], x[1], oh, ow), ctx.input_dtype("X"))
 

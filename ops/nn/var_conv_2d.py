@@ -46,17 +46,17 @@ var_conv_2d = register_op(
 
 def _check(ctx) -> None:
     for name in _INTS:
-        ctx.enforce(ctx.attr(name) > 0, f"{name} must be > 0, got {ctx.attr(name)}")
+        ctx.enforce(ctx.attr(name) > 0, lambda: f"{name} must be > 0, got {ctx.attr(name)}")
     x, w = ctx.input_shape("X"), ctx.input_shape("W")
     ctx.enforce(len(x) == 2 and dims_match(x[1], 1),
-                f"X must be [N, 1] (the images' values, one per row), got {shape_str(x)}")
+                lambda: f"X must be [N, 1] (the images' values, one per row), got {shape_str(x)}")
     width = ctx.attr("InputChannel") * ctx.attr("KernelH") * ctx.attr("KernelW")
     ctx.enforce(len(w) == 2 and dims_match(w[0], ctx.attr("OutputChannel"))
                 and dims_match(w[1], width),
-                f"W must be [OutputChannel, InputChannel * KernelH * KernelW] = "
+                lambda: f"W must be [OutputChannel, InputChannel * KernelH * KernelW] = "
                 f"[{ctx.attr('OutputChannel')}, {width}], got {shape_str(w)}")
     ctx.enforce(ctx.input_dtype("W") == ctx.input_dtype("X"),
-                f"W must have X's dtype {ctx.input_dtype('X')}, got {ctx.input_dtype('W')}")
+                lambda: f"W must have X's dtype {ctx.input_dtype('X')}, got {ctx.input_dtype('W')}")
 
 
 @var_conv_2d.infer_shape

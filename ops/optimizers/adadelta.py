@@ -36,7 +36,7 @@ adadelta = register_op(
 @adadelta.infer_shape
 def _(ctx):
     ctx.enforce(0 <= ctx.attr("rho") < 1 and ctx.attr("epsilon") > 0,
-                f"rho must be in [0, 1) and epsilon > 0, got rho={ctx.attr('rho')} and "
+                lambda: f"rho must be in [0, 1) and epsilon > 0, got rho={ctx.attr('rho')} and "
                 f"epsilon={ctx.attr('epsilon')}")
     infer_optimizer(ctx, state=("AvgSquaredGrad", "AvgSquaredUpdate"))
 

@@ -42,13 +42,13 @@ def _(ctx):
     dtype = ctx.input_dtype("param")
     for s in _SUMS:
         ctx.enforce(tuple(ctx.input_shape(f"in_{s}")) == param,
-                    f"in_{s} must have param's shape {list(param)}, got "
+                    lambda: f"in_{s} must have param's shape {list(param)}, got "
                     f"{list(ctx.input_shape(f'in_{s}'))}")
         ctx.enforce(ctx.input_names(f"in_{s}") == ctx.output_names(f"out_{s}"),
-                    f"out_{s} must be the in_{s} variable (the sums are updated in place)")
+                    lambda: f"out_{s} must be the in_{s} variable (the sums are updated in place)")
         ctx.set_output(f"out_{s}", param, dtype)
     for c in _COUNTS:
-        ctx.enforce(ctx.input_names(f"in_{c}") == ctx.output_names(f"out_{c}"),
+        ctx.enforce(ctx.input_names(f"in_{c}") == ctx.output_names(f"out_{c}"), lambda:
                     f"out_{c} must be the in_{c} variable (the counts are updated in place)")
         ctx.set_output(f"out_{c}", (1,), ctx.input_dtype(f"in_{c}"))
 

@@ -32,7 +32,7 @@ lars_momentum = register_op(
 
 @lars_momentum.infer_shape
 def _(ctx):
-    ctx.enforce(ctx.attr("lars_coeff") >= 0 and ctx.attr("lars_weight_decay") >= 0,
+    ctx.enforce(ctx.attr("lars_coeff") >= 0 and ctx.attr("lars_weight_decay") >= 0, lambda:
                 f"lars_coeff and lars_weight_decay must be >= 0, got {ctx.attr('lars_coeff')} "
                 f"and {ctx.attr('lars_weight_decay')}")
     infer_optimizer(ctx, state=("Velocity",))

@@ -42,18 +42,18 @@ def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] =
     param, grad = ctx.input_shape("Param"), ctx.input_shape("Grad")
     dtype = ctx.input_dtype("Param")
     ctx.enforce(len(param) == len(grad) and all(map(dims_match, param, grad)),
-                f"Grad must have Param's shape, got Param {shape_str(param)} and Grad "
+                lambda: f"Grad must have Param's shape, got Param {shape_str(param)} and Grad "
                 f"{shape_str(grad)}")
     ctx.enforce(ctx.input_dtype("Grad") == dtype,
-                f"Grad must have Param's dtype {dtype}, got {ctx.input_dtype('Grad')}")
+                lambda: f"Grad must have Param's dtype {dtype}, got {ctx.input_dtype('Grad')}")
     if ctx.has_input("LearningRate"):  # adadelta's is dispensable (Fluid's op has none)
         _enforce_one_element(ctx, "LearningRate")
     for slot in state:
         shape = ctx.input_shape(slot)
-        ctx.enforce(len(shape) == len(param) and all(map(dims_match, param, shape)),
+        ctx.enforce(len(shape) == len(param) and all(map(dims_match, param, shape)), lambda:
                     f"{slot} must have Param's shape {shape_str(param)}, got {shape_str(shape)}")
         ctx.enforce(ctx.input_dtype(slot) == dtype,
-                    f"{slot} must have Param's dtype {dtype}, got {ctx.input_dtype(slot)}")
+                    lambda: f"{slot} must have Param's dtype {dtype}, got {ctx.input_dtype(slot)}")
     for slot in scalars:
         _enforce_one_element(ctx, slot)
     for slot in ("Param",) + tuple(state) + tuple(scalars):
@@ -62,7 +62,7 @@ def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] =
         if not outs and slot in optional:
             continue
         ctx.enforce(ins == outs,
-                    f"{out} must be the {slot} variable (optimizer ops update in place), "
+                    lambda: f"{out} must be the {slot} variable (optimizer ops update in place), "
                     f"got {out}={outs} and {slot}={ins}")
         ctx.set_output(out, ctx.input_shape(slot), ctx.input_dtype(slot))
 
@@ -70,7 +70,7 @@ def infer_optimizer(ctx, state: tuple[str, ...] = (), scalars: tuple[str, ...] =
 def _enforce_one_element(ctx, slot: str) -> None:
     shape = ctx.input_shape(slot)
     ctx.enforce(all(d in (1, -1) for d in shape),
-                f"{slot} must hold one element, got shape {shape_str(shape)}")
+                lambda: f"{slot} must hold one element, got shape {shape_str(shape)}")
 
 
 def scalar(value: np.ndarray, dtype: np.dtype):

@@ -35,10 +35,10 @@ def _infer_var_type(ctx):
 def _infer_shape(ctx):
     param, grad = ctx.input_shape("Param"), ctx.input_shape("Grad")
     ctx.enforce(len(param) == len(grad) and all(map(dims_match, param, grad)),
-                f"Grad must have Param's shape, got Param {shape_str(param)} and Grad "
+                lambda: f"Grad must have Param's shape, got Param {shape_str(param)} and Grad "
                 f"{shape_str(grad)}")
     ctx.enforce(ctx.input_dtype("Grad") == ctx.input_dtype("Param"),
-                f"Grad must have Param's dtype {ctx.input_dtype('Param')}, got "
+                lambda: f"Grad must have Param's dtype {ctx.input_dtype('Param')}, got "
                 f"{ctx.input_dtype('Grad')}")
     ctx.set_output("Out", grad, ctx.input_dtype("Grad"))
 

@@ -27,7 +27,7 @@ dequantize_log = register_op(
 @dequantize_log.infer_shape
 def _(ctx):
     ctx.enforce(ctx.input_dtype("Dict") in (None, np.float32),
-                f"Dict must be float32, got {ctx.input_dtype('Dict')}")
+                lambda: f"Dict must be float32, got {ctx.input_dtype('Dict')}")
     ctx.set_output("Out", ctx.input_shape("X"), np.float32)
     ctx.share_lod("X", "Out")
 

@@ -40,22 +40,22 @@ def _(ctx):
     check_bits(ctx, "quant_bits")
     x, count = ctx.input_shape("X"), ctx.input_count("Scales")
     bits = list(ctx.attr("quant_bits"))
-    ctx.enforce(count in (1, 2), f"Scales must hold 1 or 2 tensors, got {count}")
-    ctx.enforce(len(bits) == count,
+    ctx.enforce(count in (1, 2), lambda: f"Scales must hold 1 or 2 tensors, got {count}")
+    ctx.enforce(len(bits) == count, lambda:
                 f"quant_bits must give one bit count per Scales tensor ({count}), got {bits}")
     ctx.enforce(count == 2 or ctx.attr("quant_axis") in (0, 1),
-                f"quant_axis must be 0 or 1, got {ctx.attr('quant_axis')}")
+                lambda: f"quant_axis must be 0 or 1, got {ctx.attr('quant_axis')}")
     axis = _channel_axis(ctx.attrs, count)
     ctx.enforce(0 <= axis < len(x),
-                f"X {shape_str(x)} has no channel axis {axis}")
+                lambda: f"X {shape_str(x)} has no channel axis {axis}")
     first = ctx.input_shape("Scales", 0)
     ctx.enforce(len(first) == 1 and first[0] in (-1, x[axis]) or x[axis] < 0,
-                f"Scales[0] must hold one scale per channel, [{x[axis]}], got "
+                lambda: f"Scales[0] must hold one scale per channel, [{x[axis]}], got "
                 f"{shape_str(first)}")
     if count == 2:
         second = ctx.input_shape("Scales", 1)
         ctx.enforce(len(second) == 1 and second[0] in (-1, 1),
-                    f"Scales[1] must hold one value, got {shape_str(second)}")
+                    lambda: f"Scales[1] must hold one value, got {shape_str(second)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")
 

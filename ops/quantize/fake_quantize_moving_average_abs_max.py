@@ -49,7 +49,7 @@ def check_statistics(ctx) -> None:
             check_scalar(ctx, slot)
         else:
             ctx.enforce(ctx.attr("is_test") or not ctx.has_output(slot.replace("In", "Out")),
-                        f"training (is_test False) needs input {slot} for output "
+                        lambda: f"training (is_test False) needs input {slot} for output "
                         f"{slot.replace('In', 'Out')}")
     if not ctx.attr("is_test"):
         ctx.enforce(ctx.has_input("InAccum") and ctx.has_input("InState"),

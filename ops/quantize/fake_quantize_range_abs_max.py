@@ -54,7 +54,7 @@ def _(ctx):
     check_round_type(ctx)
     check_scalar(ctx, "InScale")
     ctx.enforce(ctx.attr("window_size") >= 1,
-                f"window_size must be >= 1, got {ctx.attr('window_size')}")
+                lambda: f"window_size must be >= 1, got {ctx.attr('window_size')}")
     if not ctx.attr("is_test"):
         ctx.enforce(ctx.has_input("Iter") and ctx.has_output("OutScales"),
                     "training (is_test False) needs input Iter and output OutScales")

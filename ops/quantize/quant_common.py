@@ -81,12 +81,12 @@ def check_bits(ctx, name: str = "bit_length") -> None:
     bits = ctx.attr(name)
     values = list(bits) if isinstance(bits, (list, tuple)) else [bits]
     ctx.enforce(all(2 <= b <= 16 for b in values),
-                f"{name} must be between 2 and 16, got {bits}")
+                lambda: f"{name} must be between 2 and 16, got {bits}")
 
 
 def check_round_type(ctx) -> None:
     ctx.enforce(ctx.attr("round_type") in ROUND_TYPES,
-                f"round_type must be 0 (half to even) or 1 (half away from zero), got "
+                lambda: f"round_type must be 0 (half to even) or 1 (half away from zero), got "
                 f"{ctx.attr('round_type')}")
 
 
@@ -95,4 +95,4 @@ def check_scalar(ctx, slot: str) -> None:
     shape = ctx.input_shape(slot)
     known = all(d >= 0 for d in shape)
     ctx.enforce(not known or int(np.prod(shape)) == 1,
-                f"{slot} must hold one value, got shape {list(shape)}")
+                lambda: f"{slot} must hold one value, got shape {list(shape)}")

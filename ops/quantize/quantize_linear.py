@@ -61,13 +61,13 @@ def _check(ctx) -> None:
     check_round_type(ctx)
     x, scale, axis = ctx.input_shape("X"), ctx.input_shape("Scale"), ctx.attr("quant_axis")
     if axis >= 0:
-        ctx.enforce(axis < len(x), f"quant_axis {axis} is not an axis of X {shape_str(x)}")
+        ctx.enforce(axis < len(x), lambda: f"quant_axis {axis} is not an axis of X {shape_str(x)}")
         ctx.enforce(len(scale) == 1 and (scale[0] < 0 or x[axis] < 0 or scale[0] == x[axis]
                                          or scale[0] == 1),
-                    f"Scale must hold one scale per channel of axis {axis} ([{x[axis]}]), "
+                    lambda: f"Scale must hold one scale per channel of axis {axis} ([{x[axis]}]), "
                     f"got {shape_str(scale)}")
     else:
-        ctx.enforce(any(d < 0 for d in scale) or int(np.prod(scale)) == 1,
+        ctx.enforce(any(d < 0 for d in scale) or int(np.prod(scale)) == 1, lambda:
                     f"Scale must hold one value when quant_axis < 0, got {shape_str(scale)}")
 
 
@@ -113,7 +113,7 @@ def _(ctx):
     ctx.set_output("Y", ctx.input_shape("X"), dtype)
     ctx.share_lod("X", "Y")
     for slot in ("OutState", "OutAccum", "OutScale"):
-        ctx.enforce(not ctx.has_output(slot),
+        ctx.enforce(not ctx.has_output(slot), lambda:
                     f"dequantize_linear updates no statistics: output {slot} must not be set")
 
 

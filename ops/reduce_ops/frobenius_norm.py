@@ -31,7 +31,7 @@ def _fro_axes(get, rank: int) -> tuple[int, ...]:
 def _(ctx):
     x = ctx.input_shape("X")
     for d in ctx.attr("dim"):
-        ctx.enforce(-len(x) <= d < len(x), f"dim holds {d}, outside X {shape_str(x)}")
+        ctx.enforce(-len(x) <= d < len(x), lambda: f"dim holds {d}, outside X {shape_str(x)}")
     axes = _fro_axes(ctx.attr, len(x))
     out = ([1 if k in axes else d for k, d in enumerate(x)] if ctx.attr("keep_dim")
            else [d for k, d in enumerate(x) if k not in axes])

@@ -34,7 +34,7 @@ def _(ctx):
     x = ctx.input_shape("X")
     for a in ctx.attr("axis"):
         ctx.enforce(-max(len(x), 1) <= a < max(len(x), 1),
-                    f"axis holds {a}, outside X {shape_str(x)}")
+                    lambda: f"axis holds {a}, outside X {shape_str(x)}")
     axes = _lse_axes({a: ctx.attr(a) for a in ("axis", "reduce_all")}, len(x))
     if ctx.attr("keepdim"):
         out = [1 if k in axes else d for k, d in enumerate(x)]

@@ -73,7 +73,7 @@ mean_grad = register_op(
 def _(ctx):
     dout = ctx.input_shape("Out@GRAD")
     ctx.enforce(all(d in (1, -1) for d in dout),
-                f"Out@GRAD must hold one element, got shape {shape_str(dout)}")
+                lambda: f"Out@GRAD must hold one element, got shape {shape_str(dout)}")
     ctx.set_output("X@GRAD", ctx.input_shape("X"), ctx.input_dtype("X"))
     ctx.share_lod("X", "X@GRAD")
 
@@ -103,11 +103,11 @@ def _axes(ctx) -> tuple[int, ...]:
         return tuple(range(rank))
     dims = list(ctx.attr("dim"))
     for d in dims:
-        ctx.enforce(-rank <= d < rank,
+        ctx.enforce(-rank <= d < rank, lambda:
                     f"dim {d} is out of range for X.shape={shape_str(shape)}: each dim must be "
                     f"in [-{rank}, {rank})")
     axes = sorted({d % rank for d in dims})
-    ctx.enforce(len(axes) == len(dims),
+    ctx.enforce(len(axes) == len(dims), lambda:
                 f"dim must not name an axis twice, got {dims} for X.shape={shape_str(shape)}")
     return tuple(axes)
 

@@ -76,14 +76,15 @@ beam_search = register_op(
 @beam_search.infer_shape
 def _(ctx):
     scores = ctx.input_shape("scores")
-    ctx.enforce(len(scores) == 2, f"Input(scores) must be [M, K], got {shape_str(scores)}")
+    ctx.enforce(len(scores) == 2, lambda: f"Input(scores) must be [M, K], got {shape_str(scores)}")
     level = ctx.attr("level")
     lod_level = ctx.input_lod_level("scores")
-    ctx.enforce(0 <= level < lod_level,
+    ctx.enforce(0 <= level < lod_level, lambda:
                 f"Input(scores) needs a LoD level {level} (attribute level) to group its rows "
                 f"by source, but it has lod_level {lod_level}",
                 hint="feed init_ids / init_scores with a 2-level LoD, e.g. [[1] * n, [1] * n]")
-    ctx.enforce(ctx.attr("beam_size") > 0, f"beam_size must be > 0, got {ctx.attr('beam_size')}")
+    ctx.enforce(ctx.attr("beam_size") > 0,
+                lambda: f"beam_size must be > 0, got {ctx.attr('beam_size')}")
     ctx.set_output("selected_ids", (-1, 1), np.int64)
     ctx.set_output("selected_scores", (-1, 1), ctx.input_dtype("scores"))
     ctx.set_output("parent_idx", (-1,), np.int32)
@@ -232,7 +233,7 @@ beam_search_decode.grad_maker(lambda g: [])
 
 def _infer_gather_tree(ctx):
     ids, parents = ctx.input_shape("Ids"), ctx.input_shape("Parents")
-    ctx.enforce(len(ids) == 3 and list(ids) == list(parents),
+    ctx.enforce(len(ids) == 3 and list(ids) == list(parents), lambda:
                 f"Ids and Parents must be [T, B, beam] alike, got {list(ids)}, {list(parents)}")
     ctx.set_output("Out", ids, ctx.input_dtype("Ids"))
 

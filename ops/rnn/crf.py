@@ -51,26 +51,26 @@ linear_chain_crf = register_op(
 def _check_crf(ctx, op_type: str) -> tuple[tuple[int, ...], int]:
     """Check Transition and Emission; return (Emission's shape, D)."""
     trans = ctx.input_shape("Transition")
-    ctx.enforce(len(trans) == 2, f"Input(Transition) must be 2-D [D + 2, D], got "
+    ctx.enforce(len(trans) == 2, lambda: f"Input(Transition) must be 2-D [D + 2, D], got "
                                  f"{shape_str(trans)}")
     d = trans[1]
-    ctx.enforce(trans[0] < 0 or d < 0 or trans[0] == d + 2,
+    ctx.enforce(trans[0] < 0 or d < 0 or trans[0] == d + 2, lambda:
                 f"Input(Transition) must be [D + 2, D] (start, end, then D rows of tag-to-tag "
                 f"weights), got {shape_str(trans)}")
     emission = ctx.input_shape("Emission")
     padded = ctx.has_input("Length")
     want_rank = 3 if padded else 2
     ctx.enforce(len(emission) == want_rank,
-                f"Input(Emission) must be {want_rank}-D "
+                lambda: f"Input(Emission) must be {want_rank}-D "
                 f"({'[N, L, D] with Length' if padded else '[T, D] with LoD'}), got "
                 f"{shape_str(emission)}")
     ctx.enforce(emission[-1] < 0 or d < 0 or emission[-1] == d,
-                f"the last dim of Input(Emission) must equal the tag number D = {d} of "
+                lambda: f"the last dim of Input(Emission) must equal the tag number D = {d} of "
                 f"Input(Transition), got Emission {shape_str(emission)}")
     if not padded:
         name = "Label" if ctx.has_input("Label") and op_type == "linear_chain_crf" else "Emission"
         ctx.enforce(ctx.input_lod_level(name) >= 1,
-                    f"Input({name}) of {op_type} must be a sequence (lod_level >= 1) when "
+                    lambda: f"Input({name}) of {op_type} must be a sequence (lod_level >= 1) when "
                     f"Input(Length) is not given",
                     hint="feed a LoDTensor, or give Length for a padded [N, L, D] batch")
     return emission, d
@@ -82,11 +82,11 @@ def _(ctx):
     label = ctx.input_shape("Label")
     if ctx.has_input("Length"):
         ctx.enforce(len(label) == 2 or (len(label) == 3 and label[2] in (1, -1)),
-                    f"Input(Label) must be [N, L] or [N, L, 1] in padding mode, got "
+                    lambda: f"Input(Label) must be [N, L] or [N, L, 1] in padding mode, got "
                     f"{shape_str(label)}")
     else:
         ctx.enforce(len(label) == 2 and label[1] in (1, -1),
-                    f"Input(Label) must be [T, 1], got {shape_str(label)}")
+                    lambda: f"Input(Label) must be [T, 1], got {shape_str(label)}")
     dtype = ctx.input_dtype("Emission")
     ctx.set_output("Alpha", emission, dtype)
     ctx.set_output("EmissionExps", emission, dtype)

@@ -76,7 +76,7 @@ def _(ctx):
     if ctx.has_input("Bias"):
         bias = ctx.input_shape("Bias")
         ctx.enforce(len(bias) == 2 and dims_match(bias[0], 1) and dims_match(bias[1], wide),
-                    f"Bias must be [1, {wide}] (3D), got {shape_str(bias)}")
+                    lambda: f"Bias must be [1, {wide}] (3D), got {shape_str(bias)}")
     check_state(ctx, "H0", d)
     t, dtype = ctx.input_shape("Input")[0], ctx.input_dtype("Input")
     for slot, cols in (("BatchGate", wide), ("BatchResetHiddenPrev", d), ("BatchHidden", d),

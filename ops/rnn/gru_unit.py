@@ -52,24 +52,24 @@ gru_unit = register_op(
 def _check(ctx) -> tuple[int, int]:
     for attr in ("activation", "gate_activation"):
         value = ctx.attr(attr)
-        ctx.enforce(0 <= value < len(ACTIVATION_IDS),
+        ctx.enforce(0 <= value < len(ACTIVATION_IDS), lambda:
                     f"{attr} must be 0 (identity), 1 (sigmoid), 2 (tanh) or 3 (relu), got {value}")
     x, h, w = (ctx.input_shape(s) for s in ("Input", "HiddenPrev", "Weight"))
-    ctx.enforce(len(x) == 2 and len(h) == 2 and len(w) == 2,
+    ctx.enforce(len(x) == 2 and len(h) == 2 and len(w) == 2, lambda:
                 f"Input, HiddenPrev and Weight must be 2-D, got {shape_str(x)}, {shape_str(h)} "
                 f"and {shape_str(w)}")
     d = h[1]
     wide = 3 * d if d >= 0 else -1
     ctx.enforce(dims_match(x[1], wide),
-                f"The input_size must be 3 times of frame_size in gru_unit: Input "
+                lambda: f"The input_size must be 3 times of frame_size in gru_unit: Input "
                 f"{shape_str(x)}, HiddenPrev {shape_str(h)}")
-    ctx.enforce(dims_match(w[0], d) and dims_match(w[1], wide),
+    ctx.enforce(dims_match(w[0], d) and dims_match(w[1], wide), lambda:
                 f"The shape of Weight must be [frame_size, frame_size * 3] = [{d}, {wide}], got "
                 f"{shape_str(w)}")
     if ctx.has_input("Bias"):
         b = ctx.input_shape("Bias")
         ctx.enforce(len(b) == 2 and dims_match(b[0], 1) and dims_match(b[1], wide),
-                    f"The shape of Bias must be [1, frame_size * 3] = [1, {wide}], got "
+                    lambda: f"The shape of Bias must be [1, frame_size * 3] = [1, {wide}], got "
                     f"{shape_str(b)}")
     return x[0], d
 

@@ -79,7 +79,7 @@ def _(ctx):
     width = (7 if ctx.attr("use_peepholes") else 4) * d if d >= 0 else -1
     kind = "7D: biases, then peephole weights" if ctx.attr("use_peepholes") else "4D"
     ctx.enforce(len(bias) == 2 and dims_match(bias[0], 1) and dims_match(bias[1], width),
-                f"Bias must be [1, {width}] ({kind}), got {shape_str(bias)}",
+                lambda: f"Bias must be [1, {width}] ({kind}), got {shape_str(bias)}",
                 hint="use_peepholes=True needs a [1, 7D] Bias, False a [1, 4D] one")
     check_state(ctx, "H0", d)
     check_state(ctx, "C0", d)

@@ -35,9 +35,9 @@ lstm_unit = register_op(
 def _(ctx):
     x, c = ctx.input_shape("X"), ctx.input_shape("C_prev")
     ctx.enforce(len(x) == 2 and len(c) == 2,
-                f"X and C_prev must be 2-D, got {shape_str(x)} and {shape_str(c)}")
+                lambda: f"X and C_prev must be 2-D, got {shape_str(x)} and {shape_str(c)}")
     ctx.enforce(dims_match(x[0], c[0]) and dims_match(x[1], 4 * c[1] if c[1] >= 0 else -1),
-                f"X must be [N, 4D] for C_prev [N, D], got X {shape_str(x)} and C_prev "
+                lambda: f"X must be [N, 4D] for C_prev [N, D], got X {shape_str(x)} and C_prev "
                 f"{shape_str(c)}")
     for slot in ("C", "H"):
         ctx.set_output(slot, c, ctx.input_dtype("X"))

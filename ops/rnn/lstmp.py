@@ -85,9 +85,9 @@ lstmp = register_op(
 def _widths(ctx) -> tuple[int, int]:
     """(D, P) after checking Input [T, 4D], Weight [P, 4D] and ProjWeight [D, P] together."""
     x, w, pw = (ctx.input_shape(s) for s in ("Input", "Weight", "ProjWeight"))
-    ctx.enforce(len(x) == 2, f"Input must be 2-D [T, 4D], got {shape_str(x)}")
-    ctx.enforce(len(w) == 2, f"Weight must be 2-D [P, 4D], got {shape_str(w)}")
-    ctx.enforce(len(pw) == 2, f"ProjWeight must be 2-D [D, P], got {shape_str(pw)}")
+    ctx.enforce(len(x) == 2, lambda: f"Input must be 2-D [T, 4D], got {shape_str(x)}")
+    ctx.enforce(len(w) == 2, lambda: f"Weight must be 2-D [P, 4D], got {shape_str(w)}")
+    ctx.enforce(len(pw) == 2, lambda: f"ProjWeight must be 2-D [D, P], got {shape_str(pw)}")
     # D and P from whichever dim is known, ProjWeight's first (a program may leave any -1).
     known_d = [v for v in (pw[0], w[1] // 4 if w[1] >= 0 else -1,
                            x[1] // 4 if x[1] >= 0 else -1) if v >= 0]
@@ -95,18 +95,18 @@ def _widths(ctx) -> tuple[int, int]:
     p = next((v for v in (pw[1], w[0]) if v >= 0), -1)
     wide = 4 * d if d >= 0 else -1
     ctx.enforce(dims_match(x[1], wide) and (x[1] < 0 or x[1] % 4 == 0),
-                f"Input.shape[1] must be 4 * D = {wide} (D = ProjWeight.shape[0]), got "
+                lambda: f"Input.shape[1] must be 4 * D = {wide} (D = ProjWeight.shape[0]), got "
                 f"Input.shape={shape_str(x)}",
                 hint="project the input to the gate width first (an fc of size 4 * D "
                      "without activation)")
     ctx.enforce(dims_match(w[0], p) and dims_match(w[1], wide),
-                f"Weight must be [P, 4D] = [{p}, {wide}] (P = ProjWeight.shape[1]), got "
+                lambda: f"Weight must be [P, 4D] = [{p}, {wide}] (P = ProjWeight.shape[1]), got "
                 f"{shape_str(w)}")
-    ctx.enforce(dims_match(pw[0], d), f"ProjWeight must be [D, P] with D = {d}, got "
+    ctx.enforce(dims_match(pw[0], d), lambda: f"ProjWeight must be [D, P] with D = {d}, got "
                 f"{shape_str(pw)}")
     for slot in ("Weight", "ProjWeight", "Bias"):
         ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("Input"),
-                    f"{slot} must have Input's dtype {ctx.input_dtype('Input')}, got "
+                    lambda: f"{slot} must have Input's dtype {ctx.input_dtype('Input')}, got "
                     f"{ctx.input_dtype(slot)}")
     return d, p
 
@@ -116,13 +116,14 @@ def _(ctx):
     require_sequence_input(ctx, "lstmp", "dynamic_lstmp")
     check_activations(ctx, _ACT_ATTRS)
     for clip in ("cell_clip", "proj_clip"):
-        ctx.enforce(np.isfinite(ctx.attr(clip)), f"{clip} must be finite, got {ctx.attr(clip)}")
+        ctx.enforce(np.isfinite(ctx.attr(clip)),
+                    lambda: f"{clip} must be finite, got {ctx.attr(clip)}")
     d, p = _widths(ctx)
     bias = ctx.input_shape("Bias")
     width = (7 if ctx.attr("use_peepholes") else 4) * d if d >= 0 else -1
     kind = "7D: biases, then peephole weights" if ctx.attr("use_peepholes") else "4D"
     ctx.enforce(len(bias) == 2 and dims_match(bias[0], 1) and dims_match(bias[1], width),
-                f"Bias must be [1, {width}] ({kind}), got {shape_str(bias)}",
+                lambda: f"Bias must be [1, {width}] ({kind}), got {shape_str(bias)}",
                 hint="use_peepholes=True needs a [1, 7D] Bias, False a [1, 4D] one")
     ctx.enforce(not ctx.has_input("H0") or ctx.has_input("C0"),
                 "C0 must be given when H0 is (Paddle's lstmp takes both initial states or "

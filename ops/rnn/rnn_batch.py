@@ -36,7 +36,7 @@ def check_activations(ctx, names: tuple[str, ...]) -> None:
     for attr in names:
         value = ctx.attr(attr)
         ctx.enforce(value in ACTIVATIONS,
-                    f"{attr} must be one of {sorted(ACTIVATIONS)}, got {value!r}")
+                    lambda: f"{attr} must be one of {sorted(ACTIVATIONS)}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,10 @@ def require_sequence_input(ctx, op_type: str, layer: str) -> None:
     level = ctx.input_lod_level("Input")
     ctx.enforce(
         level >= 1,
-        f"Input of {op_type} must be a sequence (a LoDTensor with lod_level >= 1), got "
+        lambda: f"Input of {op_type} must be a sequence (a LoDTensor with lod_level >= 1), got "
         f"lod_level {level}",
-        hint=f"declare the input with layers.data(..., lod_level=1) (or compute it from such "
+        hint=
+        lambda: f"declare the input with layers.data(..., lod_level=1) (or compute it from such "
              f"a variable) and feed a LoDTensor; {layer} runs over the sequences of its LoD")
 
 
@@ -130,34 +131,34 @@ def check_state(ctx, slot: str, width: int) -> None:
     if not ctx.has_input(slot):
         return
     shape = ctx.input_shape(slot)
-    ctx.enforce(len(shape) == 2 and dims_match(shape[1], width),
+    ctx.enforce(len(shape) == 2 and dims_match(shape[1], width), lambda:
                 f"{slot} must be [N, {width}] (one row per sequence), got {shape_str(shape)}")
     ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("Input"),
-                f"{slot} must have Input's dtype {ctx.input_dtype('Input')}, got "
+                lambda: f"{slot} must have Input's dtype {ctx.input_dtype('Input')}, got "
                 f"{ctx.input_dtype(slot)}")
 
 
 def projected_width(ctx, gates: int) -> int:
     """D from Weight [D, gates*D], after checking Input [T, gates*D] against it."""
     x, w = ctx.input_shape("Input"), ctx.input_shape("Weight")
-    ctx.enforce(len(x) == 2, f"Input must be 2-D [T, {gates}D], got {shape_str(x)}")
-    ctx.enforce(len(w) == 2, f"Weight must be 2-D [D, {gates}D], got {shape_str(w)}")
+    ctx.enforce(len(x) == 2, lambda: f"Input must be 2-D [T, {gates}D], got {shape_str(x)}")
+    ctx.enforce(len(w) == 2, lambda: f"Weight must be 2-D [D, {gates}D], got {shape_str(w)}")
     # D from whichever dim is known (a program may leave any of them -1).
     known = [v for v in (w[0], w[1] // gates if w[1] >= 0 else -1,
                          x[1] // gates if x[1] >= 0 else -1) if v >= 0]
     d = known[0] if known else -1
     wide = gates * d if d >= 0 else -1
-    ctx.enforce(dims_match(w[0], d), f"Weight must be [D, {gates}D], got {shape_str(w)}")
+    ctx.enforce(dims_match(w[0], d), lambda: f"Weight must be [D, {gates}D], got {shape_str(w)}")
     ctx.enforce(dims_match(w[1], wide),
-                f"Weight must be [D, {gates}D], got {shape_str(w)}")
+                lambda: f"Weight must be [D, {gates}D], got {shape_str(w)}")
     ctx.enforce(dims_match(x[1], wide),
-                f"Input.shape[1] must be {gates} * D = {wide} (D = Weight.shape[0]), got "
+                lambda: f"Input.shape[1] must be {gates} * D = {wide} (D = Weight.shape[0]), got "
                 f"Input.shape={shape_str(x)}",
-                hint="project the input to the gate width first (an fc of size "
+                hint=lambda: "project the input to the gate width first (an fc of size "
                      f"{gates} * D without activation)")
     for slot in ("Weight", "Bias"):
         if ctx.has_input(slot):
             ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("Input"),
-                        f"{slot} must have Input's dtype {ctx.input_dtype('Input')}, got "
+                        lambda: f"{slot} must have Input's dtype {ctx.input_dtype('Input')}, got "
                         f"{ctx.input_dtype(slot)}")
     return d

@@ -65,7 +65,7 @@ def _infer_ctc_align(ctx):
         infer_lod_ids(ctx)
         return
     shape = ctx.input_shape("Input")
-    ctx.enforce(len(shape) == 2, f"with InputLength, Input must be padded ids [B, T], got "
+    ctx.enforce(len(shape) == 2, lambda: f"with InputLength, Input must be padded ids [B, T], got "
                                  f"{list(shape)}")
     ctx.set_output("Output", shape, ctx.input_dtype("Input"))
     ctx.set_output("OutputLength", (shape[0], 1), np.int64)
@@ -143,7 +143,7 @@ def _infer_edit_distance(ctx):
     if all(padded):
         for slot in ("Hyps", "Refs"):
             shape = ctx.input_shape(slot)
-            ctx.enforce(len(shape) == 2, f"{slot} must be padded ids [B, T] with "
+            ctx.enforce(len(shape) == 2, lambda: f"{slot} must be padded ids [B, T] with "
                                          f"{slot}Length, got {list(shape)}")
     else:
         require_lod(ctx, "Hyps")

@@ -31,7 +31,7 @@ def _infer(ctx):
     if ctx.attr("is_lod"):
         require_lod(ctx, "Ins")
     ins = ctx.input_shape("Ins")
-    ctx.enforce(len(ins) == 2, f"Ins must be [rows, D], got {list(ins)}")
+    ctx.enforce(len(ins) == 2, lambda: f"Ins must be [rows, D], got {list(ins)}")
     ctx.set_output("Out", (-1, ins[1]), ctx.input_dtype("Ins"))
     ctx.set_output_lod_level("Out", 1)
     ctx.set_output("LossWeight", (-1, 1), np.float32)

@@ -52,16 +52,16 @@ def _(ctx):
     ctx.enforce(len(x_shape) >= 1, "lod_reset requires X with at least one dim (its rows)")
     if not ctx.has_input("Y"):
         target = list(ctx.attr("target_lod"))
-        ctx.enforce(len(target) >= 2,
+        ctx.enforce(len(target) >= 2, lambda:
                     f"lod_reset needs Y or a target_lod of at least 2 offsets, got {target}",
                     hint="target_lod holds offsets: [0, 2, 5] is sequences of 2 and 3 rows")
         ctx.enforce(x_shape[0] < 0 or target[-1] == x_shape[0],
-                    f"target_lod {target} must end at X's row count {x_shape[0]}",
+                    lambda: f"target_lod {target} must end at X's row count {x_shape[0]}",
                     hint="target_lod holds offsets, not lengths: lengths [2, 3] are "
                          "offsets [0, 2, 5]")
     elif ctx.input_lod_level("Y") == 0:
         ctx.enforce(ctx.input_dtype("Y").kind in "iu",
-                    f"Y without a LoD gives offsets, so it must be integral, got "
+                    lambda: f"Y without a LoD gives offsets, so it must be integral, got "
                     f"{ctx.input_dtype('Y')}")
     ctx.set_output("Out", x_shape, ctx.input_dtype("X"))
     ctx.set_output_lod_level("Out", _out_levels(ctx))

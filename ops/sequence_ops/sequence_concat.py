@@ -44,10 +44,11 @@ def _(ctx):
         shape = shapes[k]
         ctx.enforce(len(shape) == len(first)
                     and all(dims_match(a, b) for a, b in zip(shape[1:], first[1:], strict=True)),
-                    f"sequence_concat requires inputs with the same dims after the first, got "
+                    lambda: f"sequence_concat requires inputs with the same dims after the "
+                    f"first, got "
                     f"X[0] {list(first)} and X[{k}] {list(shape)}")
         ctx.enforce(ctx.input_dtype("X", k) == dtype,
-                    f"sequence_concat requires inputs of one dtype, got X[0] {dtype} and "
+                    lambda: f"sequence_concat requires inputs of one dtype, got X[0] {dtype} and "
                     f"X[{k}] {ctx.input_dtype('X', k)}")
     rows = -1 if any(s[0] < 0 for s in shapes) else sum(s[0] for s in shapes)
     ctx.set_output("Out", (rows,) + tuple(first[1:]), dtype)

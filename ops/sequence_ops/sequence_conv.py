@@ -51,19 +51,19 @@ sequence_conv = register_op(
 def _check(ctx) -> tuple[tuple[int, ...], tuple[int, ...]]:
     require_lod(ctx, "X")
     length = ctx.attr("contextLength")
-    ctx.enforce(length > 0, f"contextLength must be > 0, got {length}")
+    ctx.enforce(length > 0, lambda: f"contextLength must be > 0, got {length}")
     ctx.enforce(ctx.attr("contextStride") == 1,
-                f"Currently, sequence_conv only supports contextStride=1, got "
+                lambda: f"Currently, sequence_conv only supports contextStride=1, got "
                 f"{ctx.attr('contextStride')}")
     ctx.enforce(not ctx.attr("paddingTrainable"),
                 "sequence_conv supports only paddingTrainable=False (zero padding)",
                 hint="the sequence_conv layer always pads with zeros")
     x, w = ctx.input_shape("X"), ctx.input_shape("Filter")
     ctx.enforce(len(x) == 2 and len(w) == 2,
-                f"Input(X) and Input(Filter) must be 2-D, got X {shape_str(x)} and Filter "
+                lambda: f"Input(X) and Input(Filter) must be 2-D, got X {shape_str(x)} and Filter "
                 f"{shape_str(w)}")
     want = length * x[1] if x[1] >= 0 else -1
-    ctx.enforce(dims_match(w[0], want),
+    ctx.enforce(dims_match(w[0], want), lambda:
                 f"Filter's height must be contextLength * X's width = {length} * {x[1]}, got "
                 f"Filter {shape_str(w)}")
     return x, w

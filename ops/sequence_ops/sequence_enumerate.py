@@ -15,8 +15,10 @@ from paddle_ir.ops.simple_op import register_simple
 def _infer_enumerate(ctx):
     require_lod(ctx, "X")
     shape = ctx.input_shape("X")
-    ctx.enforce(len(shape) == 2 and shape[1] in (1, -1), f"X must be [N, 1], got {list(shape)}")
-    ctx.enforce(ctx.attr("win_size") >= 1, f"win_size must be >= 1, got {ctx.attr('win_size')}")
+    ctx.enforce(len(shape) == 2 and shape[1] in (1, -1),
+                lambda: f"X must be [N, 1], got {list(shape)}")
+    ctx.enforce(ctx.attr("win_size") >= 1,
+                lambda: f"win_size must be >= 1, got {ctx.attr('win_size')}")
     ctx.set_output("Out", (shape[0], ctx.attr("win_size")), ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")
 

@@ -48,11 +48,11 @@ def _check_levels(ctx) -> None:
     y_levels = require_lod(ctx, "Y")
     x_levels = ctx.input_lod_level("X")
     ref_level = ctx.attr("ref_level")
-    ctx.enforce(x_levels <= 1,
+    ctx.enforce(x_levels <= 1, lambda:
                 f"sequence_expand requires X with at most 1 LoD level, got lod_level {x_levels}",
                 hint="lod_reset X to a single level first")
     ctx.enforce(ref_level == -1 or 0 <= ref_level < y_levels,
-                f"ref_level must be -1 or in [0, {y_levels}) for Y with {y_levels} LoD "
+                lambda: f"ref_level must be -1 or in [0, {y_levels}) for Y with {y_levels} LoD "
                 f"level(s), got {ref_level}")
 
 

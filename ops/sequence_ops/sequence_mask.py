@@ -34,10 +34,10 @@ sequence_mask = register_op(
 @sequence_mask.infer_shape
 def _(ctx):
     ctx.enforce(ctx.input_dtype("X") in INTS,
-                f"sequence_mask requires integer lengths X (int32 or int64), got "
+                lambda: f"sequence_mask requires integer lengths X (int32 or int64), got "
                 f"{ctx.input_dtype('X')}")
     maxlen = ctx.attr("maxlen")
-    ctx.enforce(maxlen == -1 or maxlen > 0, f"maxlen must be -1 or positive, got {maxlen}")
+    ctx.enforce(maxlen == -1 or maxlen > 0, lambda: f"maxlen must be -1 or positive, got {maxlen}")
     if ctx.has_input("MaxLenTensor"):
         maxlen = -1  # known when the program runs
     ctx.set_output("Y", tuple(ctx.input_shape("X")) + (maxlen,),

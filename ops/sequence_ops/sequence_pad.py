@@ -48,7 +48,7 @@ sequence_pad = register_op(
 def _check_x(ctx, slot: str = "X"):
     x_shape = ctx.input_shape(slot)
     ctx.enforce(len(x_shape) >= 2,
-                f"{ctx.op_type} requires {slot} of rank >= 2 ([rows, features...]), got "
+                lambda: f"{ctx.op_type} requires {slot} of rank >= 2 ([rows, features...]), got "
                 f"{list(x_shape)}", hint="reshape a [rows] tensor to [rows, 1]")
     return x_shape
 
@@ -62,14 +62,14 @@ def _(ctx):
     ctx.enforce(pad_shape == (1,) or (
                 len(pad_shape) == len(step)
                 and all(dims_match(p, s) for p, s in zip(pad_shape, step, strict=True))),
-                f"PadValue must be a [1] scalar or have one step's shape {list(step)}, got "
+                lambda: f"PadValue must be a [1] scalar or have one step's shape {list(step)}, got "
                 f"{list(pad_shape)}")
     ctx.enforce(ctx.input_dtype("PadValue") == ctx.input_dtype("X"),
-                f"PadValue must have X's dtype {ctx.input_dtype('X')}, got "
+                lambda: f"PadValue must have X's dtype {ctx.input_dtype('X')}, got "
                 f"{ctx.input_dtype('PadValue')}")
     padded_length = ctx.attr("padded_length")
     ctx.enforce(padded_length == -1 or padded_length > 0,
-                f"padded_length must be -1 or positive, got {padded_length}")
+                lambda: f"padded_length must be -1 or positive, got {padded_length}")
     ctx.set_output("Out", (-1, padded_length) + step, ctx.input_dtype("X"))
     ctx.set_output_lod_level("Out", 0)
     ctx.set_output("Length", (-1,), np.int64)
@@ -158,12 +158,12 @@ def _(ctx):
     x_shape = _check_x(ctx)
     length_shape = ctx.input_shape("Length")
     ctx.enforce(len(length_shape) == 1,
-                f"Length must be 1-D ([num_sequences]), got {list(length_shape)}")
+                lambda: f"Length must be 1-D ([num_sequences]), got {list(length_shape)}")
     ctx.enforce(length_shape[0] < 0 or x_shape[0] < 0 or length_shape[0] == x_shape[0],
-                f"Length holds {length_shape[0]} lengths but X holds {x_shape[0]} padded "
+                lambda: f"Length holds {length_shape[0]} lengths but X holds {x_shape[0]} padded "
                 f"sequences; they must agree")
     ctx.enforce(ctx.input_dtype("Length") in INTS,
-                f"Length must be int64 or int32, got {ctx.input_dtype('Length')}")
+                lambda: f"Length must be int64 or int32, got {ctx.input_dtype('Length')}")
     ctx.set_output("Out", (-1,) + _unpadded_shape(x_shape), ctx.input_dtype("X"))
     ctx.set_output_lod_level("Out", 1)
 

@@ -54,7 +54,7 @@ sequence_pool = register_op(
 def _check_pooltype(ctx) -> str:
     pooltype = ctx.attr("pooltype")
     ctx.enforce(pooltype in POOL_TYPES,
-                f"pooltype must be one of {', '.join(POOL_TYPES)}, got {pooltype!r}",
+                lambda: f"pooltype must be one of {', '.join(POOL_TYPES)}, got {pooltype!r}",
                 hint="the sequence_pool layer takes pool_type in any case, e.g. 'max'")
     return pooltype
 

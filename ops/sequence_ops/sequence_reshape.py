@@ -19,8 +19,8 @@ def _infer_reshape(ctx):
     require_lod(ctx, "X")
     shape = ctx.input_shape("X")
     new_dim = ctx.attr("new_dim")
-    ctx.enforce(len(shape) == 2, f"X must be [N, D], got {list(shape)}")
-    ctx.enforce(new_dim >= 1, f"new_dim must be >= 1, got {new_dim}")
+    ctx.enforce(len(shape) == 2, lambda: f"X must be [N, D], got {list(shape)}")
+    ctx.enforce(new_dim >= 1, lambda: f"new_dim must be >= 1, got {new_dim}")
     ctx.set_output("Out", (-1, new_dim), ctx.input_dtype("X"))
     ctx.set_output_lod_level("Out", ctx.input_lod_level("X"))
 

@@ -16,8 +16,8 @@ def _infer_scatter(ctx):
     require_lod(ctx, "Ids")
     ctx.enforce(ctx.input_dtype("Ids") in INTS, "Ids must be int32 or int64")
     x, ids, upd = ctx.input_shape("X"), ctx.input_shape("Ids"), ctx.input_shape("Updates")
-    ctx.enforce(len(x) == 2, f"X must be [n, D], got {list(x)}")
-    ctx.enforce(ids[0] < 0 or upd[0] < 0 or ids[0] == upd[0],
+    ctx.enforce(len(x) == 2, lambda: f"X must be [n, D], got {list(x)}")
+    ctx.enforce(ids[0] < 0 or upd[0] < 0 or ids[0] == upd[0], lambda:
                 f"Updates must have one row per id, got Ids {list(ids)} and Updates {list(upd)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 

@@ -21,7 +21,7 @@ from paddle_ir.ops.simple_op import register_simple
 def _infer_slice(ctx):
     require_lod(ctx, "X")
     for slot in ("Offset", "Length"):
-        ctx.enforce(ctx.input_dtype(slot) in INTS, f"{slot} must be int32 or int64")
+        ctx.enforce(ctx.input_dtype(slot) in INTS, lambda: f"{slot} must be int32 or int64")
     ctx.set_output("Out", (-1,) + tuple(ctx.input_shape("X")[1:]), ctx.input_dtype("X"))
     ctx.set_output_lod_level("Out", ctx.input_lod_level("X"))
 

@@ -27,7 +27,7 @@ sequence_softmax = register_op(
 def _check_scores(ctx, slot: str) -> None:
     shape = ctx.input_shape(slot)
     ctx.enforce(len(shape) == 1 or (len(shape) == 2 and shape[1] in (1, -1)),
-                f"sequence_softmax requires {slot} of shape [rows] or [rows, 1], got "
+                lambda: f"sequence_softmax requires {slot} of shape [rows] or [rows, 1], got "
                 f"{list(shape)}", hint="one score per step; reshape to [-1, 1] first")
 
 

@@ -47,9 +47,9 @@ sequence_topk_avg_pooling = register_op(
 
 def _check_attrs(ctx) -> tuple[list[int], int]:
     topks, channels = list(ctx.attr("topks")), ctx.attr("channel_num")
-    ctx.enforce(channels > 0, f"channel_num must be > 0, got {channels}")
+    ctx.enforce(channels > 0, lambda: f"channel_num must be > 0, got {channels}")
     ctx.enforce(len(topks) > 0, "topks must not be empty")
-    ctx.enforce(all(1 <= k <= topks[-1] for k in topks),
+    ctx.enforce(all(1 <= k <= topks[-1] for k in topks), lambda:
                 f"topks must each be in 1..topks[-1] (Paddle takes the last as the largest), "
                 f"got {topks}", hint="list the k values in ascending order, e.g. [1, 3, 5]")
     return topks, channels
@@ -58,7 +58,7 @@ def _check_attrs(ctx) -> tuple[list[int], int]:
 def _check_x(ctx) -> None:
     shape = ctx.input_shape("X")
     ctx.enforce(len(shape) in (1, 2) and (len(shape) == 1 or shape[1] in (1, -1)),
-                f"X must be [N] or [N, 1] (one value per element of the match matrices), "
+                lambda: f"X must be [N] or [N, 1] (one value per element of the match matrices), "
                 f"got {list(shape)}")
 
 

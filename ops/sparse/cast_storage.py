@@ -51,7 +51,8 @@ def _(ctx):
     shape = ctx.input_shape("X")
     target = _target(ctx)
     if target == "csr":
-        ctx.enforce(len(shape) == 2, f"stype 'csr' requires a 2-D X, got X.shape={list(shape)}")
+        ctx.enforce(len(shape) == 2,
+                    lambda: f"stype 'csr' requires a 2-D X, got X.shape={list(shape)}")
     if target == "selected_rows":
         ctx.enforce(len(shape) >= 1, "stype 'selected_rows' requires X of rank >= 1, got a 0-D X")
     ctx.set_output("Out", shape, ctx.input_dtype("X"))

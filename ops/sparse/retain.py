@@ -42,7 +42,7 @@ def _(ctx):
 
 def _check_indices(ctx):
     dtype = ctx.input_dtype("Indices")
-    ctx.enforce(dtype in INDEX_DTYPES, f"Indices must be int32 or int64, got {dtype}")
+    ctx.enforce(dtype in INDEX_DTYPES, lambda: f"Indices must be int32 or int64, got {dtype}")
 
 
 @retain.infer_shape

@@ -17,7 +17,8 @@ from paddle_ir.ops.registry import NUMERIC, In, Out, register_op
 
 def _require_sr(ctx, op: str) -> None:
     ctx.enforce(ctx.input_var_type("X") == SELECTED_ROWS,
-                "X must be SELECTED_ROWS, got a LOD_TENSOR", hint=f"{op} reads a sparse gradient")
+                "X must be SELECTED_ROWS, got a LOD_TENSOR", hint=
+                lambda: f"{op} reads a sparse gradient")
 
 
 merge_selected_rows = register_op(

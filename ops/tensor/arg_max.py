@@ -44,7 +44,7 @@ def _out_dtype(code: int) -> np.dtype:
 def _(ctx):
     x = ctx.input_shape("X")
     code = ctx.attr("dtype")
-    ctx.enforce(code in (-1, 2, 3), f"dtype must be 2 (int32) or 3 (int64), got {code}")
+    ctx.enforce(code in (-1, 2, 3), lambda: f"dtype must be 2 (int32) or 3 (int64), got {code}")
     keep = ctx.attr("keepdims")
     if ctx.attr("flatten"):
         ctx.set_output("Out", [1] * len(x) if keep else [], _out_dtype(code))
@@ -52,7 +52,7 @@ def _(ctx):
     rank = max(len(x), 1)
     axis = ctx.attr("axis")
     ctx.enforce(-rank <= axis < rank,
-                f"axis must be in [-{rank}, {rank}) for X.shape={shape_str(x)}, got {axis}")
+                lambda: f"axis must be in [-{rank}, {rank}) for X.shape={shape_str(x)}, got {axis}")
     axis %= rank
     out = [1 if i == axis else d for i, d in enumerate(x)] if keep else \
         [d for i, d in enumerate(x) if i != axis]

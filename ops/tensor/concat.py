@@ -49,7 +49,7 @@ def _axis(ctx, shapes) -> int:
     rank = len(shapes[0])
     axis = ctx.attr("axis")
     ctx.enforce(-rank <= axis < rank,
-                f"axis must be in [-{rank}, {rank}) for inputs of rank {rank}, got {axis}")
+                lambda: f"axis must be in [-{rank}, {rank}) for inputs of rank {rank}, got {axis}")
     return axis % rank
 
 
@@ -61,7 +61,7 @@ def _(ctx):
     rank = len(shapes[0])
     for name, shape in zip(names, shapes, strict=True):
         ctx.enforce(len(shape) == rank or (len(shape) > rank and
-                                           all(d in (1, -1) for d in shape[rank:])),
+                                           all(d in (1, -1) for d in shape[rank:])), lambda:
                     f"all inputs must have X[0]'s rank (or a higher one whose extra dims are "
                     f"all 1), but {names[0]} has shape {shape_str(shapes[0])} (rank {rank}) "
                     f"and {name} has shape {shape_str(shape)} (rank {len(shape)})")
@@ -76,7 +76,7 @@ def _(ctx):
         for i, (a, b) in enumerate(zip(out, shape, strict=True)):
             if i == axis:
                 continue
-            ctx.enforce(dims_match(a, b),
+            ctx.enforce(dims_match(a, b), lambda:
                         f"inputs must agree on every dim but axis {axis}, but {names[0]} has "
                         f"shape {shape_str(shapes[0])} and {name} has {shape_str(shape)}")
             out[i] = max(a, b)
@@ -84,7 +84,7 @@ def _(ctx):
     out[axis] = -1 if any(d < 0 for d in sizes) else sum(sizes)
     dtypes = [ctx.input_dtype("X", i) for i in range(len(names))]
     for name, dt in zip(names, dtypes, strict=True):
-        ctx.enforce(dt == dtypes[0], f"all inputs must have one dtype, but {names[0]} is "
+        ctx.enforce(dt == dtypes[0], lambda: f"all inputs must have one dtype, but {names[0]} is "
                                      f"{dtypes[0]} and {name} is {dt}", hint="insert a cast op")
     ctx.set_output("Out", out, dtypes[0])
     # X[0]'s depth; the kernel builds the LoD itself (a share would overwrite it).

@@ -39,7 +39,7 @@ def _scalar(x) -> float:
 def _infer_range(ctx):
     for slot in ("Start", "End", "Step"):
         ctx.enforce(ctx.input_dtype(slot) == ctx.input_dtype("Start"),
-                    f"Start, End and Step must share a dtype, got {slot} "
+                    lambda: f"Start, End and Step must share a dtype, got {slot} "
                     f"{ctx.input_dtype(slot)} vs Start {ctx.input_dtype('Start')}")
     ctx.set_output("Out", (-1,), ctx.input_dtype("Start"))
 
@@ -70,7 +70,8 @@ def _linspace_dtype(get, start_dtype) -> np.dtype:
 def _infer_linspace(ctx):
     ctx.enforce(ctx.input_dtype("Num") in INTS, "Num must be int32 or int64")
     out = _linspace_dtype(ctx.attr, ctx.input_dtype("Start"))
-    ctx.enforce(out in NUMERIC, f"dtype must be float32, float64, int32 or int64, got {out}")
+    ctx.enforce(out in NUMERIC,
+                lambda: f"dtype must be float32, float64, int32 or int64, got {out}")
     ctx.set_output("Out", (-1,), out)
 
 
@@ -104,7 +105,7 @@ register_simple(
 
 def _infer_diag(ctx):
     shape = ctx.input_shape("Diagonal")
-    ctx.enforce(len(shape) == 1, f"Diagonal must be 1-D, got shape {list(shape)}")
+    ctx.enforce(len(shape) == 1, lambda: f"Diagonal must be 1-D, got shape {list(shape)}")
     ctx.set_output("Out", (shape[0], shape[0]), ctx.input_dtype("Diagonal"))
 
 
@@ -115,8 +116,8 @@ register_simple(
 
 def _infer_eye(ctx):
     rows, cols = ctx.attr("num_rows"), ctx.attr("num_columns")
-    ctx.enforce(rows >= 0, f"num_rows must be >= 0, got {rows}")
-    ctx.enforce(cols >= -1, f"num_columns must be >= 0, or -1 for num_rows, got {cols}")
+    ctx.enforce(rows >= 0, lambda: f"num_rows must be >= 0, got {rows}")
+    ctx.enforce(cols >= -1, lambda: f"num_columns must be >= 0, or -1 for num_rows, got {cols}")
     ctx.set_output("Out", (rows, rows if cols < 0 else cols), to_numpy_dtype(ctx.attr("dtype")))
 
 
@@ -164,12 +165,12 @@ def _values_attr(get, dtype) -> str:
 def _infer_assign_value(ctx):
     dtype = to_numpy_dtype(ctx.attr("dtype"))
     ctx.enforce(dtype in _VALUE_ATTRS or dtype in _VALUES_ONLY,
-                f"dtype must be float32, float64, int8, int32, int64 or bool, got {dtype}")
+                lambda: f"dtype must be float32, float64, int8, int32, int64 or bool, got {dtype}")
     shape = list(ctx.attr("shape"))
     name = _values_attr(ctx.attr, dtype)
     values = ctx.attr(name)
     ctx.enforce(len(values) == int(np.prod(shape)),
-                f"{name} holds {len(values)} values for shape {shape}")
+                lambda: f"{name} holds {len(values)} values for shape {shape}")
     ctx.set_output("Out", shape, dtype)
 
 
@@ -207,7 +208,7 @@ tril_triu = register_op(
 @tril_triu.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) >= 2, f"X must be at least 2-D, got {shape_str(x)}")
+    ctx.enforce(len(x) >= 2, lambda: f"X must be at least 2-D, got {shape_str(x)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 
@@ -261,10 +262,10 @@ meshgrid = register_op(
 def _(ctx):
     shapes = ctx.input_shapes("X")
     for s in shapes:
-        ctx.enforce(len(s) <= 1, f"every X must be 1-D, got {shape_str(s)}")
+        ctx.enforce(len(s) <= 1, lambda: f"every X must be 1-D, got {shape_str(s)}")
     grid = [s[0] if s else 1 for s in shapes]
     ctx.enforce(len(ctx.output_names("Out")) == len(shapes),
-                f"meshgrid needs one Out per X ({len(shapes)}), got "
+                lambda: f"meshgrid needs one Out per X ({len(shapes)}), got "
                 f"{len(ctx.output_names('Out'))}")
     for k in range(len(shapes)):
         ctx.set_output("Out", grid, ctx.input_dtype("X", k), i=k)

@@ -42,20 +42,21 @@ def _crop_box(ctx, x_shape, table):
     offsets, shape = list(ctx.attr("offsets")), list(ctx.attr("shape"))
     if ctx.has_input("Y"):
         shape = list(ctx.input_shape("Y"))
-    ctx.enforce(len(shape) == rank, f"shape must have X's rank {rank}, got {shape}")
+    ctx.enforce(len(shape) == rank, lambda: f"shape must have X's rank {rank}, got {shape}")
     if "offsets" in unknown:
         return [s if s >= 0 else -1 for s in shape]
     offsets = offsets or [0] * rank
     ctx.enforce(len(offsets) == rank,
-                f"offsets and shape must have X's rank {rank}, got offsets {offsets} and "
+                lambda: f"offsets and shape must have X's rank {rank}, got offsets {offsets} and "
                 f"shape {shape}")
     out = []
     for d, o, s in zip(x_shape, offsets, shape, strict=True):
-        ctx.enforce(o >= 0 and s >= -1, f"offsets must be >= 0 and shape's dims >= 0 (or -1: "
+        ctx.enforce(o >= 0 and s >= -1,
+                    lambda: f"offsets must be >= 0 and shape's dims >= 0 (or -1: "
                                         f"to the end), got offsets {offsets} and shape {shape}")
         size = (d - o if d >= 0 else -1) if s == -1 else s
         ctx.enforce(not dims_known(d, size) or o + size <= d,
-                    f"the crop [offset {o}, size {size}] exceeds X's dim {d}")
+                    lambda: f"the crop [offset {o}, size {size}] exceeds X's dim {d}")
         out.append(size)
     return out
 

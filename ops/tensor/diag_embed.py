@@ -22,11 +22,11 @@ def _infer(ctx):
     ctx.enforce(len(shape) >= 1, "Input must have at least one dim")
     rank_out = len(shape) + 1
     dim1, dim2 = ctx.attr("dim1"), ctx.attr("dim2")
-    ctx.enforce(-rank_out <= dim1 < rank_out and -rank_out <= dim2 < rank_out,
+    ctx.enforce(-rank_out <= dim1 < rank_out and -rank_out <= dim2 < rank_out, lambda:
                 f"dim1 {dim1} and dim2 {dim2} must lie in [{-rank_out}, {rank_out - 1}] for "
                 f"Input of rank {len(shape)}")
     d1, d2 = _dims({"dim1": dim1, "dim2": dim2}, rank_out)
-    ctx.enforce(d1 != d2, f"dim1 and dim2 must name two dims, got {dim1} and {dim2}")
+    ctx.enforce(d1 != d2, lambda: f"dim1 and dim2 must name two dims, got {dim1} and {dim2}")
     side = shape[-1] + abs(ctx.attr("offset")) if shape[-1] >= 0 else -1
     out = shape[:-1]
     for d in sorted((d1, d2)):

@@ -45,9 +45,9 @@ expand = register_op(
 
 def _times(ctx) -> list[int]:
     x, times = ctx.input_shape("X"), list(ctx.attr("expand_times"))
-    ctx.enforce(len(times) == len(x),
+    ctx.enforce(len(times) == len(x), lambda:
                 f"expand_times must have one entry per dim of X {shape_str(x)}, got {times}")
-    ctx.enforce(all(t >= 1 for t in times), f"expand_times must be >= 1, got {times}")
+    ctx.enforce(all(t >= 1 for t in times), lambda: f"expand_times must be >= 1, got {times}")
     return times
 
 
@@ -57,7 +57,7 @@ def _(ctx):
         x = ctx.input_shape("X")
         if ctx.has_input("expand_times_tensor"):
             ctx.enforce(ctx.input_count("expand_times_tensor") == len(x),
-                        f"expand_times_tensor must hold one tensor per dim of X "
+                        lambda: f"expand_times_tensor must hold one tensor per dim of X "
                         f"{shape_str(x)}, got {ctx.input_count('expand_times_tensor')}")
         ctx.set_output("Out", [-1] * len(x), ctx.input_dtype("X"))
         ctx.share_lod("X", "Out")
@@ -127,10 +127,10 @@ expand_grad.kernel(dtypes=NUMERIC, lod=True)(with_tensor_attrs("expand_grad", TE
 
 def _infer_expand_as(ctx):
     x, t = ctx.input_shape("X"), ctx.input_shape("target_tensor")
-    ctx.enforce(len(x) == len(t), f"X and target_tensor must have one rank, got {list(x)} "
+    ctx.enforce(len(x) == len(t), lambda: f"X and target_tensor must have one rank, got {list(x)} "
                 f"and {list(t)}")
     ctx.enforce(all(not dims_known(a, b) or (a > 0 and b % a == 0) for a, b in zip(x, t,
-                                                                             strict=True)),
+                                                                             strict=True)), lambda:
                 f"each target dim must be a multiple of X's, got X {list(x)}, target {list(t)}")
     ctx.set_output("Out", t, ctx.input_dtype("X"))
 

@@ -187,7 +187,7 @@ def _(ctx):
         ctx.set_output("Out", [-1] * max(n, len(x)), ctx.input_dtype("X"))
         return
     reps = list(ctx.attr("repeat_times"))
-    ctx.enforce(all(r >= 1 for r in reps), f"repeat_times must be >= 1, got {reps}")
+    ctx.enforce(all(r >= 1 for r in reps), lambda: f"repeat_times must be >= 1, got {reps}")
     n = max(len(reps), len(x))
     reps = [1] * (n - len(reps)) + reps
     xs = [1] * (n - len(x)) + list(x)

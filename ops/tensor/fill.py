@@ -26,17 +26,17 @@ def check_distribution(ctx) -> None:
     "high - low < 0"): std >= 0, min <= max."""
     attrs = ctx.attrs
     if "std" in attrs:
-        ctx.enforce(attrs["std"] >= 0, f"std must be >= 0 (a standard deviation), got "
+        ctx.enforce(attrs["std"] >= 0, lambda: f"std must be >= 0 (a standard deviation), got "
                                        f"{attrs['std']}")
     if "min" in attrs and "max" in attrs:
         ctx.enforce(attrs["min"] <= attrs["max"],
-                    f"min must be <= max, got min={attrs['min']} and max={attrs['max']}")
+                    lambda: f"min must be <= max, got min={attrs['min']} and max={attrs['max']}")
 
 
 def _infer_from_attrs(ctx):
     shape = ctx.attr("shape")
     ctx.enforce(all(d >= 0 for d in shape),
-                f"shape must be fully known (no -1), got {list(shape)}")
+                lambda: f"shape must be fully known (no -1), got {list(shape)}")
     check_distribution(ctx)
     ctx.set_output("Out", shape, to_numpy_dtype(ctx.attr("dtype")))
 
@@ -93,7 +93,8 @@ def _(ctx):
             problem = value_problem(_constant(ctx.attrs, dtype), dtype)
         except ValueError as exc:
             problem = str(exc)
-        ctx.enforce(problem is None, f"the value {problem}; numpy would store another number",
+        ctx.enforce(problem is None,
+                    lambda: f"the value {problem}; numpy would store another number",
                     hint="choose a value the dtype holds, or a wider dtype")
     if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
         count = (ctx.input_shape("ShapeTensor")[0] if ctx.has_input("ShapeTensor")
@@ -172,9 +173,10 @@ fill = register_op(
 @fill.infer_shape
 def _(ctx):
     shape, values = list(ctx.attr("shape")), ctx.attr("value")
-    ctx.enforce(all(d >= 0 for d in shape), f"shape must be fully known (no -1), got {shape}")
+    ctx.enforce(all(d >= 0 for d in shape),
+                lambda: f"shape must be fully known (no -1), got {shape}")
     ctx.enforce(len(values) == math.prod(shape),
-                f"value holds {len(values)} numbers, but shape {shape} needs "
+                lambda: f"value holds {len(values)} numbers, but shape {shape} needs "
                 f"{math.prod(shape)}")
     ctx.set_output("Out", shape, to_numpy_dtype(ctx.attr("dtype")))
 
@@ -263,7 +265,7 @@ def _(ctx):
     in_shape = ctx.input_shape("Input")
     i, o = ctx.attr("input_dim_idx"), ctx.attr("output_dim_idx")
     ctx.enforce(0 <= i < len(in_shape) and 0 <= o < len(shape),
-                f"input_dim_idx {i} and output_dim_idx {o} must index Input "
+                lambda: f"input_dim_idx {i} and output_dim_idx {o} must index Input "
                 f"{list(in_shape)} and shape {shape}")
     shape[o] = in_shape[i]
     ctx.set_output("Out", shape, to_numpy_dtype(ctx.attr("dtype")))

@@ -50,7 +50,7 @@ def _flip_axes(get) -> list[int]:
 def _(ctx):
     x = ctx.input_shape("X")
     for a in _flip_axes(ctx.attr):
-        ctx.enforce(-len(x) <= a < len(x), f"axis holds {a}, outside X {shape_str(x)}")
+        ctx.enforce(-len(x) <= a < len(x), lambda: f"axis holds {a}, outside X {shape_str(x)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 
@@ -83,9 +83,10 @@ def _(ctx):
     if not ctx.has_input("ShiftsTensor"):
         shifts = list(ctx.attr("shifts"))
         ctx.enforce(len(shifts) == max(len(axis), 1) if not axis else len(shifts) == len(axis),
-                    f"shifts {shifts} must hold one entry per axis {axis} (one without axis)")
+                    lambda: f"shifts {shifts} must hold one entry per axis {axis} "
+                    f"(one without axis)")
     for a in axis:
-        ctx.enforce(-len(x) <= a < len(x), f"axis holds {a}, outside X {shape_str(x)}")
+        ctx.enforce(-len(x) <= a < len(x), lambda: f"axis holds {a}, outside X {shape_str(x)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 
@@ -138,7 +139,7 @@ def _infer_reverse(ctx):
     rank = len(ctx.input_shape("X"))
     axes = ctx.attr("axis")
     ctx.enforce(len(axes) > 0 and all(-rank <= a < rank for a in axes),
-                f"axis must list axes in [-{rank}, {rank}), got {list(axes)}")
+                lambda: f"axis must list axes in [-{rank}, {rank}), got {list(axes)}")
     ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
 
 

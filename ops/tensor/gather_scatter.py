@@ -33,9 +33,9 @@ def _ids(op: str, index: np.ndarray, bound: int) -> np.ndarray:
 def _check_index_shape(ctx, slot: str) -> None:
     shape = ctx.input_shape(slot)
     ctx.enforce(len(shape) == 1 or (len(shape) == 2 and shape[1] in (1, -1)),
-                f"{slot} must be [N] or [N, 1], got shape {list(shape)}")
+                lambda: f"{slot} must be [N] or [N, 1], got shape {list(shape)}")
     ctx.enforce(ctx.input_dtype(slot) in INTS,
-                f"{slot} must be int32 or int64, got {ctx.input_dtype(slot)}")
+                lambda: f"{slot} must be int32 or int64, got {ctx.input_dtype(slot)}")
 
 
 # -- gather ----------------------------------------------------------------------------------
@@ -101,12 +101,12 @@ gather_nd = register_op(
 
 def _nd_out_shape(ctx, x_slot: str, index_slot: str) -> tuple[int, ...]:
     x, index = ctx.input_shape(x_slot), ctx.input_shape(index_slot)
-    ctx.enforce(len(index) >= 1, f"{index_slot} must have at least one dim")
+    ctx.enforce(len(index) >= 1, lambda: f"{index_slot} must have at least one dim")
     k = index[-1]
     ctx.enforce(k < 0 or k <= len(x),
-                f"{index_slot}.shape[-1] = {k} must be <= rank of {x_slot} ({len(x)})")
+                lambda: f"{index_slot}.shape[-1] = {k} must be <= rank of {x_slot} ({len(x)})")
     ctx.enforce(ctx.input_dtype(index_slot) in INTS,
-                f"{index_slot} must be int32 or int64, got {ctx.input_dtype(index_slot)}")
+                lambda: f"{index_slot} must be int32 or int64, got {ctx.input_dtype(index_slot)}")
     return tuple(index[:-1]) + tuple(x[k:] if k >= 0 else ())
 
 
@@ -182,7 +182,7 @@ def _(ctx):
     _check_index_shape(ctx, "Ids")
     x, upd = ctx.input_shape("X"), ctx.input_shape("Updates")
     ctx.enforce(len(upd) == len(x) and all(a < 0 or b < 0 or a == b
-                                             for a, b in zip(upd[1:], x[1:], strict=True)),
+                                             for a, b in zip(upd[1:], x[1:], strict=True)), lambda:
                 f"Updates must be [N] + X.shape[1:], got Updates {list(upd)} for X {list(x)}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")
@@ -262,7 +262,7 @@ def _(ctx):
     want = _nd_out_shape(ctx, "X", "Index")
     upd = tuple(ctx.input_shape("Updates"))
     ctx.enforce(len(upd) == len(want) and all(a < 0 or b < 0 or a == b
-                                                for a, b in zip(upd, want, strict=True)),
+                                                for a, b in zip(upd, want, strict=True)), lambda:
                 f"Updates must have shape Index.shape[:-1] + X.shape[k:] = {list(want)}, got "
                 f"{list(upd)}")
     ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))

@@ -34,11 +34,12 @@ hash_op = register_op(
 @hash_op.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) >= 2, f"X must have rank >= 2 (rows of ids), got {shape_str(x)}")
+    ctx.enforce(len(x) >= 2, lambda: f"X must have rank >= 2 (rows of ids), got {shape_str(x)}")
     ctx.enforce(ctx.input_dtype("X") in INTS,
-                f"X must hold int32 or int64 ids, got {ctx.input_dtype('X')}")
-    ctx.enforce(ctx.attr("num_hash") >= 1, f"num_hash must be >= 1, got {ctx.attr('num_hash')}")
-    ctx.enforce(ctx.attr("mod_by") >= 1, f"mod_by must be >= 1, got {ctx.attr('mod_by')}")
+                lambda: f"X must hold int32 or int64 ids, got {ctx.input_dtype('X')}")
+    ctx.enforce(ctx.attr("num_hash") >= 1,
+                lambda: f"num_hash must be >= 1, got {ctx.attr('num_hash')}")
+    ctx.enforce(ctx.attr("mod_by") >= 1, lambda: f"mod_by must be >= 1, got {ctx.attr('mod_by')}")
     ctx.set_output("Out", tuple(x[:-1]) + (ctx.attr("num_hash"), 1), ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")
 

@@ -31,7 +31,7 @@ take_along_axis = register_op(
 @take_along_axis.infer_shape
 def _(ctx):
     x, idx = ctx.input_shape("Input"), ctx.input_shape("Index")
-    ctx.enforce(len(x) == len(idx), f"Index {shape_str(idx)} must have Input's rank "
+    ctx.enforce(len(x) == len(idx), lambda: f"Index {shape_str(idx)} must have Input's rank "
                                     f"{shape_str(x)}")
     ctx.enforce(np.dtype(ctx.input_dtype("Index")) in INTS, "Index must be int32 or int64")
     ctx.set_output("Result", idx, ctx.input_dtype("Input"))
@@ -54,8 +54,8 @@ index_sample = register_op(
 def _(ctx):
     x, idx = ctx.input_shape("X"), ctx.input_shape("Index")
     ctx.enforce(len(x) == 2 and len(idx) == 2,
-                f"X and Index must be 2-D, got {shape_str(x)} and {shape_str(idx)}")
-    ctx.enforce(x[0] < 0 or idx[0] < 0 or x[0] == idx[0],
+                lambda: f"X and Index must be 2-D, got {shape_str(x)} and {shape_str(idx)}")
+    ctx.enforce(x[0] < 0 or idx[0] < 0 or x[0] == idx[0], lambda:
                 f"X and Index must have the same rows, got {shape_str(x)} and {shape_str(idx)}")
     ctx.enforce(np.dtype(ctx.input_dtype("Index")) in INTS, "Index must be int32 or int64")
     ctx.set_output("Out", idx, ctx.input_dtype("X"))
@@ -126,7 +126,7 @@ def _(ctx):
     x = list(ctx.input_shape("X"))
     rank = max(len(x), 1)
     dim = ctx.attr("dim")
-    ctx.enforce(-rank <= dim < rank, f"dim must be in [{-rank}, {rank}), got {dim}")
+    ctx.enforce(-rank <= dim < rank, lambda: f"dim must be in [{-rank}, {rank}), got {dim}")
     if x:
         n = ctx.attr("Repeats")
         x[dim % len(x)] = -1 if ctx.has_input("RepeatsTensor") or x[dim % len(x)] < 0 \
@@ -151,9 +151,9 @@ def repeat_interleave_kernel(attrs, x, repeats):
 
 def _infer_multiplex(ctx):
     shapes = ctx.input_shapes("X")
-    ctx.enforce(len(shapes) >= 2, f"multiplex needs at least 2 inputs, got {len(shapes)}")
+    ctx.enforce(len(shapes) >= 2, lambda: f"multiplex needs at least 2 inputs, got {len(shapes)}")
     ctx.enforce(all(list(s) == list(shapes[0]) for s in shapes),
-                f"every X must have one shape, got {[list(s) for s in shapes]}")
+                lambda: f"every X must have one shape, got {[list(s) for s in shapes]}")
     ctx.enforce(ctx.input_dtype("Ids") in INTS, "Ids must be int32 or int64")
     ctx.set_output("Out", shapes[0], ctx.input_dtype("X"))
 
@@ -189,7 +189,7 @@ register_simple(
 def _infer_shard(ctx):
     n, s, i = ctx.attr("index_num"), ctx.attr("nshards"), ctx.attr("shard_id")
     ctx.enforce(n > 0 and s > 0 and 0 <= i < s,
-                f"need index_num > 0, nshards > 0 and 0 <= shard_id < nshards, got "
+                lambda: f"need index_num > 0, nshards > 0 and 0 <= shard_id < nshards, got "
                 f"{n}, {s}, {i}")
     ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
     ctx.share_lod("X", "Out")

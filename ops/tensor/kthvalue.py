@@ -44,7 +44,7 @@ def register_row_pick(op_type: str, extra_attrs: list, pick: Callable, check: Ca
         x = list(ctx.input_shape("X"))
         rank = max(len(x), 1)
         axis = ctx.attr("axis")
-        ctx.enforce(-rank <= axis < rank, f"axis must be in [{-rank}, {rank}) for X "
+        ctx.enforce(-rank <= axis < rank, lambda: f"axis must be in [{-rank}, {rank}) for X "
                                           f"{shape_str(x)}, got {axis}")
         check(ctx, x[axis % rank] if x else 1)
         out = _reduced(x, axis % rank, ctx.attr("keepdim")) if x else []
@@ -112,7 +112,7 @@ def _kth(pairs, attrs):
 def _check_k(ctx, n):
     k = ctx.attr("k")
     ctx.enforce(k >= 1 and (n < 0 or k <= n),
-                f"k must be in [1, {n}] (the length along axis), got {k}")
+                lambda: f"k must be in [1, {n}] (the length along axis), got {k}")
 
 
 kthvalue = register_row_pick("kthvalue", [Attr("k", "int", 1, "which smallest, from 1")],

@@ -38,17 +38,17 @@ _ATTRS = [
 
 def _infer_forward(ctx, v1: bool):
     w, ids = ctx.input_shape("W"), ctx.input_shape("Ids")
-    ctx.enforce(len(w) == 2, f"W must be a 2-D table [V, D], got W.shape={shape_str(w)}")
+    ctx.enforce(len(w) == 2, lambda: f"W must be a 2-D table [V, D], got W.shape={shape_str(w)}")
     ctx.enforce(ctx.input_dtype("Ids").kind in "iu",
-                f"Ids must hold integer ids (int64), got dtype {ctx.input_dtype('Ids')}")
+                lambda: f"Ids must hold integer ids (int64), got dtype {ctx.input_dtype('Ids')}")
     if v1:
         ctx.enforce(len(ids) >= 1 and ids[-1] in (1, -1),
-                    f"lookup_table requires Ids with a trailing dim of 1, got Ids.shape="
+                    lambda: f"lookup_table requires Ids with a trailing dim of 1, got Ids.shape="
                     f"{shape_str(ids)}", hint="use lookup_table_v2 for ids of any shape")
         ids = ids[:-1]
     padding = ctx.attr("padding_idx")
     ctx.enforce(padding >= -1 and (w[0] < 0 or padding < w[0]),
-                f"padding_idx must be -1 or in [0, {w[0]}), got {padding}")
+                lambda: f"padding_idx must be -1 or in [0, {w[0]}), got {padding}")
     ctx.set_output("Out", tuple(ids) + (w[1],), ctx.input_dtype("W"))
     ctx.share_lod("Ids", "Out")
 

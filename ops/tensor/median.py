@@ -69,7 +69,7 @@ def _reduced(shape, axes, keepdim: bool) -> list:
 def _(ctx):
     x = list(ctx.input_shape("x"))
     mode = ctx.attr("mode")
-    ctx.enforce(mode in _MODES, f"mode must be 'avg' or 'min', got {mode!r}")
+    ctx.enforce(mode in _MODES, lambda: f"mode must be 'avg' or 'min', got {mode!r}")
     keepdim = ctx.attr("keepdim")
     rank = max(len(x), 1)
     if "axis" in overridden(ctx, MEDIAN_TENSOR_ATTRS):
@@ -86,7 +86,7 @@ def _(ctx):
     else:
         axis = list(ctx.attr("axis"))
         for a in axis:
-            ctx.enforce(-rank <= a < rank, f"axis holds {a}, outside x {shape_str(x)}")
+            ctx.enforce(-rank <= a < rank, lambda: f"axis holds {a}, outside x {shape_str(x)}")
         axes = _axes(axis, rank) if x else []
         out = _reduced(x, axes, keepdim)
     ctx.set_output("out", out, ctx.input_dtype("x"))

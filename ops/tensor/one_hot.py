@@ -59,11 +59,11 @@ def _encode(op_type: str, attrs, ids: np.ndarray) -> np.ndarray:
 def _check(ctx) -> int:
     """Out's last dim: the depth attribute (checked), or -1 when depth_tensor gives it."""
     ctx.enforce(ctx.input_dtype("X") in INTS,
-                f"X must hold integer ids (int32 or int64), got {ctx.input_dtype('X')}")
+                lambda: f"X must hold integer ids (int32 or int64), got {ctx.input_dtype('X')}")
     if overridden(ctx, TENSOR_ATTRS):
         return -1
     depth = ctx.attr("depth")
-    ctx.enforce(depth > 0, f"depth must be positive, got {depth}")
+    ctx.enforce(depth > 0, lambda: f"depth must be positive, got {depth}")
     return depth
 
 
@@ -82,7 +82,7 @@ for _op_type, _v2 in (("one_hot", False), ("one_hot_v2", True)):
         shape = list(ctx.input_shape("X"))
         if not v2:
             ctx.enforce(len(shape) >= 1 and shape[-1] in (1, -1),
-                        f"X of one_hot must end in a dim of 1, got {shape_str(shape)}",
+                        lambda: f"X of one_hot must end in a dim of 1, got {shape_str(shape)}",
                         hint="use one_hot_v2 (fluid.one_hot) for ids of any shape")
             shape = shape[:-1]
         ctx.set_output("Out", shape + [depth], to_numpy_dtype(ctx.attr("dtype")))

@@ -38,8 +38,8 @@ def _pairs(paddings, rank):
 def _infer_pad(ctx):
     shape, pads = ctx.input_shape("X"), ctx.attr("paddings")
     ctx.enforce(len(pads) == 2 * len(shape),
-                f"paddings must hold 2 * rank = {2 * len(shape)} numbers, got {len(pads)}")
-    ctx.enforce(min(pads, default=0) >= 0, f"paddings must be >= 0, got {list(pads)}")
+                lambda: f"paddings must hold 2 * rank = {2 * len(shape)} numbers, got {len(pads)}")
+    ctx.enforce(min(pads, default=0) >= 0, lambda: f"paddings must be >= 0, got {list(pads)}")
     out = [d + a + b if d >= 0 else -1 for d, (a, b) in zip(shape, _pairs(pads, len(shape)),
                                                          strict=True)]
     ctx.set_output("Out", out, ctx.input_dtype("X"))
@@ -66,7 +66,7 @@ register_simple(
 def _infer_pad_like(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
     ctx.enforce(len(x) == len(y) and all(not dims_known(a, b) or a >= b
-                                         for a, b in zip(x, y, strict=True)),
+                                         for a, b in zip(x, y, strict=True)), lambda:
                 f"Y must have X's rank and no dim larger than X's, got X {list(x)}, Y {list(y)}")
     ctx.set_output("Out", x, ctx.input_dtype("Y"))
 
@@ -97,17 +97,17 @@ def _hw_axes(fmt: str) -> tuple[int, int]:
 
 def _infer_pad2d(ctx):
     shape, pads = list(ctx.input_shape("X")), ctx.attr("paddings")
-    ctx.enforce(len(shape) == 4, f"X must be 4-D, got shape {shape}")
+    ctx.enforce(len(shape) == 4, lambda: f"X must be 4-D, got shape {shape}")
     if overridden(ctx, PAD2D_TENSOR_ATTRS):  # known at run time only
         h, w = _hw_axes(ctx.attr("data_format"))
         shape[h] = shape[w] = -1
         ctx.set_output("Out", shape, ctx.input_dtype("X"))
         return
-    ctx.enforce(len(pads) == 4, f"paddings must be [top, bottom, left, right], got {pads}")
+    ctx.enforce(len(pads) == 4, lambda: f"paddings must be [top, bottom, left, right], got {pads}")
     ctx.enforce(ctx.attr("mode") in _PAD2D_MODES,
-                f"mode must be constant, reflect or edge, got {ctx.attr('mode')!r}")
+                lambda: f"mode must be constant, reflect or edge, got {ctx.attr('mode')!r}")
     fmt = ctx.attr("data_format")
-    ctx.enforce(fmt in ("NCHW", "NHWC"), f"data_format must be NCHW or NHWC, got {fmt!r}")
+    ctx.enforce(fmt in ("NCHW", "NHWC"), lambda: f"data_format must be NCHW or NHWC, got {fmt!r}")
     h, w = _hw_axes(fmt)
     for axis, extra in ((h, pads[0] + pads[1]), (w, pads[2] + pads[3])):
         shape[axis] = shape[axis] + extra if shape[axis] >= 0 else -1

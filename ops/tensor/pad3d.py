@@ -43,15 +43,15 @@ def _spatial_axes(data_format: str) -> tuple[int, int, int]:
 
 def _check(ctx) -> None:
     ctx.enforce(ctx.attr("mode") in MODES,
-                f"mode must be one of {', '.join(MODES)}, got {ctx.attr('mode')!r}")
+                lambda: f"mode must be one of {', '.join(MODES)}, got {ctx.attr('mode')!r}")
     ctx.enforce(ctx.attr("data_format") in FORMATS,
-                f"data_format must be NCDHW or NDHWC, got {ctx.attr('data_format')!r}")
+                lambda: f"data_format must be NCDHW or NDHWC, got {ctx.attr('data_format')!r}")
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 5, f"X must be 5-D, got {shape_str(x)}")
+    ctx.enforce(len(x) == 5, lambda: f"X must be 5-D, got {shape_str(x)}")
     if not ctx.has_input("Paddings"):
         pads = list(ctx.attr("paddings"))
         ctx.enforce(len(pads) == 6 and min(pads) >= 0,
-                    f"paddings must be 6 values >= 0, got {pads}")
+                    lambda: f"paddings must be 6 values >= 0, got {pads}")
 
 
 @pad3d.infer_shape

@@ -42,12 +42,12 @@ def infer_columns(ctx) -> tuple[int, int, int]:
     """Check the X inputs ([N, D], all alike) and the range; (count, start, stop)."""
     count = ctx.input_count("X")
     first = ctx.input_shape("X", 0)
-    ctx.enforce(len(first) == 2, f"each X must be [N, D], got {shape_str(first)}")
+    ctx.enforce(len(first) == 2, lambda: f"each X must be [N, D], got {shape_str(first)}")
     for i in range(1, count):
         shape = ctx.input_shape("X", i)
         ctx.enforce(len(shape) == 2 and all(a < 0 or b < 0 or a == b
                                             for a, b in zip(shape, first, strict=True)),
-                    f"every X must have X[0]'s shape {shape_str(first)}, X[{i}] has "
+                    lambda: f"every X must have X[0]'s shape {shape_str(first)}, X[{i}] has "
                     f"{shape_str(shape)}")
     if first[1] < 0:
         return count, -1, -1

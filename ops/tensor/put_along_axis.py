@@ -54,22 +54,22 @@ put_along_axis = register_op(
 def _(ctx):
     x, idx, value = (ctx.input_shape(s) for s in ("Input", "Index", "Value"))
     reduce = ctx.attr("Reduce")
-    ctx.enforce(reduce in _REDUCES, f"Reduce must be one of {', '.join(_REDUCES)}, got "
+    ctx.enforce(reduce in _REDUCES, lambda: f"Reduce must be one of {', '.join(_REDUCES)}, got "
                                     f"{reduce!r}")
     rank = max(len(x), 1)
     axis = ctx.attr("Axis")
-    ctx.enforce(-rank <= axis < rank, f"Axis must be in [{-rank}, {rank}), got {axis}")
+    ctx.enforce(-rank <= axis < rank, lambda: f"Axis must be in [{-rank}, {rank}), got {axis}")
     ctx.enforce(np.dtype(ctx.input_dtype("Index")) in INTS,
-                f"Index must be int32 or int64, got {ctx.input_dtype('Index')}")
-    ctx.enforce(len(idx) == len(x) and len(value) == len(x),
+                lambda: f"Index must be int32 or int64, got {ctx.input_dtype('Index')}")
+    ctx.enforce(len(idx) == len(x) and len(value) == len(x), lambda:
                 f"Index {shape_str(idx)} and Value {shape_str(value)} must have Input's rank "
                 f"{shape_str(x)}")
     for d, (n, i, v) in enumerate(zip(x, idx, value, strict=True)):
         ctx.enforce(i < 0 or v < 0 or v >= i,
-                    f"Value {shape_str(value)} must be at least Index {shape_str(idx)} in "
+                    lambda: f"Value {shape_str(value)} must be at least Index {shape_str(idx)} in "
                     f"every dim")
         ctx.enforce(d == axis % rank or i < 0 or n < 0 or i <= n,
-                    f"Index {shape_str(idx)} must not exceed Input {shape_str(x)} in dims "
+                    lambda: f"Index {shape_str(idx)} must not exceed Input {shape_str(x)} in dims "
                     f"other than Axis")
     ctx.set_output("Result", x, ctx.input_dtype("Input"))
 

@@ -40,7 +40,7 @@ def _infer_batch_like(ctx):
     in_shape = ctx.input_shape("Input")
     i, o = ctx.attr("input_dim_idx"), ctx.attr("output_dim_idx")
     ctx.enforce(0 <= i < len(in_shape) and 0 <= o < len(ctx.attr("shape")),
-                f"input_dim_idx {i} / output_dim_idx {o} out of range")
+                lambda: f"input_dim_idx {i} / output_dim_idx {o} out of range")
     check_distribution(ctx)
     ctx.set_output("Out", _batch_shape(ctx, in_shape), to_numpy_dtype(ctx.attr("dtype")))
 
@@ -66,11 +66,11 @@ for _name, _extra, _draw in (
 
 def _infer_random_crop(ctx):
     x, shape = list(ctx.input_shape("X")), list(ctx.attr("shape"))
-    ctx.enforce(0 < len(shape) <= len(x), f"shape must crop X's trailing dims, got {shape} "
+    ctx.enforce(0 < len(shape) <= len(x), lambda: f"shape must crop X's trailing dims, got {shape} "
                 f"for X {x}")
     lead = len(x) - len(shape)
     ctx.enforce(all(d < 0 or s <= d for d, s in zip(x[lead:], shape, strict=True)),
-                f"crop shape {shape} exceeds X's dims {x[lead:]}")
+                lambda: f"crop shape {shape} exceeds X's dims {x[lead:]}")
     ctx.set_output("Out", x[:lead] + shape, ctx.input_dtype("X"))
     ctx.set_output("SeedOut", (1,), np.int64)
 
@@ -104,10 +104,11 @@ register_simple(
 
 def _infer_sampling_id(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 2 and x[1] != 0, f"X must be [N, C] probabilities with C >= 1, got "
+    ctx.enforce(len(x) == 2 and x[1] != 0,
+                lambda: f"X must be [N, C] probabilities with C >= 1, got "
                                            f"{list(x)}")
     ctx.enforce(ctx.attr("min") <= ctx.attr("max"),
-                f"min must be <= max, got min={ctx.attr('min')} and max={ctx.attr('max')}")
+                lambda: f"min must be <= max, got min={ctx.attr('min')} and max={ctx.attr('max')}")
     ctx.set_output("Out", (x[0],), np.int64)
 
 
@@ -142,7 +143,7 @@ randperm = register_op(
 
 @randperm.infer_shape
 def _(ctx):
-    ctx.enforce(ctx.attr("n") >= 1, f"n must be >= 1, got {ctx.attr('n')}")
+    ctx.enforce(ctx.attr("n") >= 1, lambda: f"n must be >= 1, got {ctx.attr('n')}")
     ctx.set_output("Out", (ctx.attr("n"),), to_numpy_dtype(ctx.attr("dtype")))
 
 
@@ -183,20 +184,20 @@ def _randint_shape(attrs_shape, shape_tensor, shape_list) -> list[int]:
 @randint.infer_shape
 def _(ctx):
     low, high = ctx.attr("low"), ctx.attr("high")
-    ctx.enforce(low < high, f"low must be < high, got low={low} and high={high}")
+    ctx.enforce(low < high, lambda: f"low must be < high, got low={low} and high={high}")
     dtype = to_numpy_dtype(ctx.attr("dtype"))
-    ctx.enforce(dtype in INTS, f"dtype must be int32 or int64, got {dtype}")
+    ctx.enforce(dtype in INTS, lambda: f"dtype must be int32 or int64, got {dtype}")
     if ctx.has_input("ShapeTensorList"):
         shape = [-1] * ctx.input_count("ShapeTensorList")
     elif ctx.has_input("ShapeTensor"):
         rank = ctx.input_shape("ShapeTensor")
         ctx.enforce(len(rank) == 1 and rank[0] >= 0,
-                    f"ShapeTensor must be a 1-D int tensor of known length (the output's "
+                    lambda: f"ShapeTensor must be a 1-D int tensor of known length (the output's "
                     f"rank), got shape {list(rank)}")
         shape = [-1] * rank[0]
     else:
         shape = list(ctx.attr("shape"))
-        ctx.enforce(all(d >= 0 for d in shape), f"shape must be known (no -1), got {shape}")
+        ctx.enforce(all(d >= 0 for d in shape), lambda: f"shape must be known (no -1), got {shape}")
     ctx.set_output("Out", shape, dtype)
 
 

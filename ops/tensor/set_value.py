@@ -64,9 +64,9 @@ def _(ctx):
         given = list(ctx.attr(name))
         ctx.enforce(not given or len(given) == len(axes) or ctx.has_input(
             name.capitalize() + "TensorList"),
-            f"{name} must hold one entry per axis ({len(axes)}), got {given}")
+            lambda: f"{name} must hold one entry per axis ({len(axes)}), got {given}")
     for a in axes:
-        ctx.enforce(-len(x) <= a < len(x), f"axes holds {a}, outside X's {len(x)} dims")
+        ctx.enforce(-len(x) <= a < len(x), lambda: f"axes holds {a}, outside X's {len(x)} dims")
     ctx.set_output("Out", x, ctx.input_dtype("Input"))
 
 

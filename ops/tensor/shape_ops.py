@@ -49,7 +49,7 @@ def _prod(dims) -> int:
 
 def _axis_in(ctx, axis: int, rank: int, what: str) -> int:
     ctx.enforce(-rank <= axis < rank,
-                f"{what} {axis} is outside [-{rank}, {rank}) for X of rank {rank}")
+                lambda: f"{what} {axis} is outside [-{rank}, {rank}) for X of rank {rank}")
     return axis % rank
 
 
@@ -203,7 +203,7 @@ def infer_flatten(ctx) -> list[int]:
     set on Out; an axis outside [0, rank] fails."""
     x = ctx.input_shape("X")
     axis = ctx.attr("axis")
-    ctx.enforce(0 <= axis <= len(x), f"axis must be in [0, {len(x)}] for X.shape="
+    ctx.enforce(0 <= axis <= len(x), lambda: f"axis must be in [0, {len(x)}] for X.shape="
                                      f"{shape_str(x)}, got {axis}")
     out = [_prod(x[:axis]), _prod(x[axis:])]
     ctx.set_output("Out", out, ctx.input_dtype("X"))
@@ -235,7 +235,8 @@ def _range(ctx_or_attrs, rank: int, ctx=None) -> tuple[int, int]:
     if ctx is not None:
         start = _axis_in(ctx, start, rank, "start_axis")
         stop = _axis_in(ctx, stop, rank, "stop_axis")
-        ctx.enforce(start <= stop, f"start_axis {start} must not come after stop_axis {stop}")
+        ctx.enforce(start <= stop,
+                    lambda: f"start_axis {start} must not come after stop_axis {stop}")
     return start % rank, stop % rank
 
 
@@ -264,7 +265,7 @@ def _transpose2_infer(ctx):
     x, axis = ctx.input_shape("X"), list(ctx.attr("axis"))
     ctx.enforce(sorted(a % max(len(x), 1) for a in axis) == list(range(len(x)))
                 and all(-len(x) <= a < len(x) for a in axis),
-                f"axis {axis} must be a permutation of X's {len(x)} dims "
+                lambda: f"axis {axis} must be a permutation of X's {len(x)} dims "
                 f"(X.shape={shape_str(x)})")
     ctx.set_output("Out", [x[a] for a in axis], ctx.input_dtype("X"))
 

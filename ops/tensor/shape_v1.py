@@ -70,7 +70,7 @@ def _(ctx):
     x = ctx.input_shape("X")
     for a in ctx.attr("axes"):
         ctx.enforce(-len(x) <= a < len(x),
-                    f"axes holds {a}, outside [-{len(x)}, {len(x)}) for X {shape_str(x)}")
+                    lambda: f"axes holds {a}, outside [-{len(x)}, {len(x)}) for X {shape_str(x)}")
     out = squeezed_shape(x, ctx.attr("axes"), ctx.is_runtime)
     ctx.set_output("Out", out, ctx.input_dtype("X"))
     share_lod_if_rows_kept(ctx, x, out)
@@ -161,7 +161,7 @@ transpose = register_op(
 def _(ctx):
     x = ctx.input_shape("X")
     axis = list(ctx.attr("axis"))
-    ctx.enforce(sorted(a % max(len(x), 1) for a in axis) == list(range(len(x))),
+    ctx.enforce(sorted(a % max(len(x), 1) for a in axis) == list(range(len(x))), lambda:
                 f"axis must be a permutation of X's {len(x)} dims {shape_str(x)}, got {axis}")
     ctx.set_output("Out", [x[a] for a in axis], ctx.input_dtype("X"))
 

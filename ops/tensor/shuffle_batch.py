@@ -34,7 +34,7 @@ shuffle_batch = register_op(
 @shuffle_batch.infer_shape
 def _(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) >= 1, f"X must have rank >= 1, got {shape_str(x)}")
+    ctx.enforce(len(x) >= 1, lambda: f"X must have rank >= 1, got {shape_str(x)}")
     rows = -1 if any(d < 0 for d in x[:-1]) else math.prod(x[:-1])
     ctx.set_output("Out", x, ctx.input_dtype("X"))
     ctx.set_output("ShuffleIdx", (rows,), np.int64)

@@ -73,14 +73,15 @@ def _ints(tensor_value) -> list[int]:
 def _check_axes(ctx, rank: int) -> list[int]:
     axes, starts, ends = ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends")
     for a in axes:
-        ctx.enforce(-rank <= a < rank, f"axes {list(axes)} hold {a}, outside [-{rank}, {rank}) "
+        ctx.enforce(-rank <= a < rank,
+                    lambda: f"axes {list(axes)} hold {a}, outside [-{rank}, {rank}) "
                                        f"for Input of rank {rank}")
     if not (ctx.has_input("StartsTensor") or ctx.has_input("StartsTensorList")):
         ctx.enforce(len(starts) == len(axes),
-                    f"starts {list(starts)} must give one value per axis of {list(axes)}")
+                    lambda: f"starts {list(starts)} must give one value per axis of {list(axes)}")
     if not (ctx.has_input("EndsTensor") or ctx.has_input("EndsTensorList")):
         ctx.enforce(len(ends) == len(axes),
-                    f"ends {list(ends)} must give one value per axis of {list(axes)}")
+                    lambda: f"ends {list(ends)} must give one value per axis of {list(axes)}")
     return [a % rank for a in axes]
 
 
@@ -99,7 +100,7 @@ def _(ctx):
     decrease = sorted({d % len(x) for d in ctx.attr("decrease_axis")}) if x else []
     for d in decrease:
         ctx.enforce(out[d] in (1, -1),
-                    f"decrease_axis drops axis {d}, which must come out of size 1, but the "
+                    lambda: f"decrease_axis drops axis {d}, which must come out of size 1, but the "
                     f"slice gives {out[d]} (Input.shape={shape_str(x)})")
     out = [n for i, n in enumerate(out) if i not in decrease]
     ctx.set_output("Out", out, ctx.input_dtype("Input"))
@@ -191,18 +192,18 @@ def _infer_strided(ctx):
     shape = list(ctx.input_shape("Input"))
     if overridden(ctx, STRIDED_SLICE_TENSOR_ATTRS):  # the sliced dims are known at run time
         for axis in ctx.attr("axes"):
-            ctx.enforce(0 <= axis < len(shape), f"axis {axis} is out of range for rank "
+            ctx.enforce(0 <= axis < len(shape), lambda: f"axis {axis} is out of range for rank "
                         f"{len(shape)}")
             shape[axis] = -1
         ctx.set_output("Out", shape, ctx.input_dtype("Input"))
         return
     lists = [ctx.attr(k) for k in ("axes", "starts", "ends", "strides")]
     ctx.enforce(len({len(v) for v in lists}) == 1,
-                f"axes, starts, ends and strides must have one length, got "
+                lambda: f"axes, starts, ends and strides must have one length, got "
                 f"{[len(v) for v in lists]}")
     ctx.enforce(all(s != 0 for s in ctx.attr("strides")), "strides must not be 0")
     for axis, start, end, stride in zip(*lists, strict=True):
-        ctx.enforce(0 <= axis < len(shape), f"axis {axis} is out of range for rank "
+        ctx.enforce(0 <= axis < len(shape), lambda: f"axis {axis} is out of range for rank "
                     f"{len(shape)}")
         if shape[axis] >= 0:
             shape[axis] = len(range(*slice(start, end, stride).indices(shape[axis])))

@@ -19,7 +19,7 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer_argsort(ctx):
     rank, axis = len(ctx.input_shape("X")), ctx.attr("axis")
-    ctx.enforce(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
+    ctx.enforce(-rank <= axis < rank, lambda: f"axis {axis} is out of range for rank {rank}")
     same_as_input(ctx)
     ctx.set_output("Indices", ctx.input_shape("X"), np.int64)
 
@@ -58,9 +58,9 @@ def _unique_parts(x):
 
 def _infer_unique(ctx, with_counts: bool):
     shape = ctx.input_shape("X")
-    ctx.enforce(len(shape) == 1, f"X must be 1-D, got shape {list(shape)}")
+    ctx.enforce(len(shape) == 1, lambda: f"X must be 1-D, got shape {list(shape)}")
     index_dtype = to_numpy_dtype(ctx.attr("dtype"))
-    ctx.enforce(index_dtype in INTS, f"dtype must be int32 or int64, got {index_dtype}")
+    ctx.enforce(index_dtype in INTS, lambda: f"dtype must be int32 or int64, got {index_dtype}")
     ctx.set_output("Out", (-1,), ctx.input_dtype("X"))
     ctx.set_output("Index", shape, index_dtype)
     if with_counts:

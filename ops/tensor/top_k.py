@@ -29,9 +29,9 @@ top_k = register_op(
 def _(ctx):
     x, k = ctx.input_shape("X"), ctx.attr("k")
     ctx.enforce(len(x) >= 1, "X must have rank >= 1, got a 0-D tensor")
-    ctx.enforce(k >= 1, f"k must be at least 1, got {k}")
+    ctx.enforce(k >= 1, lambda: f"k must be at least 1, got {k}")
     ctx.enforce(x[-1] < 0 or k <= x[-1],
-                f"k must not exceed X's last dim, got k={k} for X.shape={shape_str(x)}")
+                lambda: f"k must not exceed X's last dim, got k={k} for X.shape={shape_str(x)}")
     out = tuple(x[:-1]) + (k,)
     ctx.set_output("Out", out, ctx.input_dtype("X"))
     ctx.set_output("Indices", out, np.int64)

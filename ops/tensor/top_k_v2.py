@@ -38,13 +38,13 @@ def _(ctx):
     x = list(ctx.input_shape("X"))
     rank = max(len(x), 1)
     axis = ctx.attr("axis")
-    ctx.enforce(-rank <= axis < rank, f"axis must be in [{-rank}, {rank}), got {axis}")
+    ctx.enforce(-rank <= axis < rank, lambda: f"axis must be in [{-rank}, {rank}), got {axis}")
     out = list(x)
     if x:
         k = -1 if ctx.has_input("K") else ctx.attr("k")
         if k >= 0:
             ctx.enforce(k >= 1 and (x[axis] < 0 or k <= x[axis]),
-                        f"k must be in [1, X.shape[{axis}]] for X {shape_str(x)}, got {k}")
+                        lambda: f"k must be in [1, X.shape[{axis}]] for X {shape_str(x)}, got {k}")
         out[axis] = k
     ctx.set_output("Out", out, ctx.input_dtype("X"))
     ctx.set_output("Indices", out, np.int64)

@@ -23,7 +23,7 @@ unstack = register_op(
 
 def _axis(ctx, rank: int) -> int:
     axis = ctx.attr("axis")
-    ctx.enforce(-rank <= axis < rank, f"axis must be in [{-rank}, {rank}), got {axis}")
+    ctx.enforce(-rank <= axis < rank, lambda: f"axis must be in [{-rank}, {rank}), got {axis}")
     return axis % rank
 
 
@@ -33,9 +33,9 @@ def _(ctx):
     axis = _axis(ctx, len(x))
     num = ctx.attr("num")
     ctx.enforce(x[axis] < 0 or x[axis] == num,
-                f"num ({num}) must equal X.shape[{axis}] for X {shape_str(x)}")
+                lambda: f"num ({num}) must equal X.shape[{axis}] for X {shape_str(x)}")
     ctx.enforce(len(ctx.output_names("Y")) == num,
-                f"unstack needs {num} outputs Y, got {len(ctx.output_names('Y'))}")
+                lambda: f"unstack needs {num} outputs Y, got {len(ctx.output_names('Y'))}")
     out = tuple(d for k, d in enumerate(x) if k != axis)
     for k in range(num):
         ctx.set_output("Y", out, ctx.input_dtype("X"), i=k)

@@ -32,9 +32,9 @@ where = register_op(
 @where.infer_shape
 def _(ctx):
     ctx.enforce(ctx.input_dtype("Condition") == np.bool_,
-                f"Condition must be bool, got {ctx.input_dtype('Condition')}")
+                lambda: f"Condition must be bool, got {ctx.input_dtype('Condition')}")
     ctx.enforce(ctx.input_dtype("X") == ctx.input_dtype("Y"),
-                f"X and Y must share a dtype, got {ctx.input_dtype('X')} and "
+                lambda: f"X and Y must share a dtype, got {ctx.input_dtype('X')} and "
                 f"{ctx.input_dtype('Y')}")
     shape = infer_numpy_broadcast(ctx, ("Condition", "X", "Y"))
     ctx.set_output("Out", shape, ctx.input_dtype("X"))
@@ -86,7 +86,7 @@ masked_select = register_op(
 @masked_select.infer_shape
 def _(ctx):
     ctx.enforce(ctx.input_dtype("Mask") == np.bool_,
-                f"Mask must be bool, got {ctx.input_dtype('Mask')}")
+                lambda: f"Mask must be bool, got {ctx.input_dtype('Mask')}")
     infer_numpy_broadcast(ctx, ("X", "Mask"))
     ctx.set_output("Y", [-1], ctx.input_dtype("X"))
 
@@ -143,11 +143,11 @@ def _(ctx):
     x, index = ctx.input_shape("X"), ctx.input_shape("Index")
     rank = max(len(x), 1)
     dim = ctx.attr("dim")
-    ctx.enforce(-rank <= dim < rank, f"dim must be in [{-rank}, {rank}), got {dim}")
+    ctx.enforce(-rank <= dim < rank, lambda: f"dim must be in [{-rank}, {rank}), got {dim}")
     ctx.enforce(len(index) == 1 or (len(index) == 2 and index[1] == 1),
-                f"Index must be 1-D, got {shape_str(index)}")
+                lambda: f"Index must be 1-D, got {shape_str(index)}")
     ctx.enforce(np.dtype(ctx.input_dtype("Index")) in INTS,
-                f"Index must be int32 or int64, got {ctx.input_dtype('Index')}")
+                lambda: f"Index must be int32 or int64, got {ctx.input_dtype('Index')}")
     out = list(x)
     if out:
         out[dim] = index[0]

@@ -152,3 +152,21 @@ def test_an_input_without_a_data_type_fails_naming_it():
     ctx = DictContext({"X": ["x"]}, {"Out": ["a"]}, {"x": VarInfo((2,), None, 0, LOD_TENSOR)})
     with pytest.raises(ShapeInferenceError, match=r"input X \(x\) has no data type"):
         ctx.input_dtype("X")
+
+
+def test_enforce_formats_a_callable_message_and_hint_only_when_it_fails():
+    ctx = DictContext({}, {})
+    calls = []
+
+    def message():
+        calls.append("message")
+        return "X must be 2-D, got [3]"
+
+    ctx.enforce(True, message, hint=lambda: calls.append("hint") or "reshape X")
+    assert calls == []
+    with pytest.raises(ShapeInferenceError, match=r"X must be 2-D, got \[3\]") as err:
+        ctx.enforce(False, message, hint=lambda: "reshape X to [N, D]")
+    assert calls == ["message"] and "reshape X to [N, D]" in str(err.value)
+    with pytest.raises(ShapeInferenceError, match="plain text") as err:
+        ctx.enforce(False, "plain text", hint="a plain hint")
+    assert "a plain hint" in str(err.value)

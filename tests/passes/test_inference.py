@@ -370,8 +370,43 @@ def test_what_must_stay_is_not_fused():
         image = layers.data("image", [6, 5, 4], dtype="float32")
         y = layers.relu(layers.conv2d(image, 4, 3, padding=1, data_format="NHWC"))
     assert _ops(optimize_inference(main, keep=[y.name]))["fused_conv2d"] == 0
-    # the residual is overwritten between the conv and the add: a fused op would see the
-    # new value where the add saw the old one, so nothing of the chain is fused
+    # the conv's input is overwritten between the conv and the add: a fused op (in the
+    # add's place) would read the new value where the conv read the old one, so nothing
+    # of the chain is fused
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [4, 6, 5], dtype="float32")
+        x = layers.scale(image, 2.0)
+        other = layers.scale(image, 3.0)
+        conv = layers.conv2d(x, 4, 3, padding=1)
+        layers.assign(layers.scale(image, 5.0), output=x)
+        y = layers.elementwise_add(conv, other)
+    _assert_fused_as_planned(main, startup, y, fused=0)
+
+
+def _assert_fused_as_planned(main, startup, y, fused):
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    optimized = optimize_inference(main, scope, keep=[y.name])
+    assert _ops(optimized)["fused_conv2d"] == fused
+    feed = {"image": np.random.default_rng(6).standard_normal((1, 4, 6, 5)).astype(np.float32)}
+    np.testing.assert_array_equal(
+        exe.run(optimized, feed=dict(feed), fetch_list=[y.name], scope=scope)[0],
+        exe.run(main, feed=dict(feed), fetch_list=[y.name], scope=scope)[0])
+
+
+def test_a_residual_computed_or_rewritten_before_its_add_is_fused():
+    """ResNet's downsampling block: the main branch's conv comes first, the shortcut (the
+    residual) is computed after it, before the add. The add reads the residual there, as
+    the fused op in its place does: the chain fuses (it used to be refused, leaving a
+    conv and a bias add per block). So does a residual rewritten before the add."""
+    main, startup = pir.Program(), pir.Program()
+    with pir.program_guard(main, startup):
+        image = layers.data("image", [4, 6, 5], dtype="float32")
+        main_branch = layers.conv2d(image, 4, 3, padding=1)
+        shortcut = layers.conv2d(image, 4, 1)
+        y = layers.relu(layers.elementwise_add(main_branch, shortcut))
+    _assert_fused_as_planned(main, startup, y, fused=2)
     main, startup = pir.Program(), pir.Program()
     with pir.program_guard(main, startup):
         image = layers.data("image", [4, 6, 5], dtype="float32")
@@ -379,14 +414,7 @@ def test_what_must_stay_is_not_fused():
         conv = layers.conv2d(image, 4, 3, padding=1)
         layers.assign(layers.scale(image, 5.0), output=other)
         y = layers.elementwise_add(conv, other)
-    exe, scope = pir.Executor(), pir.Scope()
-    exe.run(startup, scope=scope)
-    optimized = optimize_inference(main, scope, keep=[y.name])
-    assert _ops(optimized)["fused_conv2d"] == 0
-    feed = {"image": np.random.default_rng(6).standard_normal((1, 4, 6, 5)).astype(np.float32)}
-    np.testing.assert_array_equal(
-        exe.run(optimized, feed=dict(feed), fetch_list=[y.name], scope=scope)[0],
-        exe.run(main, feed=dict(feed), fetch_list=[y.name], scope=scope)[0])
+    _assert_fused_as_planned(main, startup, y, fused=1)
 
 
 def _fc_chain(act=None, op="matmul_v2", rank=3):

@@ -157,6 +157,43 @@ def test_adaptive_pool_of_channels_last_memory(ksize, ptype):
     np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("attrs", [a for a in CASES if a.get("data_format") != "NHWC"
+                                   and (a["pooling_type"] == "max" or a.get("global_pooling"))]
+                         + [{"pooling_type": "max", "ksize": [3, 3], "strides": [1, 1],
+                             "paddings": [1, 1]},
+                            {"pooling_type": "max", "ksize": [3, 2], "strides": [1, 2],
+                             "paddings": [1, 1, 1, 0], "ceil_mode": True}])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_max_and_global_pool_of_either_memory_order(attrs, channels_last):
+    """Max windows (taps clipped to the input, no padded copy) and global averages (a
+    GEMV in X's memory order), on NCHW memory and on a conv's NCHW view of NHWC memory:
+    max pooling gives the reference's bits, averages its values to float rounding."""
+    from paddle_ir.ops.nn.pool import pool2d_dense
+    nhwc = rng.randn(2, 11, 9, 5).astype(np.float32)
+    x = nhwc.transpose(0, 3, 1, 2) if channels_last else np.ascontiguousarray(
+        nhwc.transpose(0, 3, 1, 2))
+    full = {a.name: a.default for a in get_op_def("pool2d").attrs}
+    full.update(attrs)
+    out = pool2d_dense(full, x)
+    want = ref_pool(np.ascontiguousarray(x), full)
+    if attrs["pooling_type"] == "max":
+        np.testing.assert_array_equal(out, want)
+    else:
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
+
+
+def test_max_window_partly_or_wholly_in_the_padding():
+    """A window over padding alone is -inf (as over a -inf padded copy); one partly in
+    it is the max of the real cells."""
+    from paddle_ir.ops.nn.pool import pool2d_dense
+    full = {a.name: a.default for a in get_op_def("pool2d").attrs}
+    full.update(pooling_type="max", ksize=[2, 2], strides=[3, 3], paddings=[2, 2])
+    x = np.arange(1.0, 10.0).reshape(1, 1, 3, 3)
+    out = pool2d_dense(full, x)
+    # rows/cols of the windows: [-2, -1] (padding only) and [1, 2]
+    np.testing.assert_array_equal(out[0, 0], [[-np.inf, -np.inf], [-np.inf, 9.0]])
+
+
 @pytest.mark.parametrize("attrs, message", [
     ({"pooling_type": "sum", "ksize": [2, 2]}, "pooling_type must be max or avg, got 'sum'"),
     ({"pooling_type": "max", "ksize": [7, 7]}, r"the window \[7, 7\] does not fit X's spatial "

@@ -109,6 +109,50 @@ def test_rnn_matches_stepwise_cells(mode, layers, bidirec, with_lengths):
              outputs={"Out": 1, "State": states, "Reserve": 1, "DropoutState": 1})
 
 
+@pytest.mark.parametrize("mode", list(GATES))
+@pytest.mark.parametrize("bidirec", [False, True])
+def test_rnn_lengths_zero_one_and_full(mode, bidirec):
+    """A length-0 row keeps h0 (c0) and outputs zeros; a length-1 row in the reverse
+    direction starts from h0 at t = 0; the rows step together in one batch."""
+    steps, batch, in_size, hidden = 5, 4, 3, 3
+    dirs = 2 if bidirec else 1
+    x, h0, c0, weights = _inputs(mode, steps, batch, in_size, hidden, 2, dirs)
+    lengths = np.array([0, 5, 1, 3], np.int32)
+    out, h_n, c_n = _reference(mode, x, h0, c0, weights, 2, dirs, lengths)
+    inputs = {"Input": x, "PreState": [("h0", h0)] + ([("c0", c0)] if c0 is not None else []),
+              "WeightList": [(f"w{k}", w) for k, w in enumerate(weights)],
+              "SequenceLength": lengths}
+    attrs = {"mode": mode, "input_size": in_size, "hidden_size": hidden,
+             "num_layers": 2, "is_bidirec": bidirec, "is_test": True}
+    states = 2 if mode == "LSTM" else 1
+    check_op("rnn", inputs, attrs,
+             {"Out": out, "State": [h_n] + ([c_n] if c_n is not None else [])},
+             outputs={"Out": 1, "State": states, "Reserve": 1, "DropoutState": 1})
+
+
+@pytest.mark.parametrize("mode", list(GATES))
+@pytest.mark.parametrize("batch", [1, 2])
+def test_rnn_float32(mode, batch):
+    """float32 in, float32 out (check_op compares dtypes), to float32 rounding of the
+    float64 cells; at batch 1 the steps read W_hh^T as a view, at 2 as a copy."""
+    steps, in_size, hidden = 6, 4, 5
+    x, h0, c0, weights = _inputs(mode, steps, batch, in_size, hidden, 1, 2)
+    out, h_n, c_n = _reference(mode, x, h0, c0, weights, 1, 2, None)
+    f32 = np.float32
+    inputs = {"Input": x.astype(f32),
+              "PreState": [("h0", h0.astype(f32))] + ([("c0", c0.astype(f32))] if c0 is not None
+                                                      else []),
+              "WeightList": [(f"w{k}", w.astype(f32)) for k, w in enumerate(weights)]}
+    attrs = {"mode": mode, "input_size": in_size, "hidden_size": hidden,
+             "num_layers": 1, "is_bidirec": True, "is_test": True}
+    states = 2 if mode == "LSTM" else 1
+    expected = [out, h_n] + ([c_n] if c_n is not None else [])
+    out, h_n, *c_n = (v.astype(f32) for v in expected)
+    check_op("rnn", inputs, attrs, {"Out": out, "State": [h_n] + c_n},
+             atol=1e-5, rtol=1e-4,
+             outputs={"Out": 1, "State": states, "Reserve": 1, "DropoutState": 1})
+
+
 def test_rnn_errors():
     x, h0, c0, weights = _inputs("GRU", 3, 2, 3, 2, 1, 1)
     base = {"Input": x, "PreState": [("h0", h0)],
@@ -125,6 +169,29 @@ def test_rnn_errors():
         check_op("rnn", base, dict(attrs, input_size=4), outputs=outs)
     with pytest.raises(ProgramError, match="dropout between layers .* is training-only"):
         check_op("rnn", base, dict(attrs, dropout_prob=0.5, is_test=False), outputs=outs)
+    with pytest.raises(ProgramError, match="WeightList\\[1\\] \\(W_hh\\) must have 2 columns, "
+                                           "got \\[6, 3\\]"):
+        bad = list(base["WeightList"])
+        bad[1] = ("w1", np.zeros((6, 3)))
+        check_op("rnn", dict(base, WeightList=bad), attrs, outputs=outs)
     with pytest.raises(ProgramError, match="WeightList\\[0\\] must have 4 \\* hidden_size = 8"):
         check_op("rnn", dict(base, PreState=[("h0", h0), ("c0", h0)]),
                  dict(attrs, mode="LSTM"), outputs=outs)
+
+
+@pytest.mark.parametrize("mode", list(GATES))
+@pytest.mark.parametrize("steps, batch", [(0, 2), (3, 0)])
+def test_rnn_empty_sequence_or_batch(mode, steps, batch):
+    """No steps: the states are the initial ones; no rows: empty outputs (the whole
+    sequence's projection is one GEMM over [T * B, in] rows, zero of them here)."""
+    from paddle_ir.ops.rnn.rnn import rnn_kernel
+    x, h0, c0, weights = _inputs(mode, max(steps, 1), max(batch, 1), 3, 2, 1, 2)
+    x = np.zeros((steps, batch, 3))
+    h0, c0 = h0[:, :batch], None if c0 is None else c0[:, :batch]
+    attrs = {"mode": mode, "hidden_size": 2, "num_layers": 1, "is_bidirec": True}
+    out, states, _, _ = rnn_kernel(attrs, x, [h0] + ([c0] if c0 is not None else []),
+                                   weights, None)
+    assert out.shape == (steps, batch, 4)
+    np.testing.assert_array_equal(states[0], h0 if steps == 0 else np.zeros((2, 0, 2)))
+    if c0 is not None:
+        np.testing.assert_array_equal(states[1], c0)
