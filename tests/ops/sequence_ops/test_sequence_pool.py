@@ -328,3 +328,31 @@ def test_the_grad_op_s_attributes_default_as_the_forward_op_s():
             for a in registry.get_op_def("sequence_pool_grad").attrs}
     assert grad == forward == {"pooltype": ("string", "AVERAGE"), "is_test": ("bool", False),
                                "pad_value": ("float", 0.0)}
+
+
+@pytest.mark.parametrize("is_test", [False, True])
+@pytest.mark.parametrize("pooltype", POOL_TYPES)
+def test_max_index_is_declared_as_it_runs_empty_unless_max_pooling_trains(pooltype, is_test):
+    """MaxIndex, bound for every pool type (as a Paddle program binds it), holds the pooled
+    rows for MAX in training only; otherwise it runs empty, (0,) as in Paddle 3.3.1 (its
+    run gives (0,) for SUM, AVERAGE and FIRST), and is declared (0,): exactly that, not an
+    unknown size a later op's inference would have to guess."""
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2], lod_level=1)
+        block = main.global_block()
+        out = block.create_var(name="pooled", dtype="float32")
+        block.create_var(name="index", dtype="int32")
+        block.append_op("sequence_pool", inputs={"X": [x]},
+                        outputs={"Out": [out], "MaxIndex": ["index"]},
+                        attrs={"pooltype": pooltype, "is_test": is_test})
+    makes_index = pooltype == "MAX" and not is_test
+    declared = block.var("index")
+    assert declared.shape == ((-1, 2) if makes_index else (0,))
+    assert declared.dtype == np.int32 and declared.lod_level == 0
+    data = np.array([[1.0, 6.0], [5.0, 2.0], [3.0, 4.0]], np.float32)
+    (index,) = pir.Executor().run(main, feed={"x": pir.create_lod_tensor(data, [[2, 1]])},
+                                  fetch_list=["index"])
+    want = np.array([[1, 0], [2, 2]], np.int32) if makes_index else np.zeros(0, np.int32)
+    np.testing.assert_array_equal(index, want)
+    assert index.shape == want.shape and index.dtype == np.int32
