@@ -422,3 +422,31 @@ def test_a_block_with_control_flow_or_an_unknown_op_frees_nothing():
                 ("scale", {"X": ["a"]}, {"Out": ["b"]}, [sub_block])]:
         dead, hollow = last_reads(_block(plain, odd), set(), False)
         assert dead == [[], []] and hollow == [[], []], odd[0]
+
+
+def test_a_shape_only_stand_in_is_made_only_from_an_array_holding_data():
+    """Sparse values are kept whole, a 0-D array has no data worth freeing, and a stand-in
+    (zero strides) is one already: each comes back as it is."""
+    from paddle_ir.executor.steps import shape_only
+
+    sparse = pir.SelectedRows([1], np.ones((1, 2), np.float32), 3)
+    scalar = np.array(2.5, np.float32)
+    stand_in = shape_only(np.ones((4, 2), np.float64))
+    for value in (sparse, scalar, stand_in):
+        assert shape_only(value) is value
+    # a broadcast row (zero strides in one dim only) still holds data: it is replaced
+    row = np.broadcast_to(np.arange(3, dtype=np.float32), (2, 3))
+    assert shape_only(row) is not row and shape_only(row).strides == (0, 0)
+
+
+def test_a_sparse_gradient_may_sit_in_a_lod_tensor_declared_gradient_and_nothing_else_may():
+    from paddle_ir.executor.steps import wrong_kind
+
+    lod, sr = pir.VarType.LOD_TENSOR, pir.VarType.SELECTED_ROWS
+    sparse = pir.SelectedRows([0], np.ones((1, 2), np.float32), 2)
+    dense = np.ones((2, 2), np.float32)
+    assert not wrong_kind("w@GRAD", sparse, lod)  # a storage choice of the gradient
+    assert wrong_kind("w", sparse, lod)  # not a gradient: it must be what it is declared
+    assert wrong_kind("w@GRAD", dense, sr)  # declared sparse: a dense value is wrong
+    assert not wrong_kind("w", dense, lod) and not wrong_kind("w", sparse, sr)
+    assert not wrong_kind("w", [dense], None)  # a type no class is listed for: unchecked
