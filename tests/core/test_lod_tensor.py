@@ -257,6 +257,10 @@ def test_asarray_with_the_tensor_s_own_dtype_shares_its_data(dtype):
      r"level 2 ends at 2, but level 3 holds 3 sequences"),
     # an empty level is named as such, not as "level 1 holds -1 sequences"
     ([[0, 1], []], 0, r"level 1 is empty"),
+    # wherever it sits: the first level, one in the middle, the last of three
+    ([[], [0, 2]], 2, r"level 0 is empty"),
+    ([[0, 1], [], [0, 2]], 2, r"level 1 is empty"),
+    ([[0, 1], [0, 1], []], 0, r"level 2 is empty"),
     ([[0, 2], [1, 2, 3]], 3, r"level 1 must start at 0, but starts at 1"),
     ([[0, 2], [0, 2, 3], [0, 3, 2, 4]], 4, r"level 2 decreases at offset #2: 3 -> 2"),
 ])
@@ -406,3 +410,13 @@ def test_create_random_int_lodtensor_has_rows_of_the_last_level_and_a_seeded_dra
     np.testing.assert_array_equal(t.numpy(), again.numpy())
     want = np.random.default_rng(11).integers(-4, 4, size=(5, 2, 2), endpoint=True)
     np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_fluid_s_lod_tensor_module_exports_its_two_functions():
+    """`from paddle.fluid.lod_tensor import *` binds create_lod_tensor and
+    create_random_int_lodtensor (Fluid 1.x's __all__), not the module's own imports."""
+    names: dict = {}
+    exec("from paddle_ir.fluid.lod_tensor import *", names)
+    assert sorted(n for n in names if n != "__builtins__") == ["create_lod_tensor",
+                                                                "create_random_int_lodtensor"]
+    assert names["create_lod_tensor"] is create_lod_tensor

@@ -187,7 +187,8 @@ def test_repr_shows_rows_height_value_shape_and_dtype():
     assert repr(many) == "SelectedRows(rows=..., height=9, value_shape=[9, 1], dtype=float32)"
 
 
-@pytest.mark.parametrize("rows, bad", [([9], 9), ([1, 4, 7], 7), ([5, 2], 5), ([-3, 1], -3)])
+@pytest.mark.parametrize("rows, bad", [([9], 9), ([1, 4, 7], 7), ([5, 2], 5), ([-3, 1], -3),
+                                       ([0, 6], 6), ([-1, 0, 8], -1)])
 def test_retain_refuses_any_row_past_the_height_not_only_the_first_one_out(rows, bad):
     sr = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
     with pytest.raises(InvalidSelectedRowsError,

@@ -450,3 +450,26 @@ def test_a_sparse_gradient_may_sit_in_a_lod_tensor_declared_gradient_and_nothing
     assert wrong_kind("w@GRAD", dense, sr)  # declared sparse: a dense value is wrong
     assert not wrong_kind("w", dense, lod) and not wrong_kind("w", sparse, sr)
     assert not wrong_kind("w", [dense], None)  # a type no class is listed for: unchecked
+
+
+@pytest.mark.parametrize("ins, consts, dtype", [
+    ([2, 3], (3.0,), None),            # two inputs and a constant
+    ([2], (), None),                   # one input, no constant
+    ([2, 3], (), np.dtype(np.float64)),  # two inputs, but only for one dtype
+    ([2, 3, 4], (), None),             # three inputs
+])
+def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, consts, dtype):
+    """direct_step spells out two forms: f(x, y) for any dtype, and f(x, c) for one dtype.
+    A kernel offering another form gets the plain fast step: its own result, never
+    `func`'s, and the values it was given as dead are freed as usual."""
+    from paddle_ir.executor.steps import direct_step
+
+    def kernel(attrs, *xs):
+        return sum(xs) + 100.0
+
+    env = [None, None, np.full(2, 1.0), np.full(2, 2.0), np.full(2, 4.0), None]
+    step = direct_step(kernel, {}, (np.multiply, consts, dtype), ins, 5, np.ndarray, "probe",
+                       "out", (ins[0],))
+    step(env, None)
+    np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins) + 100))
+    assert env[ins[0]] is None and all(env[i] is not None for i in ins[1:])
