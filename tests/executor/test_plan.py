@@ -57,6 +57,20 @@ def test_check_mode_reports_an_output_that_disagrees_with_inference(probe):
             exe.run(program, feed={"x": x}, fetch_list=["out"])
 
 
+@pytest.mark.parametrize("result, words", [
+    (np.ones((1, 2), np.float32), r"shape \[1, 2\] \(declared \[0, 2\]\)"),  # 0 is a size
+    (np.ones(2, np.float32), r"shape \[2\] \(declared \[0, 2\]\)"),  # and the rank
+])
+def test_a_declared_size_of_zero_is_checked_like_any_known_size(probe, result, words):
+    """Only -1 leaves a dim open: inference declaring 0 rows (from an X of 0 rows) and a
+    kernel writing 1 disagree."""
+    probe("probe_one_row", lambda attrs, x: result)
+    program = one_op_program("probe_one_row", shape=(0, 2))
+    with pytest.raises(KernelError, match=r"wrote 'out' with " + words):
+        pir.Executor().run(program, feed={"x": np.zeros((0, 2), np.float32)},
+                           fetch_list=["out"])
+
+
 def test_a_numpy_scalar_from_a_kernel_becomes_a_0d_array(probe):
     probe("probe_total", lambda attrs, x: np.float32(x.sum()))
     program = pir.Program()
