@@ -542,3 +542,30 @@ def test_a_missing_input_s_error_shows_the_shapes_of_the_inputs_that_have_values
                                                    r"\n  input Y reads 'w', which has no "
                                                    r"value in the scope"):
         pir.Executor().run(program, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=["o"])
+
+
+@pytest.mark.parametrize("stype", ["selected_rows", "csr"])
+def test_check_nan_inf_looks_into_the_values_a_sparse_output_stores(stype):
+    """A SelectedRows or CSR output holds its numbers in its value (data) array: NaN or Inf
+    there is found as in a dense output, naming the op that wrote it."""
+    from paddle_ir.core.errors import NanInfError
+    from paddle_ir.core.kinds import CSR
+
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[2, 3], dtype="float32")
+    block.create_var(name="y", dtype="float32",
+                     type=CSR if stype == "csr" else pir.VarType.SELECTED_ROWS)
+    block.append_op("cast_storage", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                    attrs={"stype": stype})
+    x = np.array([[0, np.nan, 0], [0, 0, 0]], np.float32)
+    with pytest.raises(NanInfError, match=r"(?s)op #0 cast_storage .*output 'y' of "
+                                          r"cast_storage contains NaN"):
+        pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"])
+    x[0, 1] = np.inf
+    with pytest.raises(NanInfError, match=r"output 'y' of cast_storage contains Inf"):
+        pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"])
+    x[0, 1] = 5.0
+    (y,) = pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"],
+                                                return_numpy=False)
+    np.testing.assert_array_equal(np.asarray(y.to_dense()), x)

@@ -473,3 +473,34 @@ def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, con
     step(env, None)
     np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins) + 100))
     assert env[ins[0]] is None and all(env[i] is not None for i in ins[1:])
+
+
+def test_a_general_step_checks_each_output_s_class(monkeypatch):
+    """Two outputs take the general step: a numpy scalar for either becomes a 0-D array, any
+    other class is the kernel's error naming that output, on compiling and cached runs."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_pair", inputs=[In("X")], outputs=[Out("Out"), Out("Total")])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+        ctx.set_output("Total", (), ctx.input_dtype("X"))
+
+    second = {"value": None}
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: (x * 2, second["value"](x)))
+    main, block = _program_reading(["X"], outputs=("out", "total"))
+    block.append_op("probe_pair", inputs={"X": ["x0"]},
+                    outputs={"Out": ["out"], "Total": ["total"]})
+    feed = {"x0": np.array([[1, 2]], np.float32)}
+    second["value"] = lambda x: np.float32(x.sum())
+    exe = pir.Executor()
+    for _ in range(2):
+        out, total = exe.run(main, feed=feed, fetch_list=["out", "total"])
+        assert isinstance(total, np.ndarray) and total.shape == () and total == 3
+        np.testing.assert_array_equal(out, [[2, 4]])
+    second["value"] = lambda x: x.tolist()
+    for runner in (exe, pir.Executor()):  # the cached plan's step, then a compiling run
+        with pytest.raises(KernelError, match=r"the kernel of probe_pair returned a list for "
+                                              r"'total', but var-type inference declared "
+                                              r"ndarray"):
+            runner.run(main, feed=feed, fetch_list=["out", "total"])
