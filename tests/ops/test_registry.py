@@ -1,6 +1,7 @@
 """The op registry (ops/registry.py): its API on op types registered into an empty
 registry, and the spec check shared by builder, executor and checker."""
 
+import importlib
 import sys
 
 import numpy as np
@@ -342,3 +343,43 @@ def test_an_op_module_being_imported_is_waited_for_not_taken_as_loaded(tmp_path,
     asker.join(10)
     assert got["op"] is not None and got["op"].type == "probe_later"
     sys.modules.pop("probe_ops", None)
+
+
+@pytest.mark.parametrize("owner", ["probe_a_owner", "probe_z_owner"])
+def test_the_index_owner_loads_first_whichever_way_the_module_names_sort(tmp_path, monkeypatch,
+                                                                        owner):
+    """The owner is another module than the registering one: its name may sort before or
+    after (probe_a_owner < probe_m_registrar < probe_z_owner); either way it loads first."""
+    (tmp_path / f"{owner}.py").write_text(
+        "from paddle_ir.ops.registry import In, Out, register_op\n"
+        "register_op('probe_owned', inputs=[In('X')], outputs=[Out('Out')])\n")
+    (tmp_path / "probe_m_registrar.py").write_text(
+        "from paddle_ir.ops.registry import In, Out, register_op\n"
+        "register_op('probe_owned', inputs=[In('X')], outputs=[Out('Out')])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED))
+    monkeypatch.setitem(registry._MODULE_OF, "probe_owned", owner)
+    for name in (owner, "probe_m_registrar"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        with pytest.raises(ValueError, match="op type 'probe_owned' is registered twice"):
+            importlib.import_module("probe_m_registrar")
+        assert registry._REGISTRY["probe_owned"].module == owner
+    finally:
+        for name in (owner, "probe_m_registrar"):
+            sys.modules.pop(name, None)
+
+
+def test_an_attribute_value_is_its_default_as_the_desc_stores_it():
+    """FLOAT and FLOATS values compare as float32 (what an OpDesc holds), FLOAT64S as
+    doubles; lists element by element; a required attribute has no default to match."""
+    from paddle_ir.ops.registry import REQUIRED, same_attr_value
+
+    tenth32 = float(np.float32(0.1))
+    assert same_attr_value("float", 0.1, tenth32)
+    assert same_attr_value("floats", [0.1, 2.0], [tenth32, 2.0])
+    assert not same_attr_value("floats", [0.1], [tenth32, 2.0])  # another length
+    assert not same_attr_value("float64s", [0.1], [tenth32])  # doubles stay doubles
+    assert same_attr_value("ints", [3, 4], [3, 4]) and not same_attr_value("ints", [3], [4])
+    assert not same_attr_value("int", 0, REQUIRED) and not same_attr_value("ints", [], REQUIRED)
