@@ -195,6 +195,10 @@ def test_slice_by_a_full_branch_of_four_indices_and_by_a_numpy_branch():
 
 
 def test_slice_names_the_range_of_the_level_it_fails_at():
+    # below level 0 the range is the chosen item's own children: article 1 holds one
+    # sentence (sentences 3 to 4 of the batch), so its sentence 1 does not exist
+    with pytest.raises(InvalidLoDError, match=r"index 1 at level 1 is out of range \[0, 1\)"):
+        seed_tensor().slice([1, 1])
     t = _four_levels()
     for branch, words in [([1, 5], r"index 5 at level 1 is out of range \[0, 2\)"),
                           ([2], r"index 2 at level 0 is out of range \[0, 2\)"),
@@ -360,6 +364,8 @@ def test_shape_is_a_tuple_and_fluid_s_shape_call_gives_a_list():
     t = LoDTensor(np.zeros((2, 3), np.float32))
     assert t.shape == (2, 3) and isinstance(t.shape, tuple)
     assert t.shape() == [2, 3] and isinstance(t.shape(), list)
+    with pytest.raises(AttributeError):  # a tuple: nothing can be stored on it
+        t.shape.rank = 2
 
 
 def test_a_tensor_not_yet_given_data_is_empty_float32_without_a_lod():
@@ -420,3 +426,4 @@ def test_fluid_s_lod_tensor_module_exports_its_two_functions():
     assert sorted(n for n in names if n != "__builtins__") == ["create_lod_tensor",
                                                                 "create_random_int_lodtensor"]
     assert names["create_lod_tensor"] is create_lod_tensor
+

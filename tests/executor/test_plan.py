@@ -403,6 +403,7 @@ def _projection():
     (np.ones((3, 4), np.int32), r"int32 \[3, 4\]"),  # another kind
     (np.ones((3, 4, 1), np.float32), r"float32 \[3, 4, 1\]"),  # more dims than declared
     (np.ones((12,), np.float32), r"float32 \[12\]"),  # fewer
+    (np.ones((3,), np.float32), r"float32 \[3\]"),  # fewer, its one dim as declared
 ])
 def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, held):
     main, startup, w, y = _projection()
@@ -569,3 +570,63 @@ def test_check_nan_inf_looks_into_the_values_a_sparse_output_stores(stype):
     (y,) = pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"],
                                                 return_numpy=False)
     np.testing.assert_array_equal(np.asarray(y.to_dense()), x)
+
+
+def test_an_output_with_fewer_lod_levels_than_inference_declares_is_a_kernel_error(probe):
+    """The reverse of the test above: inference declares one level, the kernel returns
+    none."""
+    op = register_op("probe_lod_drop", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+        ctx.set_output_lod_level("Out", 1)  # declared, not shared: the kernel must give it
+
+    op.kernel(dtypes=(np.float32,), lod=True)(lambda attrs, x: np.asarray(x).copy())
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[3, 2], dtype="float32", lod_level=1)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_lod_drop", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    x = pir.create_lod_tensor(np.ones((3, 2), np.float32), [[1, 2]])
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"wrote 'out' with 0 LoD levels \(declared "
+                                              r"lod_level 1\)"):
+            exe.run(program, feed={"x": x}, fetch_list=["out"])
+
+
+def test_every_timing_is_a_difference_of_clock_readings_whatever_the_clock_s_origin(
+        probe, monkeypatch):
+    """compile_ms, kernel_ms, the profile's seconds and fluid.profiler's per-run times on a
+    clock that reads 0.125 s at the start and moves only inside the kernel, by 0.25 s a
+    call: each duration is end - start (a clock may start near 0, so that a duration
+    exceeds the reading it started at)."""
+    from types import SimpleNamespace
+
+    from paddle_ir.executor import plan as plan_module
+    from paddle_ir.executor import profile as op_profile
+
+    now = [0.125]
+
+    def slow_copy(attrs, x):
+        now[0] += 0.25
+        return x.copy()
+
+    monkeypatch.setattr(plan_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    probe("probe_clocked", slow_copy)
+    program, feed = one_op_program("probe_clocked"), {"x": np.ones((2, 2), np.float32)}
+    exe = pir.Executor()
+    exe.run(program, feed=feed, fetch_list=["out"])
+    assert exe.last_plan.compile_ms == pytest.approx(250.0, rel=1e-9)
+    assert exe.last_plan.kernel_ms == pytest.approx(250.0, rel=1e-9)
+    exe.profile = {}
+    now[0] = 0.125  # each run on a clock that starts below the duration it measures
+    exe.run(program, feed=feed, fetch_list=["out"])
+    assert exe.profile["probe_clocked"] == [1, pytest.approx(0.25, rel=1e-9)]
+    times = op_profile.OpTimes(trace=True)
+    exe.profile = times
+    now[0] = 0.125
+    exe.run(program, feed=feed, fetch_list=["out"])
+    assert times.stats["probe_clocked"] == [1] + [pytest.approx(0.25, rel=1e-9)] * 3
+    assert times.events[0][:3] == ("probe_clocked", pytest.approx(0.125),
+                                   pytest.approx(0.25))
