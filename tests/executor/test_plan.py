@@ -398,6 +398,7 @@ def _projection():
 
 @pytest.mark.parametrize("other, held", [
     (np.ones((3, 6), np.float32), r"float32 \[3, 6\]"),  # mul's inference accepts [3, 6]
+    (np.ones((3, 2), np.float32), r"float32 \[3, 2\]"),  # and a dim smaller than declared
     (np.ones((3, 4), np.float64), r"float64 \[3, 4\]"),  # same shape, another dtype
     (np.ones((3, 4), np.float16), r"float16 \[3, 4\]"),  # a narrower one
     (np.ones((3, 4), np.int32), r"int32 \[3, 4\]"),  # another kind

@@ -504,3 +504,24 @@ def test_a_general_step_checks_each_output_s_class(monkeypatch):
                                               r"'total', but var-type inference declared "
                                               r"ndarray"):
             runner.run(main, feed=feed, fetch_list=["out", "total"])
+
+
+def test_a_kernel_returning_fewer_values_than_its_op_has_outputs_is_a_kernel_error(
+        monkeypatch):
+    """Out bound, Extra left unbound: the step drops the unbound slot's value by position,
+    so a kernel returning one value for two outputs must fail naming the op, not have its
+    one value taken for Out."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_short", inputs=[In("X")],
+                     outputs=[Out("Out"), Out("Extra", dispensable=True)])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: (x * 2,))
+    main, block = _program_reading(["X"], outputs=("out",))
+    block.append_op("probe_short", inputs={"X": ["x0"]}, outputs={"Out": ["out"]})
+    with pytest.raises(KernelError, match=r"(?s)probe_short.*ValueError: zip\(\) argument 2 "
+                                          r"is longer than argument 1"):
+        pir.Executor().run(main, feed={"x0": np.ones((1, 2), np.float32)}, fetch_list=["out"])
