@@ -428,3 +428,17 @@ def test_fluid_s_lod_tensor_module_exports_its_two_functions():
                                                                 "create_random_int_lodtensor"]
     assert names["create_lod_tensor"] is create_lod_tensor
 
+
+
+def test_a_tensor_with_a_lod_refuses_0_d_data_as_set_lod_refuses_a_lod_on_0_d_data():
+    """Either order: a LoD segments rows, which a 0-D array has none of. set() refuses the
+    scalar and keeps the data it had; a 0-D array carrying a LoD (only the unchecked
+    constructor makes one) has no valid LoD."""
+    t = create_lod_tensor(np.zeros((3, 1), np.float32), [[2, 1]])
+    with pytest.raises(InvalidLoDError, match="a 0-D tensor cannot carry a LoD; LoD segments "
+                                              "rows"):
+        t.set(np.float32(1.0))
+    assert t.shape == (3, 1) and t.lod() == [[0, 2, 3]]
+    scalar = LoDTensor.unchecked(np.array(1.0), (np.array([0, 1], np.int64),))
+    assert scalar.has_valid_recursive_sequence_lengths() is False
+    assert LoDTensor(np.array(1.0)).has_valid_recursive_sequence_lengths() is True
