@@ -123,7 +123,9 @@ class LoDTensor:
         """
         array = np.array(data, copy=True)
         if self._offsets:
-            validate_offsets(self._offsets, array.shape[0] if array.ndim else None)
+            if array.ndim == 0:
+                raise InvalidLoDError("a 0-D tensor cannot carry a LoD; LoD segments rows")
+            validate_offsets(self._offsets, array.shape[0])
         self._array = array
 
     def numpy(self) -> np.ndarray:
@@ -181,8 +183,12 @@ class LoDTensor:
         self.set_lod(lengths_to_offsets(lengths))
 
     def has_valid_recursive_sequence_lengths(self) -> bool:
+        if not self._offsets:
+            return True
+        if self._array.ndim == 0:  # a LoD on a 0-D array: only LoDTensor.unchecked makes one
+            return False
         try:
-            validate_offsets(self._offsets, self._array.shape[0] if self._array.ndim else None)
+            validate_offsets(self._offsets, self._array.shape[0])
         except InvalidLoDError:
             return False
         return True

@@ -69,6 +69,7 @@ def test_create_from_list_of_sequences():
 @pytest.mark.parametrize("lod, pattern", [
     ([[1, 3, 5]], r"level 0 must start at 0, but starts at 1"),
     ([[0, 3, 2, 5]], r"level 0 decreases at offset #2: 3 -> 2"),
+    ([[0, 2, 2, 1]], r"level 0 decreases at offset #3: 2 -> 1"),  # after an empty sequence
     ([[0, 3, 4]], r"ends at 4, but the tensor has 5 rows"),
     ([[0, 1, 3], [0, 2, 5]], r"level 0 ends at 3, but level 1 holds 2 sequences"),
     ([[]], r"level 0 is empty"),
@@ -195,6 +196,10 @@ def test_slice_by_a_full_branch_of_four_indices_and_by_a_numpy_branch():
 
 
 def test_slice_names_the_range_of_the_level_it_fails_at():
+    # below level 0 the range is the chosen item's own children: article 1 holds one
+    # sentence (sentences 3 to 4 of the batch), so its sentence 1 does not exist
+    with pytest.raises(InvalidLoDError, match=r"index 1 at level 1 is out of range \[0, 1\)"):
+        seed_tensor().slice([1, 1])
     t = _four_levels()
     for branch, words in [([1, 5], r"index 5 at level 1 is out of range \[0, 2\)"),
                           ([2], r"index 2 at level 0 is out of range \[0, 2\)"),
@@ -257,6 +262,10 @@ def test_asarray_with_the_tensor_s_own_dtype_shares_its_data(dtype):
      r"level 2 ends at 2, but level 3 holds 3 sequences"),
     # an empty level is named as such, not as "level 1 holds -1 sequences"
     ([[0, 1], []], 0, r"level 1 is empty"),
+    # wherever it sits: the first level, one in the middle, the last of three
+    ([[], [0, 2]], 2, r"level 0 is empty"),
+    ([[0, 1], [], [0, 2]], 2, r"level 1 is empty"),
+    ([[0, 1], [0, 1], []], 0, r"level 2 is empty"),
     ([[0, 2], [1, 2, 3]], 3, r"level 1 must start at 0, but starts at 1"),
     ([[0, 2], [0, 2, 3], [0, 3, 2, 4]], 4, r"level 2 decreases at offset #2: 3 -> 2"),
 ])
@@ -318,3 +327,118 @@ def test_a_misspelled_attribute_is_refused_not_stored():
     with pytest.raises(AttributeError):
         t.lod_levels = 2
     assert t.lod_level == 0
+
+
+# -- each behaviour of the module pinned (issue 30: the class, not the sampled line) ----------
+def test_a_level_that_is_not_a_flat_list_of_integers_is_named_by_its_index():
+    t = LoDTensor(np.zeros((3, 1), np.float32))
+    with pytest.raises(InvalidLoDError, match=r"LoD level 1 must be a 1-D list of integer "
+                                              r"offsets, got \[\[0, 1\], \[1, 3\]\]"):
+        t.set_lod([[0, 2], [[0, 1], [1, 3]]])
+    with pytest.raises(InvalidLoDError, match=r"LoD level 1 must be a 1-D list of integer "
+                                              r"offsets, got \[0, 1.5, 3\]"):
+        t.set_lod([[0, 2], [0, 1.5, 3]])
+    for bare in (0, 3):  # a level given as one integer, not a list of offsets
+        with pytest.raises(InvalidLoDError, match=rf"LoD level 0 must be a 1-D list of integer "
+                                                  rf"offsets, got {bare}$"):
+            t.set_lod([bare])
+    t.set_lod([np.array([0, 3], np.uint8)])  # unsigned offsets are integers too
+    assert t.lod() == [[0, 3]] and t.offsets[0].dtype == np.int64
+
+
+def test_negative_lengths_name_their_level():
+    with pytest.raises(InvalidLoDError, match=r"recursive sequence lengths at level 1 must be "
+                                              r">= 0, got \[2, -1\]"):
+        create_lod_tensor(np.zeros((1, 1)), [[2], [2, -1]])
+
+
+def test_lengths_may_be_numpy_arrays_and_a_level_may_hold_no_sequence():
+    t = LoDTensor(np.zeros((5, 1), np.float32))
+    t.set_recursive_sequence_lengths([np.array([2]), np.array([[3], [2]])])
+    assert t.lod() == [[0, 2], [0, 3, 5]]
+    empty = LoDTensor()
+    empty.set_recursive_sequence_lengths([[]])  # no sequences: the one offset 0
+    assert empty.lod() == [[0]] and empty.recursive_sequence_lengths() == [[]]
+
+
+def test_shape_is_a_tuple_and_fluid_s_shape_call_gives_a_list():
+    t = LoDTensor(np.zeros((2, 3), np.float32))
+    assert t.shape == (2, 3) and isinstance(t.shape, tuple)
+    assert t.shape() == [2, 3] and isinstance(t.shape(), list)
+    with pytest.raises(AttributeError):  # a tuple: nothing can be stored on it
+        t.shape.rank = 2
+
+
+def test_a_tensor_not_yet_given_data_is_empty_float32_without_a_lod():
+    t = LoDTensor()
+    assert t.shape == (0,) and t.dtype == np.float32 and t.lod() == [] and t.lod_level == 0
+    assert t.has_valid_recursive_sequence_lengths() is True
+
+
+def test_set_copies_the_data_and_keeps_the_lod():
+    t = create_lod_tensor(np.zeros((3, 1), np.float32), [[2, 1]])
+    given = np.ones((3, 2), np.float64)
+    t.set(given)
+    given[0, 0] = 9.0
+    assert t.numpy()[0, 0] == 1.0 and t.dtype == np.float64 and t.lod() == [[0, 2, 3]]
+    with pytest.raises(InvalidLoDError, match=r"ends at 3, but the tensor has 2 rows"):
+        t.set(np.zeros((2, 2)))
+    assert t.shape == (3, 2)  # a refused set leaves the data as it was
+
+
+def test_unchecked_wraps_the_given_array_and_offsets_as_they_are():
+    array, offsets = np.zeros((3, 1), np.float32), (np.array([0, 3], np.int64),)
+    t = LoDTensor.unchecked(array, offsets)
+    assert t.numpy() is array and t.offsets is offsets and t.lod_level == 1
+    assert LoDTensor.unchecked(array).lod() == []
+
+
+def test_create_lod_tensor_from_a_lod_tensor_takes_its_data_and_the_new_lod():
+    old = create_lod_tensor(np.arange(4, dtype=np.float32).reshape(4, 1), [[1, 3]])
+    new = create_lod_tensor(old, [[2, 2]])
+    assert new.lod() == [[0, 2, 4]] and new.numpy().ravel().tolist() == [0, 1, 2, 3]
+    assert old.lod() == [[0, 1, 4]]
+
+
+def test_id_sequences_may_be_tuples_or_arrays_and_flatten_to_one_int64_column():
+    t = create_lod_tensor([(5, 6), np.array([[7], [8]], np.int32), [9]], [[2, 2, 1]])
+    assert t.dtype == np.int64 and t.shape == (5, 1)
+    assert t.numpy().ravel().tolist() == [5, 6, 7, 8, 9] and t.lod() == [[0, 2, 4, 5]]
+    # no lengths given: the sequences are not checked against any, and no LoD is set
+    flat = create_lod_tensor([[1, 2], [3]], [])
+    assert flat.lod() == [] and flat.shape == (3, 1)
+
+
+def test_create_random_int_lodtensor_has_rows_of_the_last_level_and_a_seeded_draw():
+    t = create_random_int_lodtensor([[1, 1], [2, 3]], [2, 2], low=-4, high=4, seed=11)
+    assert t.shape == (5, 2, 2) and t.lod() == [[0, 1, 2], [0, 2, 5]]
+    assert t.numpy().min() >= -4 and t.numpy().max() <= 4
+    again = create_random_int_lodtensor([[1, 1], [2, 3]], [2, 2], low=-4, high=4, seed=11)
+    np.testing.assert_array_equal(t.numpy(), again.numpy())
+    want = np.random.default_rng(11).integers(-4, 4, size=(5, 2, 2), endpoint=True)
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_fluid_s_lod_tensor_module_exports_its_two_functions():
+    """`from paddle.fluid.lod_tensor import *` binds create_lod_tensor and
+    create_random_int_lodtensor (Fluid 1.x's __all__), not the module's own imports."""
+    names: dict = {}
+    exec("from paddle_ir.fluid.lod_tensor import *", names)
+    assert sorted(n for n in names if n != "__builtins__") == ["create_lod_tensor",
+                                                                "create_random_int_lodtensor"]
+    assert names["create_lod_tensor"] is create_lod_tensor
+
+
+
+def test_a_tensor_with_a_lod_refuses_0_d_data_as_set_lod_refuses_a_lod_on_0_d_data():
+    """Either order: a LoD segments rows, which a 0-D array has none of. set() refuses the
+    scalar and keeps the data it had; a 0-D array carrying a LoD (only the unchecked
+    constructor makes one) has no valid LoD."""
+    t = create_lod_tensor(np.zeros((3, 1), np.float32), [[2, 1]])
+    with pytest.raises(InvalidLoDError, match="a 0-D tensor cannot carry a LoD; LoD segments "
+                                              "rows"):
+        t.set(np.float32(1.0))
+    assert t.shape == (3, 1) and t.lod() == [[0, 2, 3]]
+    scalar = LoDTensor.unchecked(np.array(1.0), (np.array([0, 1], np.int64),))
+    assert scalar.has_valid_recursive_sequence_lengths() is False
+    assert LoDTensor(np.array(1.0)).has_valid_recursive_sequence_lengths() is True

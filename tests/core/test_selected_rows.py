@@ -187,7 +187,8 @@ def test_repr_shows_rows_height_value_shape_and_dtype():
     assert repr(many) == "SelectedRows(rows=..., height=9, value_shape=[9, 1], dtype=float32)"
 
 
-@pytest.mark.parametrize("rows, bad", [([9], 9), ([1, 4, 7], 7), ([5, 2], 5), ([-3, 1], -3)])
+@pytest.mark.parametrize("rows, bad", [([9], 9), ([1, 4, 7], 7), ([5, 2], 5), ([-3, 1], -3),
+                                       ([0, 6], 6), ([-1, 0, 8], -1)])
 def test_retain_refuses_any_row_past_the_height_not_only_the_first_one_out(rows, bad):
     sr = pir.SelectedRows([0, 2], np.ones((2, 3), np.float32), 4)
     with pytest.raises(InvalidSelectedRowsError,
@@ -233,3 +234,72 @@ def test_a_misspelled_attribute_is_refused_not_stored():
     with pytest.raises(AttributeError):
         x.heigth = 9
     assert x.height == 4
+
+
+# -- each behaviour of the module pinned (issue 30: the class, not the sampled line) ----------
+def test_rows_run_up_to_height_minus_one():
+    sr = pir.SelectedRows([0, 4], np.array([[1.0], [2.0]]), 5)
+    assert sr.rows.tolist() == [0, 4]
+    np.testing.assert_array_equal(sr.to_dense()[:, 0], [1, 0, 0, 0, 2])
+    with pytest.raises(InvalidSelectedRowsError, match=r"row 0 is out of range \[0, 0\)"):
+        pir.SelectedRows([0], np.ones((1, 1)), 0)
+
+
+def test_a_row_count_mismatch_says_what_the_value_shape_must_be():
+    with pytest.raises(InvalidSelectedRowsError, match=(
+            r"value has 1 rows but rows lists 2; value.shape must be \[len\(rows\)\] \+ "
+            r"dims\[1:\]$")):
+        pir.SelectedRows([0, 1], np.ones((1, 3)), 4)
+
+
+def test_no_rows_need_no_integer_dtype():
+    """An empty rows list (numpy reads [] as float64) holds no row to be a non-integer."""
+    sr = pir.SelectedRows([], np.zeros((0, 2), np.float32), 3)
+    assert sr.rows.dtype == np.int64 and sr.rows.shape == (0,) and sr.shape == (3, 2)
+
+
+def test_unchecked_wraps_the_given_arrays_as_they_are():
+    rows, value = np.array([2, 2], np.int64), np.ones((2, 3), np.float32)
+    sr = pir.SelectedRows.unchecked(rows, value, 5)
+    assert sr.rows is rows and sr.value is value and sr.height == 5
+    assert sr.shape == (5, 3) and sr.dtype == np.float32 and sr.stype == "selected_rows"
+
+
+def test_from_dense_takes_a_height_and_copies_the_kept_rows():
+    dense = np.array([[0, 0], [1, 2], [0, 0]], np.float64)
+    sr = pir.SelectedRows.from_dense(dense, height=np.int64(7))
+    assert sr.height == 7 and type(sr.height) is int and sr.shape == (7, 2)
+    assert sr.rows.tolist() == [1] and sr.rows.dtype == np.int64
+    sr.value[0, 0] = 50.0
+    assert dense[1, 0] == 1.0
+    assert pir.SelectedRows.from_dense(np.zeros((3, 2))).rows.size == 0
+
+
+def test_merge_keeps_the_height_and_leaves_the_original_as_it_was():
+    sr = pir.SelectedRows([3, 1, 3], np.array([[1.0], [2.0], [4.0]]), 9)
+    merged = sr.merge()
+    assert merged.height == 9 and merged.shape == (9, 1)
+    assert merged.rows.tolist() == [1, 3] and merged.value[:, 0].tolist() == [2.0, 5.0]
+    assert sr.rows.tolist() == [3, 1, 3] and sr.value[:, 0].tolist() == [1.0, 2.0, 4.0]
+
+
+def test_retain_keeps_the_selected_rows_own_order_and_duplicates():
+    sr = pir.SelectedRows([5, 1, 5, 3], np.array([[1.0], [2.0], [3.0], [4.0]]), 6)
+    kept = sr.retain(np.array([[5], [3]]))  # any shape of ids: flattened
+    assert kept.rows.tolist() == [5, 5, 3] and kept.value[:, 0].tolist() == [1.0, 3.0, 4.0]
+    assert kept.height == 6
+    empty = sr.retain([])
+    assert empty.rows.size == 0 and empty.value.shape == (0, 1) and empty.height == 6
+
+
+def test_a_copy_shares_nothing_with_the_original():
+    sr = pir.SelectedRows([1, 2], np.ones((2, 2), np.float32), 4)
+    dup = sr.copy()
+    dup.rows[0], dup.value[0, 0] = 3, 9.0
+    assert sr.rows.tolist() == [1, 2] and sr.value[0, 0] == 1.0
+    assert dup.height == 4 and dup.rows.tolist() == [3, 2]
+
+
+def test_repr_lists_up_to_eight_rows():
+    eight = pir.SelectedRows(list(range(8)), np.zeros((8, 1), np.float32), height=8)
+    assert repr(eight).startswith("SelectedRows(rows=[0, 1, 2, 3, 4, 5, 6, 7], height=8")

@@ -57,6 +57,20 @@ def test_check_mode_reports_an_output_that_disagrees_with_inference(probe):
             exe.run(program, feed={"x": x}, fetch_list=["out"])
 
 
+@pytest.mark.parametrize("result, words", [
+    (np.ones((1, 2), np.float32), r"shape \[1, 2\] \(declared \[0, 2\]\)"),  # 0 is a size
+    (np.ones(2, np.float32), r"shape \[2\] \(declared \[0, 2\]\)"),  # and the rank
+])
+def test_a_declared_size_of_zero_is_checked_like_any_known_size(probe, result, words):
+    """Only -1 leaves a dim open: inference declaring 0 rows (from an X of 0 rows) and a
+    kernel writing 1 disagree."""
+    probe("probe_one_row", lambda attrs, x: result)
+    program = one_op_program("probe_one_row", shape=(0, 2))
+    with pytest.raises(KernelError, match=r"wrote 'out' with " + words):
+        pir.Executor().run(program, feed={"x": np.zeros((0, 2), np.float32)},
+                           fetch_list=["out"])
+
+
 def test_a_numpy_scalar_from_a_kernel_becomes_a_0d_array(probe):
     probe("probe_total", lambda attrs, x: np.float32(x.sum()))
     program = pir.Program()
@@ -384,11 +398,13 @@ def _projection():
 
 @pytest.mark.parametrize("other, held", [
     (np.ones((3, 6), np.float32), r"float32 \[3, 6\]"),  # mul's inference accepts [3, 6]
+    (np.ones((3, 2), np.float32), r"float32 \[3, 2\]"),  # and a dim smaller than declared
     (np.ones((3, 4), np.float64), r"float64 \[3, 4\]"),  # same shape, another dtype
     (np.ones((3, 4), np.float16), r"float16 \[3, 4\]"),  # a narrower one
     (np.ones((3, 4), np.int32), r"int32 \[3, 4\]"),  # another kind
     (np.ones((3, 4, 1), np.float32), r"float32 \[3, 4, 1\]"),  # more dims than declared
     (np.ones((12,), np.float32), r"float32 \[12\]"),  # fewer
+    (np.ones((3,), np.float32), r"float32 \[3\]"),  # fewer, its one dim as declared
 ])
 def test_a_persistable_unlike_its_declaration_is_refused_cached_or_not(other, held):
     main, startup, w, y = _projection()
@@ -438,29 +454,6 @@ def test_a_plan_forgets_its_verified_shapes_past_its_limit_and_checks_them_again
     (out,) = exe.run(program, feed={"x": np.ones((1, 2), np.float32)}, fetch_list=["out"])
     assert inferred[limit + 1:] == [1]  # the first one was forgotten: checked again
     np.testing.assert_array_equal(out, [[2, 2]])
-
-
-def test_compile_ms_is_the_compile_time_in_milliseconds_as_the_clock_reads_it(probe,
-                                                                              monkeypatch):
-    """On a clock that moves only inside the kernel (by 0.25 s), compile_ms is exactly 250."""
-    from types import SimpleNamespace
-
-    from paddle_ir.executor import plan as plan_module
-
-    now = [1000.0]
-
-    def slow_copy(attrs, x):
-        now[0] += 0.25
-        return x.copy()
-
-    monkeypatch.setattr(plan_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
-    probe("probe_clocked", slow_copy)
-    exe = pir.Executor()
-    exe.run(one_op_program("probe_clocked"), feed={"x": np.ones((2, 2), np.float32)},
-            fetch_list=["out"])
-    assert exe.last_plan.compile_ms == pytest.approx(250.0, rel=1e-9)
-    # all of it inside the kernel: compiling itself took no time on this clock
-    assert exe.last_plan.kernel_ms == pytest.approx(250.0, rel=1e-9)
 
 
 def test_the_profile_s_seconds_are_the_time_inside_the_steps(probe):
@@ -528,3 +521,90 @@ def test_a_missing_input_s_error_shows_the_shapes_of_the_inputs_that_have_values
                                                    r"\n  input Y reads 'w', which has no "
                                                    r"value in the scope"):
         pir.Executor().run(program, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=["o"])
+
+
+@pytest.mark.parametrize("stype", ["selected_rows", "csr"])
+def test_check_nan_inf_looks_into_the_values_a_sparse_output_stores(stype):
+    """A SelectedRows or CSR output holds its numbers in its value (data) array: NaN or Inf
+    there is found as in a dense output, naming the op that wrote it."""
+    from paddle_ir.core.errors import NanInfError
+    from paddle_ir.core.kinds import CSR
+
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[2, 3], dtype="float32")
+    block.create_var(name="y", dtype="float32",
+                     type=CSR if stype == "csr" else pir.VarType.SELECTED_ROWS)
+    block.append_op("cast_storage", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                    attrs={"stype": stype})
+    x = np.array([[0, np.nan, 0], [0, 0, 0]], np.float32)
+    with pytest.raises(NanInfError, match=r"(?s)op #0 cast_storage .*output 'y' of "
+                                          r"cast_storage contains NaN"):
+        pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"])
+    x[0, 1] = np.inf
+    with pytest.raises(NanInfError, match=r"output 'y' of cast_storage contains Inf"):
+        pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"])
+    x[0, 1] = 5.0
+    (y,) = pir.Executor(check_nan_inf=True).run(program, feed={"x": x}, fetch_list=["y"],
+                                                return_numpy=False)
+    np.testing.assert_array_equal(np.asarray(y.to_dense()), x)
+
+
+def test_an_output_with_fewer_lod_levels_than_inference_declares_is_a_kernel_error(probe):
+    """The reverse of the test above: inference declares one level, the kernel returns
+    none."""
+    op = register_op("probe_lod_drop", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+        ctx.set_output_lod_level("Out", 1)  # declared, not shared: the kernel must give it
+
+    op.kernel(dtypes=(np.float32,), lod=True)(lambda attrs, x: np.asarray(x).copy())
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[3, 2], dtype="float32", lod_level=1)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_lod_drop", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    x = pir.create_lod_tensor(np.ones((3, 2), np.float32), [[1, 2]])
+    for exe in (pir.Executor(check=True), pir.Executor()):
+        with pytest.raises(KernelError, match=r"wrote 'out' with 0 LoD levels \(declared "
+                                              r"lod_level 1\)"):
+            exe.run(program, feed={"x": x}, fetch_list=["out"])
+
+
+def test_every_timing_is_a_difference_of_clock_readings_whatever_the_clock_s_origin(
+        probe, monkeypatch):
+    """compile_ms, kernel_ms, the profile's seconds and fluid.profiler's per-run times on a
+    clock that reads 0.125 s at the start and moves only inside the kernel, by 0.25 s a
+    call: each duration is end - start (a clock may start near 0, so that a duration
+    exceeds the reading it started at)."""
+    from types import SimpleNamespace
+
+    from paddle_ir.executor import plan as plan_module
+    from paddle_ir.executor import profile as op_profile
+
+    now = [0.125]
+
+    def slow_copy(attrs, x):
+        now[0] += 0.25
+        return x.copy()
+
+    monkeypatch.setattr(plan_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    probe("probe_clocked", slow_copy)
+    program, feed = one_op_program("probe_clocked"), {"x": np.ones((2, 2), np.float32)}
+    exe = pir.Executor()
+    exe.run(program, feed=feed, fetch_list=["out"])
+    assert exe.last_plan.compile_ms == pytest.approx(250.0, rel=1e-9)
+    assert exe.last_plan.kernel_ms == pytest.approx(250.0, rel=1e-9)
+    exe.profile = {}
+    now[0] = 0.125  # each run on a clock that starts below the duration it measures
+    exe.run(program, feed=feed, fetch_list=["out"])
+    assert exe.profile["probe_clocked"] == [1, pytest.approx(0.25, rel=1e-9)]
+    times = op_profile.OpTimes(trace=True)
+    exe.profile = times
+    now[0] = 0.125
+    exe.run(program, feed=feed, fetch_list=["out"])
+    assert times.stats["probe_clocked"] == [1] + [pytest.approx(0.25, rel=1e-9)] * 3
+    assert times.events[0][:3] == ("probe_clocked", pytest.approx(0.125),
+                                   pytest.approx(0.25))

@@ -303,3 +303,225 @@ def test_a_chain_of_one_input_ops_keeps_two_intermediates_alive_at_most():
         tracemalloc.stop()
     assert np.asarray(d).shape == (1000, 1000) and float(np.asarray(d).max()) == 1.0
     assert peak < 2.5 * x.nbytes, f"peak {peak / x.nbytes:.2f} x 4 MB"
+
+
+# -- each step kind frees what it reads last, and last_reads says what that is (issue 30) ----
+@pytest.mark.parametrize("arity", [1, 2, 3, 4])
+def test_a_fast_step_frees_exactly_the_inputs_it_was_given_as_dead(arity):
+    """Every arity (each spells its call out) with none, one, two or all of its inputs read
+    for the last time: those slots are cleared after the kernel ran, the others keep their
+    values, and slot 0 (ABSENT, where unused dead stores go) stays None."""
+    from paddle_ir.executor.steps import ABSENT, fast_step
+
+    ins = list(range(2, 2 + arity))
+    out = 2 + arity
+    for count in sorted({0, 1, min(2, arity), arity}):
+        env = [None, None] + [np.full(2, k + 1.0, np.float32) for k in range(arity)] + [None]
+        dead = tuple(ins[arity - count:])
+        step = fast_step(lambda attrs, *xs: sum(xs), {}, ins, out, np.ndarray, "probe", "out",
+                         dead)
+        step(env, None)
+        np.testing.assert_array_equal(env[out], np.full(2, arity * (arity + 1) / 2))
+        assert [env[i] is None for i in ins] == [i in dead for i in ins], (arity, count)
+        assert env[ABSENT] is None
+
+
+@pytest.mark.parametrize("consts", [(), (3.0,)])
+def test_a_direct_step_frees_the_inputs_it_was_given_as_dead(consts):
+    from paddle_ir.executor.steps import direct_step
+
+    ins = [2, 3] if not consts else [2]
+    for dead in ((), tuple(ins[:1]), tuple(ins)):
+        env = [None, None, np.full(2, 2.0), np.full(2, 5.0), None]
+        step = direct_step(lambda attrs, *xs: None, {}, (np.multiply, consts, None), ins, 4,
+                           np.ndarray, "probe", "out", dead)
+        step(env, None)
+        np.testing.assert_array_equal(env[4], [10.0, 10.0] if not consts else [6.0, 6.0])
+        assert [env[i] is None for i in ins] == [i in dead for i in ins]
+
+
+def test_freeing_clears_the_dead_and_hollows_out_what_later_ops_read_the_shape_of():
+    from paddle_ir.executor.steps import freeing
+
+    def step(env, lods):
+        env[4] = env[2] + env[3]
+
+    assert freeing(step, ()) is step  # nothing to free: the step itself
+    env = [None, None, np.ones((2, 3), np.float32), np.ones((2, 3), np.float32), None]
+    freeing(step, (2,), (3,))(env, None)
+    assert env[2] is None and env[4].sum() == 12
+    hollow = env[3]
+    assert hollow.shape == (2, 3) and hollow.dtype == np.float32 and hollow.strides == (0, 0)
+
+
+def _block(*ops):
+    """A BlockDesc of (type, inputs, outputs[, attrs]) ops, slots given as {slot: [names]}."""
+    from paddle_ir.proto import framework_pb2 as pb
+
+    block = pb.BlockDesc(idx=0, parent_idx=-1)
+    for op in ops:
+        desc = block.ops.add(type=op[0])
+        for field, slots in ((desc.inputs, op[1]), (desc.outputs, op[2])):
+            for slot, names in slots.items():
+                field.add(parameter=slot, arguments=names)
+        for attr in op[3] if len(op) > 3 else ():
+            desc.attrs.add(**attr)
+    return block
+
+
+def test_last_reads_frees_each_value_after_its_last_reader_unless_it_is_kept():
+    from paddle_ir.executor.steps import last_reads
+
+    block = _block(("scale", {"X": ["x"]}, {"Out": ["a"]}),
+                   ("elementwise_add", {"X": ["a"], "Y": ["x"]}, {"Out": ["b"]}),
+                   ("relu", {"X": ["b"]}, {"Out": ["c"]}))
+    dead, hollow = last_reads(block, set(), False)
+    assert [sorted(d) for d in dead] == [[], ["a", "x"], ["b"]] and hollow == [[], [], []]
+    dead, _ = last_reads(block, {"x"}, False)  # a fetch target or a value outliving the run
+    assert dead == [[], ["a"], ["b"]]
+    # a step scope kept for the backward pass keeps every value an op writes
+    dead, _ = last_reads(block, set(), True)
+    assert dead == [[], ["x"], []]
+
+
+def test_a_value_written_after_it_was_read_dies_with_the_write_not_at_the_read():
+    from paddle_ir.executor.steps import last_reads
+
+    # x is read by op 0 and then overwritten by op 1: op 0's read is not the last read of
+    # the value op 2 reads, so nothing frees x before op 2 has read the new one
+    block = _block(("scale", {"X": ["x"]}, {"Out": ["a"]}),
+                   ("scale", {"X": ["a"]}, {"Out": ["x"]}),
+                   ("relu", {"X": ["x"]}, {"Out": ["c"]}))
+    dead, _ = last_reads(block, set(), False)
+    assert dead == [[], ["a"], ["x"]]
+
+
+def test_a_value_whose_later_readers_need_only_its_shape_is_hollowed_after_its_last_data_read():
+    from paddle_ir.executor.steps import last_reads
+
+    # is_empty reads only X's shape (no_need_buffer): x's data is read last by op 0
+    block = _block(("relu", {"X": ["x"]}, {"Out": ["a"]}),
+                   ("is_empty", {"X": ["x"]}, {"Out": ["e"]}),
+                   ("is_empty", {"X": ["a"]}, {"Out": ["f"]}))
+    dead, hollow = last_reads(block, set(), False)
+    assert dead == [[], ["x"], ["a"]]
+    assert hollow == [["x"], [], []]  # a: its only reader reads the shape, so nothing to hollow
+
+
+def test_a_block_with_control_flow_or_an_unknown_op_frees_nothing():
+    """Sub-blocks read the frame by name, and an op the registry does not know may read
+    anything: such a block keeps every value to the end of the run."""
+    from paddle_ir.executor.steps import last_reads
+    from paddle_ir.proto import framework_pb2 as pb
+
+    plain = ("scale", {"X": ["x"]}, {"Out": ["a"]})
+    sub_block = {"name": "sub_block", "type": pb.BLOCK, "block_idx": 1}
+    for odd in [("no_such_op_type", {"X": ["a"]}, {"Out": ["b"]}),
+                ("conditional_block", {"Cond": ["a"], "Input": ["x"]}, {"Out": ["b"]},
+                 [sub_block]),
+                ("scale", {"X": ["a"]}, {"Out": ["b"]}, [sub_block])]:
+        dead, hollow = last_reads(_block(plain, odd), set(), False)
+        assert dead == [[], []] and hollow == [[], []], odd[0]
+
+
+def test_a_shape_only_stand_in_is_made_only_from_an_array_holding_data():
+    """Sparse values are kept whole, a 0-D array has no data worth freeing, and a stand-in
+    (zero strides) is one already: each comes back as it is."""
+    from paddle_ir.executor.steps import shape_only
+
+    sparse = pir.SelectedRows([1], np.ones((1, 2), np.float32), 3)
+    scalar = np.array(2.5, np.float32)
+    stand_in = shape_only(np.ones((4, 2), np.float64))
+    for value in (sparse, scalar, stand_in):
+        assert shape_only(value) is value
+    # a broadcast row (zero strides in one dim only) still holds data: it is replaced
+    row = np.broadcast_to(np.arange(3, dtype=np.float32), (2, 3))
+    assert shape_only(row) is not row and shape_only(row).strides == (0, 0)
+
+
+def test_a_sparse_gradient_may_sit_in_a_lod_tensor_declared_gradient_and_nothing_else_may():
+    from paddle_ir.executor.steps import wrong_kind
+
+    lod, sr = pir.VarType.LOD_TENSOR, pir.VarType.SELECTED_ROWS
+    sparse = pir.SelectedRows([0], np.ones((1, 2), np.float32), 2)
+    dense = np.ones((2, 2), np.float32)
+    assert not wrong_kind("w@GRAD", sparse, lod)  # a storage choice of the gradient
+    assert wrong_kind("w", sparse, lod)  # not a gradient: it must be what it is declared
+    assert wrong_kind("w@GRAD", dense, sr)  # declared sparse: a dense value is wrong
+    assert not wrong_kind("w", dense, lod) and not wrong_kind("w", sparse, sr)
+    assert not wrong_kind("w", [dense], None)  # a type no class is listed for: unchecked
+
+
+@pytest.mark.parametrize("ins, consts, dtype", [
+    ([2, 3], (3.0,), None),            # two inputs and a constant
+    ([2], (), None),                   # one input, no constant
+    ([2, 3], (), np.dtype(np.float64)),  # two inputs, but only for one dtype
+    ([2, 3, 4], (), None),             # three inputs
+])
+def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, consts, dtype):
+    """direct_step spells out two forms: f(x, y) for any dtype, and f(x, c) for one dtype.
+    A kernel offering another form gets the plain fast step: its own result, never
+    `func`'s, and the values it was given as dead are freed as usual."""
+    from paddle_ir.executor.steps import direct_step
+
+    def kernel(attrs, *xs):
+        return sum(xs) + 100.0
+
+    env = [None, None, np.full(2, 1.0), np.full(2, 2.0), np.full(2, 4.0), None]
+    step = direct_step(kernel, {}, (np.multiply, consts, dtype), ins, 5, np.ndarray, "probe",
+                       "out", (ins[0],))
+    step(env, None)
+    np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins) + 100))
+    assert env[ins[0]] is None and all(env[i] is not None for i in ins[1:])
+
+
+def test_a_general_step_checks_each_output_s_class(monkeypatch):
+    """Two outputs take the general step: a numpy scalar for either becomes a 0-D array, any
+    other class is the kernel's error naming that output, on compiling and cached runs."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_pair", inputs=[In("X")], outputs=[Out("Out"), Out("Total")])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+        ctx.set_output("Total", (), ctx.input_dtype("X"))
+
+    second = {"value": None}
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: (x * 2, second["value"](x)))
+    main, block = _program_reading(["X"], outputs=("out", "total"))
+    block.append_op("probe_pair", inputs={"X": ["x0"]},
+                    outputs={"Out": ["out"], "Total": ["total"]})
+    feed = {"x0": np.array([[1, 2]], np.float32)}
+    second["value"] = lambda x: np.float32(x.sum())
+    exe = pir.Executor()
+    for _ in range(2):
+        out, total = exe.run(main, feed=feed, fetch_list=["out", "total"])
+        assert isinstance(total, np.ndarray) and total.shape == () and total == 3
+        np.testing.assert_array_equal(out, [[2, 4]])
+    second["value"] = lambda x: x.tolist()
+    for runner in (exe, pir.Executor()):  # the cached plan's step, then a compiling run
+        with pytest.raises(KernelError, match=r"the kernel of probe_pair returned a list for "
+                                              r"'total', but var-type inference declared "
+                                              r"ndarray"):
+            runner.run(main, feed=feed, fetch_list=["out", "total"])
+
+
+def test_a_kernel_returning_fewer_values_than_its_op_has_outputs_is_a_kernel_error(
+        monkeypatch):
+    """Out bound, Extra left unbound: the step drops the unbound slot's value by position,
+    so a kernel returning one value for two outputs must fail naming the op, not have its
+    one value taken for Out."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_short", inputs=[In("X")],
+                     outputs=[Out("Out"), Out("Extra", dispensable=True)])
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: (x * 2,))
+    main, block = _program_reading(["X"], outputs=("out",))
+    block.append_op("probe_short", inputs={"X": ["x0"]}, outputs={"Out": ["out"]})
+    with pytest.raises(KernelError, match=r"(?s)probe_short.*ValueError: zip\(\) argument 2 "
+                                          r"is longer than argument 1"):
+        pir.Executor().run(main, feed={"x0": np.ones((1, 2), np.float32)}, fetch_list=["out"])

@@ -1,6 +1,8 @@
 """The op registry (ops/registry.py): its API on op types registered into an empty
 registry, and the spec check shared by builder, executor and checker."""
 
+import importlib
+import subprocess
 import sys
 
 import numpy as np
@@ -67,12 +69,14 @@ def test_key_inputs_and_dtype_from_default_to_the_first_input(empty_registry):
     assert op.key_inputs == ("X",) and op.dtype_from == "X"
     keyed = make_op("keyed", key_inputs=["Y"])
     assert keyed.key_inputs == ("Y",) and keyed.dtype_from == "Y"
+    both = make_op("both", key_inputs=["Y", "X"])  # the dtype comes from the first key input
+    assert both.key_inputs == ("Y", "X") and both.dtype_from == "Y"
     chosen = make_op("chosen", key_inputs=["X", "Y"], dtype_from="attr:dtype")
     assert chosen.dtype_from == "attr:dtype"
     bare = register_op("bare")
     assert bare.key_inputs == () and bare.dtype_from is None
     assert registry.get_op_def("keyed") is keyed
-    assert registry.registered_op_types() == ["bare", "chosen", "keyed", "probe"]
+    assert registry.registered_op_types() == ["bare", "both", "chosen", "keyed", "probe"]
 
 
 def test_kernels_register_per_dtype_and_storage(empty_registry):
@@ -263,27 +267,6 @@ def test_an_op_defined_without_register_op_names_no_module():
     assert opdef.module == ""
 
 
-def test_an_op_type_the_index_gives_another_module_loads_that_module_first(tmp_path,
-                                                                         monkeypatch):
-    """Registering an op type that the op index (ops/_index.py) assigns to another module
-    imports that module first, so the clash is refused here, where it is made, rather than
-    when the owner loads later."""
-    (tmp_path / "probe_owner_module.py").write_text(
-        "from paddle_ir.ops.registry import In, Out, register_op\n"
-        "register_op('probe_owned', inputs=[In('X')], outputs=[Out('Out')])\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED))
-    monkeypatch.setitem(registry._MODULE_OF, "probe_owned", "probe_owner_module")
-    monkeypatch.delitem(sys.modules, "probe_owner_module", raising=False)
-    try:
-        with pytest.raises(ValueError, match="op type 'probe_owned' is registered twice"):
-            register_op("probe_owned", inputs=[In("X")], outputs=[Out("Out")])
-        assert registry._REGISTRY["probe_owned"].module == "probe_owner_module"
-    finally:
-        sys.modules.pop("probe_owner_module", None)
-
-
 def test_register_op_takes_everything_but_the_type_by_keyword(monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     with pytest.raises(TypeError, match="positional argument"):
@@ -342,3 +325,86 @@ def test_an_op_module_being_imported_is_waited_for_not_taken_as_loaded(tmp_path,
     asker.join(10)
     assert got["op"] is not None and got["op"].type == "probe_later"
     sys.modules.pop("probe_ops", None)
+
+
+@pytest.mark.parametrize("owner", ["probe_a_owner", "probe_z_owner"])
+def test_the_index_owner_loads_first_whichever_way_the_module_names_sort(tmp_path, monkeypatch,
+                                                                        owner):
+    """Registering an op type that the op index (ops/_index.py) assigns to another module
+    imports that module first, so the clash is refused here, where it is made, rather than
+    when the owner loads later; whichever way the two names sort (probe_a_owner <
+    probe_m_registrar < probe_z_owner)."""
+    (tmp_path / f"{owner}.py").write_text(
+        "from paddle_ir.ops.registry import In, Out, register_op\n"
+        "register_op('probe_owned', inputs=[In('X')], outputs=[Out('Out')])\n")
+    (tmp_path / "probe_m_registrar.py").write_text(
+        "from paddle_ir.ops.registry import In, Out, register_op\n"
+        "register_op('probe_owned', inputs=[In('X')], outputs=[Out('Out')])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED))
+    monkeypatch.setitem(registry._MODULE_OF, "probe_owned", owner)
+    for name in (owner, "probe_m_registrar"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        with pytest.raises(ValueError, match="op type 'probe_owned' is registered twice"):
+            importlib.import_module("probe_m_registrar")
+        assert registry._REGISTRY["probe_owned"].module == owner
+    finally:
+        for name in (owner, "probe_m_registrar"):
+            sys.modules.pop(name, None)
+
+
+def test_an_attribute_value_is_its_default_as_the_desc_stores_it():
+    """FLOAT and FLOATS values compare as float32 (what an OpDesc holds), FLOAT64S as
+    doubles; lists element by element; a required attribute has no default to match."""
+    from paddle_ir.ops.registry import REQUIRED, same_attr_value
+
+    tenth32 = float(np.float32(0.1))
+    assert same_attr_value("float", 0.1, tenth32)
+    assert same_attr_value("floats", [0.1, 2.0], [tenth32, 2.0])
+    assert not same_attr_value("floats", [0.1], [tenth32, 2.0])  # another length
+    assert not same_attr_value("float64s", [0.1], [tenth32])  # doubles stay doubles
+    assert same_attr_value("ints", [3, 4], [3, 4]) and not same_attr_value("ints", [3], [4])
+    assert not same_attr_value("int", 0, REQUIRED) and not same_attr_value("ints", [], REQUIRED)
+
+
+@pytest.mark.parametrize("call", ["registry.load_all()", "registry.registered_op_types()"])
+def test_load_all_and_the_op_list_load_every_op_module_in_a_fresh_interpreter(call):
+    """Nothing else loaded first: either call alone registers every op type the op index
+    lists (the suite's own process has most modules loaded by the time a test calls it)."""
+    code = ("from paddle_ir.ops import registry, _index\n"
+            f"{call}\n"
+            "listed = {op for ops in _index.MODULE_OPS.values() for op in ops}\n"
+            "print(len(listed), len(listed - set(registry._REGISTRY)))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    listed, missing = map(int, proc.stdout.split())
+    assert listed > 500 and missing == 0
+
+
+def test_a_helper_registering_inside_a_comprehension_names_the_importing_op_module(
+        tmp_path, monkeypatch):
+    """register_op names the module whose top-level code runs, also when a helper of
+    another module registers from a list comprehension (a frame of its own, named
+    '<listcomp>', in the helper's globals) or a lambda."""
+    (tmp_path / "probe_helper_lib.py").write_text(
+        "from paddle_ir.ops.registry import In, Out, register_op\n"
+        "def register_all(names):\n"
+        "    return [register_op(n, inputs=[In('X')], outputs=[Out('Out')]) for n in names]\n"
+        "register_one = lambda n: register_op(n, inputs=[In('X')], outputs=[Out('Out')])\n")
+    (tmp_path / "probe_user_ops.py").write_text(
+        "import probe_helper_lib\n"
+        "probe_helper_lib.register_all(['probe_listed_a', 'probe_listed_b'])\n"
+        "probe_helper_lib.register_one('probe_by_lambda')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    for name in ("probe_helper_lib", "probe_user_ops"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        importlib.import_module("probe_user_ops")
+        for op in ("probe_listed_a", "probe_listed_b", "probe_by_lambda"):
+            assert registry._REGISTRY[op].module == "probe_user_ops", op
+    finally:
+        for name in ("probe_helper_lib", "probe_user_ops"):
+            sys.modules.pop(name, None)

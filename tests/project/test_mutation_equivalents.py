@@ -38,6 +38,9 @@ def _entry(tmp_path, line, mutant, operator, source=None):
      "core/ExceptionReplacer"),
     ("continue  # later", "break  # later", "core/ReplaceContinueWithBreak"),
     ("for n in v.args:", "for n in []:", "core/ZeroIterationForLoop"),
+    # a line holding " / " (the separator of a mutant's lines) is one line
+    ("return 1 / (n if k == 2 else m)", "return 1 / (n if k <= 2 else m)",
+     "core/ReplaceComparisonOperator_Eq_LtE"),
 ])
 def test_an_entry_whose_operator_makes_its_mutant_is_current(tmp_path, line, mutant, operator):
     assert produces(operator, line, mutant)

@@ -181,7 +181,8 @@ def stale_entries(entries: list[Entry], root: Path = ROOT) -> list[tuple[Entry, 
             out.append((e, f"{e.module} does not exist"))
             continue
         lines = {ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()}
-        parts = [p.strip() for p in e.line.split(" / ")]
+        # " / " joins the lines of a mutant spanning several; a line may hold " / " itself
+        parts = [e.line] if e.line in lines else [p.strip() for p in e.line.split(" / ")]
         if not all(p in lines for p in parts):
             out.append((e, f"{e.module} has no line {e.line!r}"))
         elif not produces(e.operator, e.line, e.mutant):

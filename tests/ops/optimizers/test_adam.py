@@ -130,6 +130,33 @@ def test_beta_tensors_override_the_attributes(update_program):
     np.testing.assert_allclose(got["moment1"], want["m1"], rtol=1e-12)
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_beta_tensors_override_the_attributes_for_a_sparse_gradient_too(update_program, lazy):
+    """The SelectedRows kernel reads the same tensors: rows 0, 2, 5 of 6 get a gradient
+    (row 2 twice, which adds up); lazily only those rows move, otherwise all do."""
+    state = _adam_state(seed=9)
+    slots = {"Param": "param", "LearningRate": "lr", "Moment1": "m1", "Moment2": "m2",
+             "Beta1Pow": "b1p", "Beta2Pow": "b2p"}
+    values = {slot: state[name] for slot, name in slots.items()}
+    rows = np.array([2, 0, 5, 2], np.int64)
+    grad = pir.SelectedRows(rows, np.random.RandomState(10).randn(4, 3), 6)
+    tensors = {"Beta1Tensor": np.array([0.5]), "Beta2Tensor": np.array([0.75]),
+               "EpsilonTensor": np.array([2.0 ** -4])}
+    run = update_program("adam", {**values, **tensors},
+                         {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": lazy},
+                         values["Param"], sparse=True, out_slots={k: None for k in tensors})
+    got = run.step(grad)
+    want = _adam_reference(state, grad.to_dense(), 0.5, 0.75, 2.0 ** -4, steps=1)
+    moved = [0, 2, 5] if lazy else list(range(6))
+    kept = [r for r in range(6) if r not in moved]
+    for name, ref in (("param", "param"), ("moment1", "m1"), ("moment2", "m2")):
+        np.testing.assert_allclose(got[name][moved], want[ref][moved], rtol=1e-12,
+                                   err_msg=name)
+        np.testing.assert_array_equal(got[name][kept], state[ref][kept], err_msg=name)
+    np.testing.assert_allclose(got["beta1pow"], want["b1p"], rtol=1e-15)
+    np.testing.assert_allclose(got["beta2pow"], want["b2p"], rtol=1e-15)
+
+
 @pytest.mark.parametrize("var, shape, words", [
     ("m1", [3, 6], r"Moment1 must have Param's shape \[6, 3\], got \[3, 6\]"),
     ("b2p", [2], r"Beta2Pow must hold one element, got shape \[2\]"),

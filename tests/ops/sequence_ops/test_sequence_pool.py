@@ -328,3 +328,82 @@ def test_the_grad_op_s_attributes_default_as_the_forward_op_s():
             for a in registry.get_op_def("sequence_pool_grad").attrs}
     assert grad == forward == {"pooltype": ("string", "AVERAGE"), "is_test": ("bool", False),
                                "pad_value": ("float", 0.0)}
+
+
+@pytest.mark.parametrize("is_test", [False, True])
+@pytest.mark.parametrize("pooltype", POOL_TYPES)
+def test_max_index_is_declared_as_it_runs_empty_unless_max_pooling_trains(pooltype, is_test):
+    """MaxIndex, bound for every pool type (as a Paddle program binds it), holds the pooled
+    rows for MAX in training only; otherwise it runs empty, (0,) as in Paddle 3.3.1 (its
+    run gives (0,) for SUM, AVERAGE and FIRST), and is declared (0,): exactly that, not an
+    unknown size a later op's inference would have to guess."""
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = pir.layers.data("x", [-1, 2], lod_level=1)
+        block = main.global_block()
+        out = block.create_var(name="pooled", dtype="float32")
+        block.create_var(name="index", dtype="int32")
+        block.append_op("sequence_pool", inputs={"X": [x]},
+                        outputs={"Out": [out], "MaxIndex": ["index"]},
+                        attrs={"pooltype": pooltype, "is_test": is_test})
+    makes_index = pooltype == "MAX" and not is_test
+    declared = block.var("index")
+    assert declared.shape == ((-1, 2) if makes_index else (0,))
+    assert declared.dtype == np.int32 and declared.lod_level == 0
+    data = np.array([[1.0, 6.0], [5.0, 2.0], [3.0, 4.0]], np.float32)
+    (index,) = pir.Executor().run(main, feed={"x": pir.create_lod_tensor(data, [[2, 1]])},
+                                  fetch_list=["index"])
+    want = np.array([[1, 0], [2, 2]], np.int32) if makes_index else np.zeros(0, np.int32)
+    np.testing.assert_array_equal(index, want)
+    assert index.shape == want.shape and index.dtype == np.int32
+
+
+def test_an_unknown_pool_type_is_named_with_the_fix_in_the_forward_and_the_grad_op():
+    with pir.program_guard(pir.Program(), pir.Program()):
+        x = pir.layers.data("x", [-1, 8], lod_level=1)
+        with pytest.raises(pir.ProgramError, match=(
+                r"(?s)pooltype must be one of AVERAGE, SUM, SQRT, MAX, LAST, FIRST, got "
+                r"'MEDIAN'.*hint: the sequence_pool layer takes pool_type in any case, "
+                r"e\.g\. 'max'")):
+            pir.layers.sequence_pool(x, "median")
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "dout", "dx"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32", lod_level=1)
+    with pytest.raises(pir.ProgramError, match=r"(?s)sequence_pool_grad.*got 'max'"):
+        block.append_op("sequence_pool_grad", inputs={"X": ["x"], "Out@GRAD": ["dout"]},
+                        outputs={"X@GRAD": ["dx"]}, attrs={"pooltype": "max"})
+
+
+def test_the_max_gradient_without_max_index_is_refused_when_built():
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "dout", "dx"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32", lod_level=1)
+    with pytest.raises(pir.ProgramError, match=r"MAX pooling's gradient needs "
+                                                r"Input\(MaxIndex\)"):
+        block.append_op("sequence_pool_grad", inputs={"X": ["x"], "Out@GRAD": ["dout"]},
+                        outputs={"X@GRAD": ["dx"]}, attrs={"pooltype": "MAX"})
+
+
+def test_a_zero_dimensional_input_has_no_rows_to_pool():
+    """require_lod refuses it first (a LoD segments rows), naming the variable."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[], dtype="float32", lod_level=1)
+    block.create_var(name="out", dtype="float32")
+    with pytest.raises(pir.ProgramError, match=r"Input\(X\) of sequence_pool is a sequence "
+                                                r"batch, so it needs a row dimension, but 'x' "
+                                                r"is declared 0-D with lod_level 1"):
+        block.append_op("sequence_pool", inputs={"X": ["x"]}, outputs={"Out": ["out"]},
+                        attrs={"pooltype": "SUM"})
+
+
+@pytest.mark.parametrize("pooltype", POOL_TYPES)
+def test_a_float64_input_pads_with_the_float32_attribute_widened(pooltype):
+    """pad_value is a FLOAT attribute (float32 on the wire, as in Paddle): a float64 input's
+    empty sequence gets float32(0.1) widened, 0.10000000149..., not the double 0.1."""
+    x = pir.create_lod_tensor(np.ones((2, 2), np.float64), [[2, 0]])
+    got = check_op("sequence_pool", {"X": x}, {"pooltype": pooltype, "pad_value": 0.1},
+                   outputs=pool_outputs(pooltype))
+    assert got["Out"][0].numpy()[1].tolist() == [float(np.float32(0.1))] * 2
