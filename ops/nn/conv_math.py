@@ -111,7 +111,7 @@ def _out_hw(x_shape, w_shape, geo: Geometry) -> tuple[int, int]:
             out_size(x_shape[3], w_shape[3], geo.strides[1], geo.pads[1], geo.dilations[1]))
 
 
-def _is_pointwise(w_shape, geo: Geometry) -> bool:
+def is_pointwise(w_shape, geo: Geometry) -> bool:
     return (w_shape[2:] == (1, 1) and geo.strides == (1, 1)
             and geo.pads == ((0, 0), (0, 0)))
 
@@ -148,7 +148,7 @@ def _product(x: np.ndarray, w: np.ndarray, geo: Geometry, bias) -> tuple[np.ndar
     g = geo.groups
     oh, ow = _out_hw(x.shape, w.shape, geo)
     xl = x.transpose(0, 2, 3, 1)  # NHWC view: free when x's memory is channels-last
-    pointwise = _is_pointwise(w.shape, geo)
+    pointwise = is_pointwise(w.shape, geo)
     if cg == 1 and g == c and oc % c == 0 and not pointwise:
         if oc != c:
             # A channel multiplier: output o reads input channel o // (OC / C), so the
@@ -322,7 +322,7 @@ def backward_data(dout: np.ndarray, w: np.ndarray, x_shape, geo: Geometry) -> np
     oc, cg, kh, kw = w.shape
     g = geo.groups
     oh, ow = dout.shape[2:]
-    if _is_pointwise(w.shape, geo):
+    if is_pointwise(w.shape, geo):
         dcols = np.matmul(w.reshape(g, oc // g, cg).transpose(0, 2, 1),
                           dout.reshape(n, g, oc // g, oh * ow))
         return dcols.reshape(x_shape)
@@ -359,13 +359,13 @@ def backward_filter(x: np.ndarray, dout: np.ndarray, w_shape, geo: Geometry) -> 
     oc, cg, kh, kw = w_shape
     g = geo.groups
     oh, ow = dout.shape[2:]
-    if cg == 1 and g == c and oc == c and not _is_pointwise(w_shape, geo):
+    if cg == 1 and g == c and oc == c and not is_pointwise(w_shape, geo):
         view = windows(_padded(x, geo.pads), kh, kw, oh, ow, geo)
         # einsum may lay the windows out whole before its product.
         check_temporary("the depthwise convolution's windows", view.shape, x.dtype)
         dw = np.einsum("nchw,ncijhw->cij", dout, view, optimize=True)
         return dw.reshape(w_shape).astype(dout.dtype, copy=False)
-    if _is_pointwise(w_shape, geo):
+    if is_pointwise(w_shape, geo):
         cols = x.reshape(n, g, cg, oh * ow)
     elif n * c * kh * kw * oh * ow * x.itemsize > working_block_bytes():
         return _backward_filter_blocked(x, dout, w_shape, geo)
