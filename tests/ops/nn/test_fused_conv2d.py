@@ -149,3 +149,32 @@ def test_one_by_one_maps_in_any_memory(act, dtype):
         assert out.shape == (3, 7, 1, 1) and out.dtype == dtype
         want = conv + (0 if b is None else b[None, :, None, None]) + (0 if r is None else r)
         np.testing.assert_allclose(out, REFS[act](want, 0.2, 0.5), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("memory", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("x_shape, oc, channels_last", [
+    ((1, 24, 7, 7), 96, True),  # fewer pixels than filters, a small output: channels-last
+    ((1, 16, 7, 7), 3000, False),  # 147000 output values: the transposed product
+    ((2, 12, 6, 5), 20, True),  # more pixels than filters
+])
+def test_gemm_ready_filters_give_the_same_results(memory, x_shape, oc, channels_last):
+    """A 1x1 filter with [C, OC] memory (paddle_ir/passes/gemm_filters.py) gives the plain
+    filter's results (a residual and hard_swish on top); over channels-last input its
+    product stays channels-last up to conv_math's size limit."""
+    x = in_memory_order(rng.randn(*x_shape).astype(np.float32), memory)
+    plain = rng.randn(oc, x_shape[1], 1, 1).astype(np.float32)
+    ready = np.ascontiguousarray(plain.reshape(oc, -1).T).T.reshape(plain.shape)
+    assert ready.reshape(oc, -1).T.flags.c_contiguous
+    bias = rng.randn(oc).astype(np.float32)
+    residual = rng.randn(x_shape[0], oc, *x_shape[2:]).astype(np.float32)
+    attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
+             "groups": 1, "dilations": [1, 1], "data_format": "NCHW",
+             "fuse_activation": "hard_swish", "fuse_alpha": 0.0, "fuse_beta": 0.0}
+    want = fused_conv2d.fused_conv2d_kernel(attrs, x, plain, bias, residual)
+    got = fused_conv2d.fused_conv2d_kernel(attrs, x, ready, bias, residual)
+    conv = np.einsum("nchw,oc->nohw", x.astype(np.float64), plain[:, :, 0, 0].astype(np.float64))
+    exact = REFS["hard_swish"](conv + bias[None, :, None, None] + residual, 0, 0)
+    np.testing.assert_allclose(got, exact, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    if memory == "NHWC":
+        assert got.transpose(0, 2, 3, 1).flags.c_contiguous == channels_last
