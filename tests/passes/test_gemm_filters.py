@@ -5,6 +5,7 @@ import numpy as np
 import paddle_ir as pir
 from paddle_ir import io, layers
 from paddle_ir.passes.gemm_filters import lay_out_gemm_filters
+from tests.passes.test_inference import _randomize
 
 
 def _net():
@@ -31,11 +32,7 @@ def _setup(seed=0):
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
     rng = np.random.default_rng(seed)
-    for var in main.global_block().vars.values():
-        if var.persistable and scope.find_var(var.name) is not None:
-            value = np.asarray(scope.find_var(var.name).get_tensor())
-            scope.find_var(var.name).get_tensor().set(
-                rng.standard_normal(value.shape).astype(value.dtype))
+    _randomize(scope, main, rng)
     feed = {"image": rng.standard_normal((2, 6, 5, 4)).astype(np.float32)}
     return main, exe, scope, feed, out
 

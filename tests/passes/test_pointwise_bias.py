@@ -7,6 +7,7 @@ import paddle_ir as pir
 from paddle_ir import layers
 from paddle_ir.passes.inference import optimize_inference
 from paddle_ir.passes.pointwise_bias import fold_pointwise_bias
+from tests.passes.test_inference import _randomize
 
 
 def _chain(first_act=None, padding=0, groups=1, fetch_middle=False):
@@ -25,11 +26,7 @@ def _run(main, startup, out, middle, seed):
     exe, scope = pir.Executor(), pir.Scope()
     exe.run(startup, scope=scope)
     rng = np.random.default_rng(seed)
-    for var in main.global_block().vars.values():
-        if var.persistable and scope.find_var(var.name) is not None:
-            value = np.asarray(scope.find_var(var.name).get_tensor())
-            scope.find_var(var.name).get_tensor().set(
-                rng.standard_normal(value.shape).astype(value.dtype))
+    _randomize(scope, main, rng)
     feed = {"image": rng.standard_normal((2, 4, 6, 5)).astype(np.float32)}
     keep = [out.name] + ([middle.name] if middle is not None else [])
     want = exe.run(main, feed=feed, fetch_list=[out.name], scope=scope)[0]
