@@ -134,8 +134,9 @@ def fused_conv2d_kernel(attrs, x, w, bias, residual):
 def _squeeze_excite(attrs, x, w, bias) -> np.ndarray:
     """A 1x1 convolution of a 1x1 map: W [OC, C] @ X[n] [C, 1] (conv_math's product of NCHW
     memory, so the same bits), the bias and the activation over the [N, OC] result.
-    Its Python is most of such a call's time (MobileNet v3 has 18: 12 against 18 us
-    a call on [1, 576, 1, 1] -> 144 with hard_sigmoid)."""
+    Python is most of such a call's time (MobileNet v3 has 18 a run): one us less a call
+    than through conv_math ([1, 144, 1, 1] -> 576 with hard_sigmoid: 14.9 against 16.0
+    us; [1, 576, 1, 1] -> 144 with relu: 10.9 against 11.7)."""
     n, c = x.shape[:2]
     oc = w.shape[0]
     out = np.matmul(w.reshape(oc, c), x.reshape(n, c, 1)).reshape(n, oc)
