@@ -12,7 +12,8 @@ paddle-ir's load-time passes write this op for an inference program's
 followed by `elementwise_add` of a persistable bias over the last dim and
 optionally the activation (paddle_ir/passes/inference.py). The kernel runs the
 same matmul, then adds the bias and applies the activation in place on its
-fresh result. Inference only (no gradient), as in Paddle. With `padding_weights`, W
+fresh result (fused_conv2d's `activate`: hard_swish divides by 6 as a product with 1/6,
+an ulp from the separate op). Inference only (no gradient), as in Paddle. With `padding_weights`, W
 carries 4 padding rows and columns (Paddle's layout for aligned GEMMs): the weights
 used are W[:-4, :-4].
 """

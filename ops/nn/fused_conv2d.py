@@ -22,8 +22,11 @@ applied in place on the convolution's fresh output (no temporaries, one op's
 dispatch instead of up to three), over its memory in the order it lies, with the
 operations of the separate ops, so the result has the same bits, except where an
 expanding pointwise convolution folds the bias into its GEMM (ops/nn/conv_math.py:
-an ulp at most). NCHW only; inference only (no gradient: the passes never touch
-a training program).
+an ulp at most) and in hard_swish, whose division by 6 is a product with 1/6 (an
+ulp at most). A 1x1 convolution of a 1x1 map (a squeeze-excite block's) is one
+matrix-vector product per image with its bias and activation on the [N, OC]
+result, none of the layout dispatch. NCHW only; inference only (no gradient: the
+passes never touch a training program).
 """
 
 from __future__ import annotations
@@ -92,10 +95,14 @@ def activate(out: np.ndarray, act: str, alpha: float, beta: float) -> np.ndarray
         np.add(out, beta, out=out)
         np.clip(out, 0, 1, out=out)
     elif act == "hard_swish":
-        gate = np.add(out, 3.0)
-        np.clip(gate, 0, 6.0, out=gate)
+        # clip(x + 3, 0, 6) as clip(x, -3, 3) + 3 (the same values: the clip's output is a
+        # fresh array, no add into a temporary first), and the division by 6 as a product
+        # with 1/6 (within an ulp; a division costs several products): 25% less time over
+        # the first layer of MobileNet v3 ([12544, 16]: 0.12 against 0.15 ms)
+        gate = np.clip(out, -3.0, 3.0)
+        np.add(gate, 3.0, out=gate)
         np.multiply(out, gate, out=out)
-        np.divide(out, 6.0, out=out)
+        np.multiply(out, out.dtype.type(1.0 / 6.0), out=out)
     return out
 
 
@@ -103,8 +110,12 @@ def activate(out: np.ndarray, act: str, alpha: float, beta: float) -> np.ndarray
 def fused_conv2d_kernel(attrs, x, w, bias, residual):
     if bias is not None and bias.shape != (w.shape[0],):
         raise KernelError(f"fused_conv2d: Bias must be [{w.shape[0]}], got {list(bias.shape)}")
+    geo = geometry(attrs, x.shape[2:], w.shape[2:])
+    if x.shape[2:] == (1, 1) and residual is None and cm.is_pointwise(w.shape, geo) \
+            and geo.groups == 1:
+        return _squeeze_excite(attrs, x, w, bias)
     # a fresh array, with the bias (folded into the product where that pays: conv_math)
-    out = cm.forward(x, w, geometry(attrs, x.shape[2:], w.shape[2:]), bias)
+    out = cm.forward(x, w, geo, bias)
     if residual is not None:
         if residual.shape != out.shape:
             raise KernelError(f"fused_conv2d: ResidualData must have Output's shape "
@@ -118,3 +129,20 @@ def fused_conv2d_kernel(attrs, x, w, bias, residual):
         activate(out if order is None else order[0], act, attrs["fuse_alpha"],
                  attrs["fuse_beta"])
     return out
+
+
+def _squeeze_excite(attrs, x, w, bias) -> np.ndarray:
+    """A 1x1 convolution of a 1x1 map: W [OC, C] @ X[n] [C, 1] (conv_math's product of NCHW
+    memory, so the same bits), the bias and the activation over the [N, OC] result.
+    Python is most of such a call's time (MobileNet v3 has 18 a run): one us less a call
+    than through conv_math ([1, 144, 1, 1] -> 576 with hard_sigmoid: 14.9 against 16.0
+    us; [1, 576, 1, 1] -> 144 with relu: 10.9 against 11.7)."""
+    n, c = x.shape[:2]
+    oc = w.shape[0]
+    out = np.matmul(w.reshape(oc, c), x.reshape(n, c, 1)).reshape(n, oc)
+    if bias is not None:
+        out += bias.astype(out.dtype, copy=False)
+    act = attrs["fuse_activation"]
+    if act:
+        activate(out, act, attrs["fuse_alpha"], attrs["fuse_beta"])
+    return out.reshape(n, oc, 1, 1)

@@ -29,6 +29,7 @@ CASES = [
     ((1, 4, 3, 3), (20, 4, 3, 3), {"paddings": [1, 1]}),  # the same, 3x3 (bias added after)
     ((2, 3, 9, 8), (5, 3, 3, 3), {"paddings": [0, 1, 1, 0], "strides": [2, 2]}),
     ((2, 4, 8, 7), (8, 1, 3, 3), {"groups": 4, "padding_algorithm": "SAME", "strides": [2, 2]}),
+    ((2, 6, 1, 1), (5, 6, 1, 1), {}),  # a 1x1 map (squeeze-excite): one matrix-vector product
 ]
 
 
@@ -110,3 +111,70 @@ def test_float64_windows_with_the_bias_in_the_product(memory, oc):
     assert out.dtype == np.float64
     want = np.maximum(ref_conv(x, w, attrs) + bias[None, :, None, None], 0)
     np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_hard_swish_within_an_ulp_of_paddles_formula(dtype):
+    """activate's hard_swish (clip(x, -3, 3) + 3, then a product with 1/6) against
+    x * min(max(x + 3, 0), 6) / 6 in float64, over both kinks (-3 and 3), zero and the
+    values between: within 1e-6 relative in float32 (an ulp is 6e-8), 1e-15 in float64."""
+    x = np.concatenate([np.linspace(-4, 4, 2001), [-3, 3, 0, -0.0, -1e-30, 1e-30, 1e6, -1e6],
+                        np.nextafter(np.array([-3.0, 3.0]), 0)]).astype(dtype)
+    out = fused_conv2d.activate(x.copy(), "hard_swish", 0.0, 0.0)
+    wide = x.astype(np.float64)
+    want = wide * np.minimum(np.maximum(wide + 3, 0), 6) / 6
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, want, rtol=1e-6 if dtype == np.float32 else 1e-15, atol=0)
+    assert np.all(out[x <= -3] == 0)
+    np.testing.assert_array_max_ulp(out[x >= 3], x[x >= 3], maxulp=1)  # x * 6 * (1/6)
+
+
+@pytest.mark.parametrize("act", ["relu", "hard_sigmoid", "hard_swish"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_by_one_maps_in_any_memory(act, dtype):
+    """A squeeze-excite block's 1x1 convolutions of a 1x1 map (the matrix-vector path):
+    batch 3, an input that is a strided view (every other channel), float64 kept, and the
+    same result with and without a bias; a residual takes conv_math's path."""
+    x = rng.randn(3, 12, 1, 1).astype(dtype)[:, ::2]
+    w = rng.randn(7, 6, 1, 1).astype(dtype)
+    bias = rng.randn(7).astype(dtype)
+    residual = rng.randn(3, 7, 1, 1).astype(dtype)
+    attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
+             "groups": 1, "dilations": [1, 1], "data_format": "NCHW",
+             "fuse_activation": act, "fuse_alpha": 0.2, "fuse_beta": 0.5}
+    conv = np.einsum("nchw,oc->nohw", x.astype(np.float64), w[:, :, 0, 0].astype(np.float64))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for b, r in ((bias, None), (None, None), (bias, residual)):
+        out = fused_conv2d.fused_conv2d_kernel(attrs, x, w, b, r)
+        assert out.shape == (3, 7, 1, 1) and out.dtype == dtype
+        want = conv + (0 if b is None else b[None, :, None, None]) + (0 if r is None else r)
+        np.testing.assert_allclose(out, REFS[act](want, 0.2, 0.5), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("memory", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("x_shape, oc, channels_last", [
+    ((1, 24, 7, 7), 96, True),  # fewer pixels than filters, a small output: channels-last
+    ((1, 16, 7, 7), 3000, False),  # 147000 output values: the transposed product
+    ((2, 12, 6, 5), 20, True),  # more pixels than filters
+])
+def test_gemm_ready_filters_give_the_same_results(memory, x_shape, oc, channels_last):
+    """A 1x1 filter with [C, OC] memory (paddle_ir/passes/gemm_filters.py) gives the plain
+    filter's results (a residual and hard_swish on top); over channels-last input its
+    product stays channels-last up to conv_math's size limit."""
+    x = in_memory_order(rng.randn(*x_shape).astype(np.float32), memory)
+    plain = rng.randn(oc, x_shape[1], 1, 1).astype(np.float32)
+    ready = np.ascontiguousarray(plain.reshape(oc, -1).T).T.reshape(plain.shape)
+    assert ready.reshape(oc, -1).T.flags.c_contiguous
+    bias = rng.randn(oc).astype(np.float32)
+    residual = rng.randn(x_shape[0], oc, *x_shape[2:]).astype(np.float32)
+    attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
+             "groups": 1, "dilations": [1, 1], "data_format": "NCHW",
+             "fuse_activation": "hard_swish", "fuse_alpha": 0.0, "fuse_beta": 0.0}
+    want = fused_conv2d.fused_conv2d_kernel(attrs, x, plain, bias, residual)
+    got = fused_conv2d.fused_conv2d_kernel(attrs, x, ready, bias, residual)
+    conv = np.einsum("nchw,oc->nohw", x.astype(np.float64), plain[:, :, 0, 0].astype(np.float64))
+    exact = REFS["hard_swish"](conv + bias[None, :, None, None] + residual, 0, 0)
+    np.testing.assert_allclose(got, exact, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    if memory == "NHWC":
+        assert got.transpose(0, 2, 3, 1).flags.c_contiguous == channels_last
