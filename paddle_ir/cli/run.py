@@ -311,15 +311,9 @@ def _deadline(seconds: float | None):
 
 def _optimized(program: Program, scope: Scope, keep: list[str]) -> Program:
     """The load-time passes on an inference program (others are returned as they are)."""
-    from paddle_ir.passes.gemm_filters import lay_out_gemm_filters
-    from paddle_ir.passes.inference import is_inference, optimize_inference
-    from paddle_ir.passes.pointwise_bias import fold_pointwise_bias
+    from paddle_ir.passes.inference import optimize_inference
 
-    if not is_inference(program):
-        return program
-    optimized = fold_pointwise_bias(optimize_inference(program, scope, keep), scope, keep)
-    lay_out_gemm_filters(optimized, scope)
-    return optimized
+    return optimize_inference(program, scope, keep)
 
 
 def run_command(args) -> int:

@@ -107,14 +107,10 @@ def load_inference_model(dirname, executor=None, scope=None, model_filename=None
     program, feed_names, fetch_targets = _load(dirname, scope, model_filename, params_filename)
     if not optimize:
         return program, feed_names, fetch_targets
-    from paddle_ir.passes.gemm_filters import lay_out_gemm_filters
     from paddle_ir.passes.inference import optimize_inference
-    from paddle_ir.passes.pointwise_bias import fold_pointwise_bias
 
     fetch_names = [v.name for v in fetch_targets]
     optimized = optimize_inference(program, scope, keep=list(feed_names) + fetch_names)
-    optimized = fold_pointwise_bias(optimized, scope, keep=list(feed_names) + fetch_names)
-    lay_out_gemm_filters(optimized, scope)
     if optimized is program:
         return program, feed_names, fetch_targets
     block = optimized.global_block()

@@ -5,7 +5,7 @@ import pytest
 
 import paddle_ir as pir
 from paddle_ir import layers
-from paddle_ir.passes.inference import optimize_inference
+from paddle_ir.passes.inference import _rewrite, optimize_inference
 from paddle_ir.passes.pointwise_bias import fold_pointwise_bias
 from tests.passes.test_inference import _randomize
 
@@ -30,7 +30,7 @@ def _run(main, startup, out, middle, seed):
     feed = {"image": rng.standard_normal((2, 4, 6, 5)).astype(np.float32)}
     keep = [out.name] + ([middle.name] if middle is not None else [])
     want = exe.run(main, feed=feed, fetch_list=[out.name], scope=scope)[0]
-    fused = optimize_inference(main, scope, keep=keep)
+    fused = _rewrite(main, scope, keep)  # optimize_inference's rewrites before this pass
     folded = fold_pointwise_bias(fused, scope, keep=keep)
     got = exe.run(folded, feed=feed, fetch_list=[out.name], scope=scope)[0]
     return fused, folded, want, got
@@ -50,6 +50,14 @@ def test_the_biases_move_into_the_1x1_convolutions_with_the_same_results():
              if op.type == "fused_conv2d" and op.input("Bias")]
     assert all(name.endswith(".pointwise_folded") for name in names)
     assert all(folded.global_block().var(name).persistable for name in names)
+
+
+def test_optimize_inference_ends_with_this_pass():
+    main, startup, out, _ = _chain()
+    exe, scope = pir.Executor(), pir.Scope()
+    exe.run(startup, scope=scope)
+    _randomize(scope, main, np.random.default_rng(1))
+    assert _biased(optimize_inference(main, scope, keep=[out.name])) == [False, True, False, True]
 
 
 @pytest.mark.parametrize("chain", [
