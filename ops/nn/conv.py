@@ -52,20 +52,20 @@ _LAYOUTS = ("NCHW", "NHWC", "AnyLayout")
 def _check_common(ctx, x, w) -> tuple[bool, tuple[int, int], int]:
     """(channels_last, input spatial dims, channels) after the checks every conv op shares."""
     layout = ctx.attr("data_format")
-    ctx.enforce(layout in _LAYOUTS, f"data_format must be NCHW or NHWC, got {layout!r}")
-    ctx.enforce(len(x) == 4, f"Input must be 4-D [N, C, H, W] (or NHWC), got Input.shape="
+    ctx.enforce(layout in _LAYOUTS, lambda: f"data_format must be NCHW or NHWC, got {layout!r}")
+    ctx.enforce(len(x) == 4, lambda: f"Input must be 4-D [N, C, H, W] (or NHWC), got Input.shape="
                              f"{shape_str(x)}")
-    ctx.enforce(len(w) == 4, f"Filter must be 4-D, got Filter.shape={shape_str(w)}")
+    ctx.enforce(len(w) == 4, lambda: f"Filter must be 4-D, got Filter.shape={shape_str(w)}")
     for name in ("strides", "dilations"):
         values = ctx.attr(name)
         ctx.enforce(len(values) == 2 and min(values) > 0,
-                    f"{name} must hold two positive values, got {list(values)}")
+                    lambda: f"{name} must hold two positive values, got {list(values)}")
     algorithm = ctx.attr("padding_algorithm")
     ctx.enforce(algorithm in ("EXPLICIT", "SAME", "VALID"),
-                f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
-    ctx.enforce(ctx.attr("groups") >= 1, f"groups must be >= 1, got {ctx.attr('groups')}")
+                lambda: f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
+    ctx.enforce(ctx.attr("groups") >= 1, lambda: f"groups must be >= 1, got {ctx.attr('groups')}")
     ctx.enforce(ctx.input_dtype("Input") == ctx.input_dtype("Filter"),
-                f"Input and Filter must have one dtype, got {ctx.input_dtype('Input')} and "
+                lambda: f"Input and Filter must have one dtype, got {ctx.input_dtype('Input')} and "
                 f"{ctx.input_dtype('Filter')}")
     last = layout == "NHWC"
     return last, (tuple(x[1:3]) if last else tuple(x[2:])), (x[3] if last else x[1])
@@ -112,16 +112,16 @@ def _conv_infer(ctx):
     x, w = ctx.input_shape("Input"), ctx.input_shape("Filter")
     last, spatial, c = _check_common(ctx, x, w)
     groups = ctx.attr("groups")
-    ctx.enforce(dims_match(c, w[1] * groups),
+    ctx.enforce(dims_match(c, w[1] * groups), lambda:
                 f"Input has {c} channels but Filter.shape={shape_str(w)} with groups={groups} "
                 f"expects {w[1]} x {groups} = {w[1] * groups}")
     ctx.enforce(w[0] < 0 or w[0] % groups == 0,
-                f"Filter's {w[0]} output channels must divide into groups={groups}")
+                lambda: f"Filter's {w[0]} output channels must divide into groups={groups}")
     geo = geometry(ctx.attrs, spatial, w[2:], ctx.fail)
     out = [cm.out_size(spatial[i], w[2 + i], geo.strides[i], geo.pads[i], geo.dilations[i])
            for i in range(2)]
     ctx.enforce(all(d != 0 and d >= -1 for d in out),
-                f"the window {list(w[2:])} (dilations {list(geo.dilations)}) does not fit "
+                lambda: f"the window {list(w[2:])} (dilations {list(geo.dilations)}) does not fit "
                 f"Input's padded spatial dims {list(spatial)} with paddings "
                 f"{[list(p) for p in geo.pads]}: Output would be {out}")
     ctx.set_output("Output", _out_shape(x[0], w[0], out, last), ctx.input_dtype("Input"))
@@ -147,7 +147,7 @@ def _transpose_infer(ctx):
     last, spatial, c = _check_common(ctx, x, w)
     groups = ctx.attr("groups")
     ctx.enforce(dims_match(c, w[0]),
-                f"Input has {c} channels but Filter.shape={shape_str(w)} expects {w[0]} "
+                lambda: f"Input has {c} channels but Filter.shape={shape_str(w)} expects {w[0]} "
                 f"(conv2d_transpose's Filter is [C, OC/groups, kh, kw])")
     geo = geometry(ctx.attrs, spatial, w[2:], ctx.fail)
     sizes = transpose_sizes(ctx.attrs, spatial, w[2:], geo, ctx.fail)

@@ -89,17 +89,18 @@ def _raise(message):
 def _check_triples(ctx, *names):
     for name in names:
         values = list(ctx.attr(name))
-        ctx.enforce(len(values) in (1, 3), f"{name} must hold 1 or 3 values (one per spatial "
+        ctx.enforce(len(values) in (1, 3),
+                    lambda: f"{name} must hold 1 or 3 values (one per spatial "
                                            f"dim), got {values}")
 
 
 def _check_layout(ctx, x, slot):
     layout, algorithm = ctx.attr("data_format"), ctx.attr("padding_algorithm")
-    ctx.enforce(layout in _LAYOUTS, f"data_format must be NCDHW or NDHWC (or Paddle's "
+    ctx.enforce(layout in _LAYOUTS, lambda: f"data_format must be NCDHW or NDHWC (or Paddle's "
                                      f"NCHW/NHWC for them), got {layout!r}")
     ctx.enforce(algorithm in _ALGORITHMS,
-                f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
-    ctx.enforce(len(x) == 5, f"{slot} must be 5-D [N, C, D, H, W] (or NDHWC), got "
+                lambda: f"padding_algorithm must be EXPLICIT, SAME or VALID, got {algorithm!r}")
+    ctx.enforce(len(x) == 5, lambda: f"{slot} must be 5-D [N, C, D, H, W] (or NDHWC), got "
                              f"{slot}.shape={shape_str(x)}")
 
 
@@ -200,18 +201,18 @@ def _infer_conv3d(ctx):
     x, w = ctx.input_shape("Input"), ctx.input_shape("Filter")
     _check_layout(ctx, x, "Input")
     g = ctx.attr("groups")
-    ctx.enforce(len(w) == 5, f"Filter must be [M, C / groups, kd, kh, kw], got "
+    ctx.enforce(len(w) == 5, lambda: f"Filter must be [M, C / groups, kd, kh, kw], got "
                              f"{shape_str(w)}")
     c = x[4] if _channels_last(ctx.attrs) else x[1]
-    ctx.enforce(c < 0 or w[1] * g == c, f"Filter's {w[1]} input channels times groups "
+    ctx.enforce(c < 0 or w[1] * g == c, lambda: f"Filter's {w[1]} input channels times groups "
                 f"{g} must equal Input's {c} channels")
     ctx.enforce_positive("strides", "dilations", "groups")
-    ctx.enforce(w[0] < 0 or w[0] % g == 0, f"Filter's {w[0]} output channels must divide "
+    ctx.enforce(w[0] < 0 or w[0] % g == 0, lambda: f"Filter's {w[0]} output channels must divide "
                                            f"into groups = {g}")
     _check_triples(ctx, "strides", "dilations")
     spatial = _spatial_of(x, ctx.attrs)
     *_, outs = _conv_geometry(ctx.attrs, spatial, list(w[2:]), ctx.fail)
-    ctx.enforce(all(o != 0 and o >= -1 for o in outs),
+    ctx.enforce(all(o != 0 and o >= -1 for o in outs), lambda:
                 f"the kernel does not fit Input {shape_str(x)}: Output's spatial dims would "
                 f"be {outs}")
     ctx.set_output("Output", _layout_shape(x[0], w[0], outs, ctx.attrs),
@@ -298,13 +299,13 @@ def _infer_conv3d_transpose(ctx):
     x, w = ctx.input_shape("Input"), ctx.input_shape("Filter")
     _check_layout(ctx, x, "Input")
     g = ctx.attr("groups")
-    ctx.enforce(len(w) == 5, f"Filter must be [C, M / groups, kd, kh, kw], got "
+    ctx.enforce(len(w) == 5, lambda: f"Filter must be [C, M / groups, kd, kh, kw], got "
                              f"{shape_str(w)}")
     c = x[4] if _channels_last(ctx.attrs) else x[1]
-    ctx.enforce(c < 0 or w[0] == c, f"Filter's first dim {w[0]} must equal Input's "
+    ctx.enforce(c < 0 or w[0] == c, lambda: f"Filter's first dim {w[0]} must equal Input's "
                 f"{c} channels")
     ctx.enforce_positive("strides", "dilations", "groups")
-    ctx.enforce(c < 0 or c % g == 0, f"Input's {c} channels must divide into groups = {g}")
+    ctx.enforce(c < 0 or c % g == 0, lambda: f"Input's {c} channels must divide into groups = {g}")
     _check_triples(ctx, "strides", "dilations")
     *_, outs = _transpose_geometry(ctx.attrs, _spatial_of(x, ctx.attrs), list(w[2:]),
                                    ctx.fail)
@@ -394,17 +395,17 @@ def _infer_pool3d(ctx):
     x = ctx.input_shape("X")
     _check_layout(ctx, x, "X")
     ctx.enforce(ctx.attr("pooling_type") in ("max", "avg"),
-                f"pooling_type must be max or avg, got {ctx.attr('pooling_type')!r}")
+                lambda: f"pooling_type must be max or avg, got {ctx.attr('pooling_type')!r}")
     ctx.enforce_positive("ksize", "strides")
     _check_triples(ctx, "ksize", "strides")
     spatial = _spatial_of(x, ctx.attrs)
     if ctx.attr("adaptive"):
         outs = _three(ctx.attr("ksize"))
-        ctx.enforce(len(outs) == 3, f"ksize must hold the 3 output dims when adaptive, got "
+        ctx.enforce(len(outs) == 3, lambda: f"ksize must hold the 3 output dims when adaptive, got "
                                     f"{list(ctx.attr('ksize'))}")
     else:
         *_, outs = _pool_geometry(ctx.attrs, spatial, ctx.fail)
-        ctx.enforce(all(o != 0 and o >= -1 for o in outs),
+        ctx.enforce(all(o != 0 and o >= -1 for o in outs), lambda:
                     f"the window does not fit X {shape_str(x)}: Out's spatial dims would be "
                     f"{outs}")
     c = x[4] if _channels_last(ctx.attrs) else x[1]
@@ -472,11 +473,11 @@ def _adaptive_pool3d_grad(attrs, x, out, dout):
 
 def _infer_adaptive(ctx):
     x = ctx.input_shape("X")
-    ctx.enforce(len(x) == 5, f"X must be [N, C, D, H, W], got {list(x)}")
+    ctx.enforce(len(x) == 5, lambda: f"X must be [N, C, D, H, W], got {list(x)}")
     ctx.enforce(ctx.attr("pooling_type") in ("max", "avg"),
-                f"pooling_type must be max or avg, got {ctx.attr('pooling_type')!r}")
+                lambda: f"pooling_type must be max or avg, got {ctx.attr('pooling_type')!r}")
     size = _three(ctx.attr("ksize"))
-    ctx.enforce(all(s >= 1 for s in size), f"the output size must be >= 1, got {size}")
+    ctx.enforce(all(s >= 1 for s in size), lambda: f"the output size must be >= 1, got {size}")
     ctx.set_output("Out", [x[0], x[1]] + size, ctx.input_dtype("X"))
 
 

@@ -19,13 +19,13 @@ from paddle_ir.ops.simple_op import register_simple
 
 def _infer(ctx):
     x, y = ctx.input_shape("X"), ctx.input_shape("Y")
-    ctx.enforce(len(x) == 2 and len(y) == 2, f"X and Y must be 2-D, got {shape_str(x)} and "
+    ctx.enforce(len(x) == 2 and len(y) == 2, lambda: f"X and Y must be 2-D, got {shape_str(x)} and "
                                              f"{shape_str(y)}")
     ctx.enforce(x[0] < 0 or y[0] < 0 or x[0] == y[0],
-                f"X and Y must have the same rows, got {shape_str(x)} and {shape_str(y)}")
-    ctx.enforce(y[1] < 0 or y[1] % 2 == 1, f"Y's width must be odd, got {y[1]}")
+                lambda: f"X and Y must have the same rows, got {shape_str(x)} and {shape_str(y)}")
+    ctx.enforce(y[1] < 0 or y[1] % 2 == 1, lambda: f"Y's width must be odd, got {y[1]}")
     ctx.enforce(x[1] < 0 or y[1] < 0 or y[1] <= x[1],
-                f"Y's width {y[1]} must not exceed X's {x[1]}")
+                lambda: f"Y's width {y[1]} must not exceed X's {x[1]}")
     ctx.set_output("Out", x, ctx.input_dtype("X"))
 
 

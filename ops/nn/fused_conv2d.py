@@ -62,23 +62,23 @@ _op = register_op(
 @_op.infer_shape
 def _(ctx):
     act = ctx.attr("fuse_activation")
-    ctx.enforce(act in ACTIVATIONS, f"fuse_activation must be one of "
+    ctx.enforce(act in ACTIVATIONS, lambda: f"fuse_activation must be one of "
                                     f"{', '.join(map(repr, ACTIVATIONS))}, got {act!r}")
-    ctx.enforce(ctx.attr("data_format") in ("NCHW", "AnyLayout"),
+    ctx.enforce(ctx.attr("data_format") in ("NCHW", "AnyLayout"), lambda:
                 f"fused_conv2d takes NCHW input, got data_format={ctx.attr('data_format')!r}")
     _conv_infer(ctx)
     out = ctx.var_info(ctx.output_names("Output")[0]).shape
     if ctx.has_input("Bias"):
         b = ctx.input_shape("Bias")
         ctx.enforce(len(b) == 1 and dims_match(b[0], out[1]),
-                    f"Bias must be [{out[1]}] (one value per output channel), got "
+                    lambda: f"Bias must be [{out[1]}] (one value per output channel), got "
                     f"Bias.shape={shape_str(b)}")
     if ctx.has_input("ResidualData"):
         r = ctx.input_shape("ResidualData")
         same = len(r) == len(out) and all(dims_match(a, b)
                                           for a, b in zip(r, out, strict=True))
         ctx.enforce(same,
-                    f"ResidualData must have Output's shape {shape_str(out)}, got "
+                    lambda: f"ResidualData must have Output's shape {shape_str(out)}, got "
                     f"ResidualData.shape={shape_str(r)}")
 
 

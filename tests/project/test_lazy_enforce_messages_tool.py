@@ -39,3 +39,15 @@ def test_f_string_messages_become_lambdas_with_the_same_text():
     half = len(messages) // 2
     assert messages[:half] == messages[half:]
     assert messages[1] == "X[1] must be 2-D, got [3]"
+
+
+def test_no_op_module_formats_an_enforce_message_before_it_is_needed():
+    """Every op's inference rule runs on each compile: an eager f-string message is paid
+    for on every plan (issue 24's compile cost). The tool's --check lists any."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "ops"
+    eager = [f"{path.relative_to(root.parent)}:{line}"
+             for path in sorted(root.rglob("*.py"))
+             for line, _, _ in _eager_sites(ast.parse(path.read_text()))]
+    assert eager == [], "f-string enforce messages; run python -m tools.lazy_enforce_messages"
