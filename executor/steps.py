@@ -87,7 +87,7 @@ def kernel_failure(exc: Exception, location_fn, env, index) -> KernelError:
     location = location_fn()
     for names in location.inputs.values():
         for n in names:
-            shape = getattr(env[index[n]], "shape", None) if n in index else None
+            shape = getattr(env[index[n]], "shape", None)  # the plan slots every op name
             if shape is not None:
                 location.shapes[n] = shape
     return KernelError(f"{type(exc).__name__}: {exc}", op=location)
