@@ -608,3 +608,282 @@ def test_every_timing_is_a_difference_of_clock_readings_whatever_the_clock_s_ori
     assert times.stats["probe_clocked"] == [1] + [pytest.approx(0.25, rel=1e-9)] * 3
     assert times.events[0][:3] == ("probe_clocked", pytest.approx(0.125),
                                    pytest.approx(0.25))
+
+
+# --- each behaviour of plan.py, from its functions read one by one (issue 30) ----------------
+
+
+def _counting_op(op_type, inferred, out_shape=None, out_dtype="X", **kwargs):
+    """A probe op copying X whose InferShape records X's rows in `inferred` and declares
+    Out as `out_shape` (default: X's shape) and `out_dtype` (default: X's dtype)."""
+    op = register_op(op_type, inputs=[In("X")], outputs=[Out("Out")], **kwargs)
+
+    @op.infer_shape
+    def _(ctx):
+        inferred.append(ctx.input_shape("X")[0])
+        ctx.set_output("Out", ctx.input_shape("X") if out_shape is None else out_shape,
+                       ctx.input_dtype("X") if out_dtype == "X" else out_dtype)
+
+    return op
+
+
+def test_a_cached_plan_infers_again_when_a_lod_input_s_sequence_count_changes(probe):
+    """The guard's signature holds each external value's shape and its LoD's sequence
+    counts (not the lengths): the same rows cut into another number of sequences meet
+    the ops' inference again, once; the same count cut elsewhere does not."""
+    inferred = []
+    _counting_op("probe_seq_copy", inferred).kernel(dtypes=(np.float32,))(
+        lambda attrs, x: x.copy())
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32", lod_level=1)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_seq_copy", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    inferred.clear()
+    exe = pir.Executor()
+    rows = np.arange(6, dtype=np.float32).reshape(3, 2)
+    for lengths, new in (([2, 1], True), ([2, 1], False), ([1, 1, 1], True),
+                         ([1, 2], False), ([1, 1, 1], False), ([3], True)):
+        before = len(inferred)
+        (out,) = exe.run(program, feed={"x": pir.create_lod_tensor(rows, [lengths])},
+                         fetch_list=["out"])
+        np.testing.assert_array_equal(out, rows)
+        assert len(inferred) - before == int(new), lengths
+    assert len(exe.last_plan.verified) == 3
+
+
+def test_a_dim_inference_declares_unknown_takes_any_size_the_kernel_gives(probe):
+    """-1 in a runtime declaration (an output sized by the data) leaves that dim to the
+    kernel; the other dims, and the rank, are still checked."""
+    for rows, cols, ok in ((5, 2, True), (0, 2, True), (5, 3, False)):
+        _counting_op(f"probe_data_sized_{rows}_{cols}", [], out_shape=(-1, 2)).kernel(
+            dtypes=(np.float32,))(lambda attrs, x, r=rows, c=cols: np.ones((r, c), np.float32))
+        program = one_op_program(f"probe_data_sized_{rows}_{cols}")
+        for exe in (pir.Executor(), pir.Executor(check=True)):
+            run = lambda exe=exe: exe.run(program, feed={"x": np.ones((3, 2), np.float32)},  # noqa: E731
+                                          fetch_list=["out"])
+            if ok:
+                assert run()[0].shape == (rows, cols)
+            else:
+                with pytest.raises(KernelError, match=r"wrote 'out' with shape \[5, 3\] "
+                                                      r"\(declared \[-1, 2\]\)"):
+                    run()
+
+
+def test_an_output_declared_without_a_dtype_takes_the_kernel_s_dtype(probe):
+    _counting_op("probe_any_dtype", [], out_dtype=None).kernel(dtypes=(np.float32,))(
+        lambda attrs, x: x.astype(np.float64) * 2)
+    program = one_op_program("probe_any_dtype")
+    for exe in (pir.Executor(), pir.Executor(check=True)):
+        for _ in range(2):
+            (out,) = exe.run(program, feed={"x": np.ones((3, 2), np.float32)},
+                             fetch_list=["out"])
+            assert out.dtype == np.float64 and out.tolist() == [[2.0, 2.0]] * 3
+
+
+def test_an_output_wrong_in_shape_and_dtype_is_refused_naming_both(probe):
+    def widen_to_float64(attrs, x):
+        return np.concatenate([x, x], 1).astype(np.float64)
+
+    probe("probe_both_wrong", widen_to_float64)
+    program = one_op_program("probe_both_wrong")
+    with pytest.raises(KernelError) as info:
+        pir.Executor().run(program, feed={"x": np.ones((3, 2), np.float32)},
+                           fetch_list=["out"])
+    assert info.value.message.endswith(
+        "widen_to_float64 wrote 'out' with shape [3, 4] (declared [3, 2]); dtype "
+        "float64 (declared float32): it disagrees with the op's InferShape")
+    assert info.value.op.op_idx == 0 and info.value.op.op_type == "probe_both_wrong"
+
+
+@pytest.mark.parametrize("held, ok", [((7, 3), True), ((1, 3), True), ((7, 4), False)])
+def test_a_persistable_declared_with_an_unknown_dim_takes_any_size_there(held, ok):
+    """A persistable declared [-1, 3] (a state whose rows the program does not fix): any
+    row count is accepted, the column count is checked, and a refusal says how to fix it."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, -1], dtype="float32")
+    block.create_var(name="w", shape=[-1, 3], dtype="float32", persistable=True)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["w"], "Y": ["x"]},
+                    outputs={"Out": ["out"]}, attrs={"axis": -1})
+    scope = pir.Scope()
+    w = np.arange(np.prod(held), dtype=np.float32).reshape(held)
+    scope.var("w").value = pir.LoDTensor(w)
+    x = np.ones((1, held[1]), np.float32)
+    if ok:
+        (out,) = pir.Executor().run(program, feed={"x": x}, fetch_list=["out"], scope=scope)
+        np.testing.assert_array_equal(out, w + 1)
+        return
+    with pytest.raises(InvalidProgramError) as info:
+        pir.Executor().run(program, feed={"x": x}, fetch_list=["out"], scope=scope)
+    assert info.value.message.startswith("persistable variable 'w' holds float32 [7, 4] in "
+                                         "the scope, but the program declares float32 "
+                                         "[-1, 3]: ")
+    assert info.value.hint == ("run the program's startup program (or load its parameters) "
+                               "in a scope of its own")
+
+
+def test_an_op_of_an_unregistered_type_is_refused_naming_it():
+    program = one_op_program("scale")
+    program.desc.blocks[0].ops[0].type = "probe_never_registered"
+    with pytest.raises(InvalidProgramError) as info:
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["out"])
+    assert info.value.message == ("unknown op type 'probe_never_registered': no operator of "
+                                  "that name is registered")
+    assert info.value.hint == "`paddle-ir ops` lists the registered op types"
+    assert info.value.op.op_idx == 0 and info.value.op.inputs == {"X": ["x"]}
+
+
+def test_an_attribute_the_desc_leaves_out_takes_the_spec_s_default():
+    """leaky_relu's alpha (0.02) and a desc that carries no attributes: the kernel gets
+    the default on the compiling run and on the cached plan's."""
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="y", dtype="float32")
+    block.append_op("leaky_relu", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                    attrs={"alpha": 0.5})
+    del main.desc.blocks[0].ops[0].attrs[:]
+    x = np.array([[-1.0, 2.0]], np.float32)
+    exe = pir.Executor()
+    for _ in range(2):
+        (y,) = exe.run(main, feed={"x": x}, fetch_list=["y"])
+        np.testing.assert_allclose(y, [[-0.02, 2.0]], rtol=1e-6)
+
+
+def test_an_attribute_of_the_wrong_type_is_refused_before_the_kernel_runs():
+    """The desc's attribute problems come first, then the slots' (both from the spec)."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="y", dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                    attrs={"scale": 2.0})
+    op = program.desc.blocks[0].ops[0]
+    (attr,) = [a for a in op.attrs if a.name == "scale"]
+    attr.type, attr.s = pir.proto.framework_pb2.STRING, "2"
+    op.outputs[0].arguments.append("x")  # a slot problem too: it comes second
+    with pytest.raises(InvalidProgramError) as info:
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["y"])
+    assert info.value.message == ("attribute 'scale' of scale must be float (AttrType "
+                                  "FLOAT), but the program stores STRING")
+    assert info.value.op.op_type == "scale" and info.value.op.op_idx == 0
+    attr.type, attr.f = pir.proto.framework_pb2.FLOAT, 2.0  # now only the slot problem
+    with pytest.raises(InvalidProgramError, match=r"output Out of scale takes one variable, "
+                                                  r"got 2: \['y', 'x'\]"):
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["y"])
+
+
+def test_an_input_that_may_be_unset_reaches_the_kernel_as_none(probe):
+    """An input slot declared may_be_unset reads a variable with no value without an error
+    (the kernel gets None); any other slot doing so is refused, naming the slot and how
+    values get there."""
+    monkey_op = register_op("probe_maybe", inputs=[In("X"), In("Prev", may_be_unset=True)],
+                            outputs=[Out("Out")])
+
+    @monkey_op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    monkey_op.kernel(dtypes=(np.float32,))(
+        lambda attrs, x, prev: x * 2 if prev is None else x + prev)
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "prev", "out"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32")
+    block.append_op("probe_maybe", inputs={"X": ["x"], "Prev": ["prev"]},
+                    outputs={"Out": ["out"]})
+    x = np.array([[1.0, 2.0]], np.float32)
+    exe = pir.Executor()
+    for _ in range(2):
+        (out,) = exe.run(program, feed={"x": x}, fetch_list=["out"])
+        np.testing.assert_array_equal(out, 2 * x)
+    (out,) = exe.run(program, feed={"x": x, "prev": x}, fetch_list=["out"])
+    np.testing.assert_array_equal(out, 2 * x)
+    from paddle_ir.core.errors import MissingVariableError
+
+    with pytest.raises(MissingVariableError) as info:
+        exe.run(program, feed={"prev": x}, fetch_list=["out"])
+    assert info.value.message == "input X reads 'x', which has no value in the scope"
+    assert info.value.hint == ("did you run the startup program? Parameters get their values "
+                               "there; data variables must be fed")
+
+
+def test_an_op_without_inference_runs_on_new_shapes_of_a_cached_plan(probe):
+    """An op with no InferShape has no guard: a cached plan's run with shapes it has not
+    verified checks the other ops and runs this one as it is."""
+    op = register_op("probe_uninferred", inputs=[In("X")], outputs=[Out("Out")])
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: x[::-1].copy())
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    for n in ("r", "out"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("probe_uninferred", inputs={"X": ["x"]}, outputs={"Out": ["r"]})
+    block.append_op("scale", inputs={"X": ["r"]}, outputs={"Out": ["out"]},
+                    attrs={"scale": 2.0})
+    exe = pir.Executor()
+    for rows in (2, 3, 2, 4):
+        x = np.arange(2 * rows, dtype=np.float32).reshape(rows, 2)
+        (out,) = exe.run(program, feed={"x": x}, fetch_list=["out"])
+        np.testing.assert_array_equal(out, 2 * x[::-1])
+    assert exe.last_plan.checks[0] is None and exe.last_plan.checks[1] is not None
+    assert len(exe.last_plan.verified) == 3
+
+
+def test_check_nan_inf_names_the_output_with_its_shape_and_says_what_it_found(probe):
+    """Inf in a float32 output, NaN in a complex one: the error names the op, the output
+    with its shape, the kind found, and why this op (the first to produce one)."""
+    from paddle_ir.core.errors import NanInfError
+
+    probe("probe_reciprocal", lambda attrs, x: np.float32(1) / x)
+    probe("probe_complex_nan", lambda attrs, x: x * np.complex64(np.nan),
+          dtypes=(np.complex64,))
+    program = one_op_program("probe_reciprocal")
+    with np.errstate(divide="ignore"), pytest.raises(NanInfError) as info:
+        pir.Executor(check_nan_inf=True).run(
+            program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    assert info.value.message == "output 'out' of probe_reciprocal contains Inf"
+    assert info.value.op.shapes == {"out": (1, 2)} and info.value.op.op_idx == 0
+    assert info.value.hint == "the first op that produced a non-finite value is shown"
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="complex64")
+    block.create_var(name="out", dtype="complex64")
+    block.append_op("probe_complex_nan", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    with pytest.raises(NanInfError, match="output 'out' of probe_complex_nan contains NaN"):
+        pir.Executor(check_nan_inf=True).run(
+            program, feed={"x": np.ones((1, 2), np.complex64)}, fetch_list=["out"])
+    (out,) = pir.Executor().run(program, feed={"x": np.ones((1, 2), np.complex64)},
+                                fetch_list=["out"])  # unchecked: computed and returned
+    assert np.isnan(out).all()
+
+
+def test_an_error_inside_a_sub_block_keeps_the_sub_block_op_s_place():
+    """A cached while loop whose body's op fails: the error names the body's op (block 1),
+    not the while op that ran the body."""
+    from paddle_ir import layers
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [-1, 3])
+        w = layers.data("w", [-1, 2], append_batch_size=False)
+        i = layers.fill_constant([1], "int64", 0)
+        c = layers.less_than(i, layers.fill_constant([1], "int64", 2))
+        loop = layers.While(c)
+        with loop.block():
+            layers.mul(x, w)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, layers.fill_constant([1], "int64", 2), cond=c)
+    exe = pir.Executor()
+    feed = {"x": np.ones((2, 3), np.float32), "w": np.ones((3, 2), np.float32)}
+    exe.run(main, feed=feed)
+    feed["w"] = np.ones((4, 2), np.float32)
+    for _ in range(2):
+        with pytest.raises(ShapeInferenceError) as info:
+            exe.run(main, feed=feed)
+        assert info.value.op.block_idx == 1 and info.value.op.op_type == "mul"
