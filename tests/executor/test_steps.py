@@ -525,3 +525,193 @@ def test_a_kernel_returning_fewer_values_than_its_op_has_outputs_is_a_kernel_err
     with pytest.raises(KernelError, match=r"(?s)probe_short.*ValueError: zip\(\) argument 2 "
                                           r"is longer than argument 1"):
         pir.Executor().run(main, feed={"x0": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+
+
+# --- each behaviour of steps.py, from its functions read one by one (issue 30) ---------------
+
+
+def test_only_a_dense_output_turns_a_numpy_scalar_into_an_array():
+    """bad_output: a numpy scalar where an ndarray is expected becomes a 0-D array of its
+    dtype; where a SelectedRows (or anything else) is expected it is the kernel's error."""
+    from paddle_ir.executor.steps import bad_output
+
+    got = bad_output("probe", "out", np.float64(2.5), np.ndarray)
+    assert got.__class__ is np.ndarray and got.shape == () and got.dtype == np.float64
+    assert got == 2.5
+    for expected, name in ((pir.SelectedRows, "SelectedRows"), (list, "list")):
+        with pytest.raises(KernelError) as info:
+            bad_output("probe", "out", np.float32(1), expected)
+        assert info.value.message == (f"the kernel of probe returned a float32 for 'out', but "
+                                      f"var-type inference declared {name}")
+        assert info.value.op.op_type == "probe" and info.value.op.op_idx is None
+
+
+def test_a_kernel_s_own_exception_becomes_a_kernel_error_with_its_inputs_shapes():
+    """kernel_failure: the original exception's type and text, the op's location with the
+    shape of each input that has one (not of an input without a value or a shape)."""
+    from paddle_ir.core.errors import OpLocation
+    from paddle_ir.executor.steps import kernel_failure
+
+    index = {"a": 2, "b": 3, "c": 4, "out": 5}
+    env = [None, None, np.ones((2, 3)), None, 1.5, np.ones(4)]
+    made = []
+
+    def location():
+        made.append(OpLocation("probe", 0, 7, {"X": ["a"], "Y": ["b", "c"]}, {"Out": ["out"]}))
+        return made[-1]
+
+    error = kernel_failure(IndexError("index 9 is out of bounds"), location, env, index)
+    assert error.__class__ is KernelError and error.message == "IndexError: index 9 is out of " \
+                                                               "bounds"
+    assert error.op is made[0] and error.op.shapes == {"a": (2, 3)}
+    assert "block 0, op #7 probe (X=a[2, 3], Y=b, c -> Out=out)" in str(error)
+
+
+def test_a_control_step_passes_its_frame_and_each_input_slot_s_values():
+    """control_step: the kernel gets a ControlContext over the frame (its scope reads and
+    writes the frame's slots, the run's context from slot 1) and, per input slot, None
+    for an absent one, the value of a single one, the list of a duplicable one."""
+    from types import SimpleNamespace
+
+    from paddle_ir.executor.control import ControlContext
+    from paddle_ir.executor.steps import RUN_CONTEXT, control_step
+
+    run = SimpleNamespace(scope=pir.Scope(), options=SimpleNamespace(max_while_iterations=7))
+    index = {"x": 2, "y0": 3, "y1": 4, "out": 5}
+    ins = {"X": ["x"], "Ys": ["y0", "y1"]}
+    outs = {"Out": ["out"]}
+    seen = []
+
+    def kernel(ctx, attrs, absent, x, ys):
+        seen.append((ctx, attrs, absent, x, ys))
+        ctx.scope.find_var("out").value = x + ys[0] + ys[1]
+
+    step = control_step(kernel, {"k": 1}, [None, 2, [3, 4]], index, ins, outs)
+    env = [None, None, np.array([1.0]), np.array([10.0]), np.array([100.0]), None]
+    env[RUN_CONTEXT] = run
+    lods = [()] * len(env)
+    step(env, lods)
+    ((ctx, attrs, absent, x, ys),) = seen
+    assert ctx.__class__ is ControlContext and attrs == {"k": 1} and absent is None
+    assert x is env[2] and ys[0] is env[3] and ys[1] is env[4] and len(ys) == 2
+    assert ctx.max_while_iterations == 7 and ctx.input_names("Ys") == ["y0", "y1"]
+    np.testing.assert_array_equal(np.asarray(env[5]), [111.0])
+
+
+def _general(fn, in_layout, out_layout, out_names, out_classes, lod_aware=False,
+             densify=False, to_sparse=None, shares=(), single_output=False):
+    from paddle_ir.executor.steps import general_step
+
+    return general_step(fn, {}, in_layout, out_layout, out_names, out_classes, lod_aware,
+                        densify, to_sparse or [None] * len(out_names), list(shares),
+                        single_output, "probe")
+
+
+def test_a_general_step_lays_out_duplicable_slots_and_checks_each_output_in_order():
+    """Inputs: None for an absent slot, a list for a duplicable one; outputs: a duplicable
+    slot's values go to its slots in order, each checked against its own class (the k-th
+    output name), and a value for a slot of another class fails naming that output."""
+    seen = []
+
+    def kernel(attrs, absent, xs, y):
+        seen.append((absent, len(xs)))
+        return [xs[0] * 2, xs[1] * 3], result["second"](y)
+
+    result = {"second": lambda y: pir.SelectedRows([0], y, 4)}
+    step = _general(kernel, [None, [2, 3], 4], [[5, 6], 7], ["o0", "o1", "rows"],
+                    [np.ndarray, np.ndarray, pir.SelectedRows])
+    env = [None, None, np.ones(2), np.ones(2), np.ones((1, 2)), None, None, None]
+    lods = [()] * 8
+    step(env, lods)
+    assert seen == [(None, 2)]
+    np.testing.assert_array_equal(env[5], [2, 2])
+    np.testing.assert_array_equal(env[6], [3, 3])
+    assert env[7].__class__ is pir.SelectedRows and env[7].height == 4
+    result["second"] = lambda y: y  # a dense value where SelectedRows is declared
+    with pytest.raises(KernelError, match=r"returned a ndarray for 'rows', but var-type "
+                                          r"inference declared SelectedRows"):
+        step(env, lods)
+    step = _general(lambda attrs, xs: [xs[0], xs[0].tolist()], [[2]], [[5, 6]],
+                    ["first", "second"], [np.ndarray, np.ndarray], single_output=True)
+    with pytest.raises(KernelError, match="returned a list for 'second'"):
+        step(env, lods)
+
+
+def test_a_general_step_gives_lod_kernels_lod_tensors_and_stores_their_lod():
+    """A LoD-aware kernel gets each dense input as a LoDTensor over the frame's array and
+    offsets (a sparse input as it is); a LoDTensor result is stored as its array and
+    offsets, an array result with no LoD (whatever the slot held before)."""
+    from paddle_ir.core.lod_tensor import LoDTensor
+
+    seen = []
+
+    def kernel(attrs, x, rows):
+        seen.append((x, rows))
+        return LoDTensor.unchecked(x._array * 2, x._offsets), np.ones(3)
+
+    step = _general(kernel, [2, 3], [4, 5], ["out", "plain"], [np.ndarray, np.ndarray],
+                    lod_aware=True)
+    offsets = (np.array([0, 1, 3]),)
+    sr = pir.SelectedRows([1], np.ones((1, 2)), 3)
+    env = [None, None, np.arange(3.0), sr, None, None]
+    lods = [(), (), offsets, (), (), (np.array([0, 3]),)]
+    step(env, lods)
+    ((x, rows),) = seen
+    assert x.__class__ is LoDTensor and x._array is env[2] and x._offsets is offsets
+    assert rows is sr
+    np.testing.assert_array_equal(env[4], [0, 2, 4])
+    assert lods[4] is offsets and lods[5] == ()
+
+
+def test_a_general_step_of_a_fallback_densifies_inputs_and_converts_outputs_back():
+    """With a storage fallback the kernel gets sparse inputs as dense arrays (a dense one as
+    it is) and a dense result is converted to each output's declared sparse storage; an
+    output already sparse, or one declared dense, is kept as the kernel gave it."""
+    from paddle_ir.core.csr import CSRTensor
+    from paddle_ir.core.kinds import CSR, SELECTED_ROWS
+    from paddle_ir.executor.steps import FROM_DENSE
+
+    seen = []
+
+    def kernel(attrs, x, y):
+        seen.append((x.__class__, y.__class__))
+        return x * 2, x + 1, pir.SelectedRows([0], np.ones((1, 2)), 3)
+
+    step = _general(kernel, [2, 3], [4, 5, 6], ["rows", "dense", "given"],
+                    [pir.SelectedRows, np.ndarray, pir.SelectedRows], densify=True,
+                    to_sparse=[FROM_DENSE[SELECTED_ROWS], None, FROM_DENSE[SELECTED_ROWS]])
+    x = CSRTensor.from_dense(np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]]))
+    env = [None, None, x, np.zeros((3, 2)), None, None, None]
+    step(env, [()] * 7)
+    assert seen == [(np.ndarray, np.ndarray)]
+    assert env[4].__class__ is pir.SelectedRows and env[4].rows.tolist() == [0, 2]
+    np.testing.assert_array_equal(env[4].to_dense(), [[0, 2], [0, 0], [4, 0]])
+    assert env[5].__class__ is np.ndarray and env[5].tolist() == [[1, 2], [1, 1], [3, 1]]
+    assert env[6].rows.tolist() == [0]
+    csr = FROM_DENSE[CSR](np.eye(2))  # the other sparse storage a fallback converts to
+    assert csr.__class__ is CSRTensor and csr.to_dense().tolist() == [[1, 0], [0, 1]]
+
+
+def test_a_general_step_shares_a_lod_only_while_the_rows_stay():
+    """A LoD share (src -> dst) copies src's offsets to dst after the kernel when dst has
+    src's rows (values without a shape count as alike); a result with other rows keeps no
+    LoD (a squeeze of a one-row batch)."""
+    from paddle_ir.core.tensor_array import LoDTensorArray
+
+    offsets = (np.array([0, 2, 3]),)
+    result = {"out": np.ones((3, 5))}
+    step = _general(lambda attrs, x: result["out"], [2], [3], ["out"], [np.ndarray],
+                    shares=[(2, 3)], single_output=True)
+    env = [None, None, np.ones((3, 2)), None]
+    lods = [(), (), offsets, ()]
+    step(env, lods)
+    assert lods[3] is offsets
+    result["out"] = np.ones((1, 5))
+    step(env, lods)
+    assert lods[3] == ()
+    array_step = _general(lambda attrs, x: LoDTensorArray([]), [2], [3], ["out"],
+                          [LoDTensorArray], shares=[(2, 3)], single_output=True)
+    env = [None, None, LoDTensorArray([]), None]
+    lods = [(), (), offsets, ()]
+    array_step(env, lods)
+    assert lods[3] is offsets
