@@ -11,6 +11,7 @@ import paddle_ir as pir
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import (
     InvalidProgramError,
+    InvalidSelectedRowsError,
     KernelError,
     KernelNotFoundError,
     ShapeInferenceError,
@@ -886,3 +887,133 @@ def test_an_error_inside_a_sub_block_keeps_the_sub_block_op_s_place():
         with pytest.raises(ShapeInferenceError) as info:
             exe.run(main, feed=feed)
         assert info.value.op.block_idx == 1 and info.value.op.op_type == "mul"
+
+
+def test_every_persistable_is_checked_whatever_the_ones_before_it_hold():
+    """check_declared_values passes over a persistable with no value yet (its reader says
+    so) or with a value that is not a dense array (a SelectedRows), and goes on to the
+    next: a wrong one after them is still refused before any op runs."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 3], dtype="float32")
+    for n in ("unset", "rows", "w"):
+        block.create_var(name=n, shape=[3, 3], dtype="float32", persistable=True)
+    for n in ("a", "b", "out"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["unset"]},
+                    outputs={"Out": ["a"]})
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["rows"]},
+                    outputs={"Out": ["b"]})
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["w"]},
+                    outputs={"Out": ["out"]})
+    scope = pir.Scope()
+    scope.var("rows").value = pir.SelectedRows([0], np.ones((1, 3), np.float32), 3)
+    scope.var("w").value = pir.LoDTensor(np.ones((3, 4), np.float32))
+    with pytest.raises(InvalidProgramError, match=r"persistable variable 'w' holds float32 "
+                                                  r"\[3, 4\] in the scope"):
+        pir.Executor().run(program, feed={"x": np.ones((3, 3), np.float32)},
+                           fetch_list=["out"], scope=scope)
+
+
+def test_a_persistable_written_then_read_is_stored_though_nobody_fetches_it():
+    """A persistable the block writes outlives the run (its value goes back to the scope)
+    even when a later op reads it last and the fetch does not name it; a temporary read
+    last is freed, and a fetched feed no op reads comes back as fed."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="z", shape=[-1, 2], dtype="float32")
+    block.create_var(name="state", shape=[-1, 2], dtype="float32", persistable=True)
+    for n in ("t", "y"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["state"]},
+                    attrs={"scale": 3.0})
+    block.append_op("scale", inputs={"X": ["state"]}, outputs={"Out": ["t"]},
+                    attrs={"scale": 2.0})
+    block.append_op("scale", inputs={"X": ["t"]}, outputs={"Out": ["y"]},
+                    attrs={"scale": 1.0, "bias": 1.0})
+    exe, scope = pir.Executor(), pir.Scope()
+    z = np.array([[5.0, 6.0]], np.float32)
+    for k in (1.0, 2.0):
+        x = np.full((1, 2), k, np.float32)
+        y, z_back = exe.run(program, feed={"x": x, "z": z}, fetch_list=["y", "z"], scope=scope)
+        np.testing.assert_array_equal(y, 6 * x + 1)
+        np.testing.assert_array_equal(np.asarray(scope.find_var("state").value), 3 * x)
+        np.testing.assert_array_equal(z_back, z)
+        assert scope.find_var("t") is None or scope.find_var("t").value is None
+
+
+def test_the_first_run_points_a_kernel_s_own_error_at_its_op_as_later_runs_do(probe):
+    """A PaddleIRError a kernel raises without a place (and bad_output's, which knows only
+    the op type) names the op's block and index, in the message and in args, on the
+    compiling run and on the cached plan's."""
+    def picky(attrs, x):
+        if x.sum() > 0:
+            raise InvalidSelectedRowsError("no positive sums here")
+        return x.tolist() if x.sum() < 0 else x.copy()
+
+    probe("probe_placeless", picky)
+    program = one_op_program("probe_placeless")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    for runner in (pir.Executor(), exe):  # compiling, then cached
+        for value, words in ((1.0, "no positive sums here"), (-1.0, "returned a list")):
+            with pytest.raises(pir.PaddleIRError) as info:
+                runner.run(program, feed={"x": np.full((1, 2), value, np.float32)},
+                           fetch_list=["out"])
+            assert info.value.op.op_idx == 0 and info.value.op.inputs == {"X": ["x"]}
+            assert "block 0, op #0 probe_placeless (X=x -> Out=out)" in str(info.value)
+            assert words in str(info.value) and info.value.args == (str(info.value),)
+
+
+def test_an_output_an_op_may_leave_unwritten_keeps_the_value_it_had(probe):
+    """An op declaring may_skip_outputs (as conditional_block does) reads such an output
+    too: when its kernel writes nothing there, the output keeps the scope's value."""
+    op = register_op("probe_maybe_write", inputs=[In("X")], outputs=[Out("Out")],
+                     may_skip_outputs=["Out"])
+
+    def kernel(ctx, attrs, x):
+        if x.sum() > 0:
+            ctx.scope.find_var("out").value = pir.LoDTensor(x * 2)
+
+    op.kernel(dtypes=(np.float32,), control=True)(kernel)
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="out", shape=[-1, 2], dtype="float32", persistable=True)
+    block.append_op("probe_maybe_write", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    scope, exe = pir.Scope(), pir.Executor()
+    scope.var("out").value = pir.LoDTensor(np.full((1, 2), 7.0, np.float32))
+    for x, want in ((0.0, 7.0), (1.0, 2.0), (0.0, 2.0), (0.0, 2.0)):
+        (out,) = exe.run(program, feed={"x": np.full((1, 2), x, np.float32)},
+                         fetch_list=["out"], scope=scope)
+        np.testing.assert_array_equal(out, np.full((1, 2), want))
+
+
+def test_an_output_beyond_the_memory_budget_is_refused_before_its_kernel_runs(probe):
+    """Inference's declared sizes are held to the budget when the plan compiles and when a
+    cached plan meets new shapes, before the kernel allocates anything."""
+    from paddle_ir.core.errors import ResourceLimitError
+
+    ran = []
+    op = register_op("probe_widen_1000", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        rows, cols = ctx.input_shape("X")
+        ctx.set_output("Out", (rows, cols * 1000), ctx.input_dtype("X"))
+
+    def widen(attrs, x):
+        ran.append(x.shape[0])
+        return np.repeat(x, 1000, axis=1)
+
+    op.kernel(dtypes=(np.float32,))(widen)
+    program = one_op_program("probe_widen_1000")
+    exe = pir.Executor(memory_budget=1 << 20)
+    (out,) = exe.run(program, feed={"x": np.ones((2, 2), np.float32)}, fetch_list=["out"])
+    assert out.shape == (2, 2000) and ran == [2]
+    for runner in (exe, pir.Executor(memory_budget=1 << 20)):  # cached, then compiling
+        with pytest.raises(ResourceLimitError, match=r"(?s)op #0 probe_widen_1000 .*would "
+                                                     r"allocate 1.5 MiB for 'out'"):
+            runner.run(program, feed={"x": np.ones((200, 2), np.float32)}, fetch_list=["out"])
+    assert ran == [2]
