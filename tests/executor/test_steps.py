@@ -457,6 +457,8 @@ def test_a_sparse_gradient_may_sit_in_a_lod_tensor_declared_gradient_and_nothing
     ([2], (), None),                   # one input, no constant
     ([2, 3], (), np.dtype(np.float64)),  # two inputs, but only for one dtype
     ([2, 3, 4], (), None),             # three inputs
+    ([2], (3.0, 4.0), None),           # one input and two constants
+    ([], (3.0,), None),                # no input
 ])
 def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, consts, dtype):
     """direct_step spells out two forms: f(x, y) for any dtype, and f(x, c) for one dtype.
@@ -465,14 +467,14 @@ def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, con
     from paddle_ir.executor.steps import direct_step
 
     def kernel(attrs, *xs):
-        return sum(xs) + 100.0
+        return sum(xs, np.zeros(2)) + 100.0
 
     env = [None, None, np.full(2, 1.0), np.full(2, 2.0), np.full(2, 4.0), None]
     step = direct_step(kernel, {}, (np.multiply, consts, dtype), ins, 5, np.ndarray, "probe",
-                       "out", (ins[0],))
+                       "out", tuple(ins[:1]))
     step(env, None)
-    np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins) + 100))
-    assert env[ins[0]] is None and all(env[i] is not None for i in ins[1:])
+    np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins)) + 100)
+    assert all(env[i] is None for i in ins[:1]) and all(env[i] is not None for i in ins[1:])
 
 
 def test_a_general_step_checks_each_output_s_class(monkeypatch):
@@ -709,9 +711,116 @@ def test_a_general_step_shares_a_lod_only_while_the_rows_stay():
     result["out"] = np.ones((1, 5))
     step(env, lods)
     assert lods[3] == ()
+    result["out"] = np.ones((5, 5))  # more rows than X: no share either
+    step(env, lods)
+    assert lods[3] == ()
     array_step = _general(lambda attrs, x: LoDTensorArray([]), [2], [3], ["out"],
                           [LoDTensorArray], shares=[(2, 3)], single_output=True)
     env = [None, None, LoDTensorArray([]), None]
     lods = [(), (), offsets, ()]
     array_step(env, lods)
     assert lods[3] is offsets
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_an_op_reading_attributes_from_tensors_calls_its_kernel_directly_only_when_none_is_bound(
+        bound):
+    """scale's ScaleTensor and expand's ExpandTimes/expand_times_tensor: with none bound the
+    step calls the wrapped kernel itself (scale then takes the direct step); with one bound
+    the tensor's value wins over the attribute, on the compiling and the cached run."""
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="s", shape=[1], dtype="float32")
+    for k in range(2):
+        block.create_var(name=f"t{k}", shape=[1], dtype="int32")
+    for n in ("y", "z"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"], **({"ScaleTensor": ["s"]} if bound else {})},
+                    outputs={"Out": ["y"]}, attrs={"scale": 2.0, "bias": 0.0})
+    block.append_op("expand", inputs={"X": ["y"],
+                                      **({"expand_times_tensor": ["t0", "t1"]} if bound
+                                         else {})},
+                    outputs={"Out": ["z"]}, attrs={"expand_times": [1, 1]})
+    x = np.array([[1.0, 2.0]], np.float32)
+    feed = {"x": x}
+    if bound:
+        feed.update(s=np.array([5.0], np.float32), t0=np.array([2], np.int32),
+                    t1=np.array([3], np.int32))
+    exe = pir.Executor()
+    for _ in range(2):
+        (z,) = exe.run(main, feed=feed, fetch_list=["z"])
+        np.testing.assert_array_equal(z, np.tile(x * (5 if bound else 2), (2, 3) if bound
+                                                  else (1, 1)))
+    kinds = [step.__qualname__.split(".")[0] for step in exe.last_plan.steps]
+    assert kinds[0] == ("fast_step" if bound else "direct_step")
+
+
+def test_unbound_output_slots_anywhere_drop_their_values_by_position(monkeypatch):
+    """Outputs A, B (optional) and C: with B unbound the kernel's second value is dropped
+    and A and C get theirs; with only C bound (after an unbound slot) C gets the third."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_three", inputs=[In("X")],
+                     outputs=[Out("A", dispensable=True), Out("B", dispensable=True),
+                              Out("C")])
+
+    @op.infer_shape
+    def _(ctx):
+        for slot in ("A", "B", "C"):
+            ctx.set_output(slot, ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: (x + 1, x + 2, x + 3))
+    x = np.array([[1.0, 2.0]], np.float32)
+    for bound in ({"A": ["a"], "C": ["c"]}, {"C": ["c"]}):
+        main, block = _program_reading(["X"], outputs=("a", "c"))
+        block.append_op("probe_three", inputs={"X": ["x0"]}, outputs=bound)
+        exe = pir.Executor()
+        for _ in range(2):
+            got = exe.run(main, feed={"x0": x}, fetch_list=[n for (n,) in bound.values()])
+            want = [x + 1, x + 3] if "A" in bound else [x + 3]
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_a_kernel_giving_a_duplicable_output_fewer_values_than_its_names_is_an_error(
+        monkeypatch):
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_split_short", inputs=[In("X")],
+                     outputs=[Out("Out", duplicable=True)])
+
+    @op.infer_shape
+    def _(ctx):
+        for k in range(2):
+            ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"), k)
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: [x * 2])
+    main, block = _program_reading(["X"], outputs=("p", "q"))
+    block.append_op("probe_split_short", inputs={"X": ["x0"]}, outputs={"Out": ["p", "q"]})
+    with pytest.raises(KernelError, match=r"(?s)op #0 probe_split_short.*ValueError: zip\(\) "
+                                          r"argument 2 is shorter than argument 1"):
+        pir.Executor().run(main, feed={"x0": np.ones((1, 2), np.float32)},
+                           fetch_list=["p", "q"])
+
+
+def test_a_dense_value_for_a_sparse_output_is_converted_only_after_a_fallback(monkeypatch):
+    """Without a storage fallback, a kernel returning an array where var-type inference
+    declared SelectedRows is the kernel's error; converting it back is the fallback's
+    business only."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_dense_for_rows", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_var_type
+    def _(ctx):
+        ctx.set_output_type("Out", SR)
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: x * 2)
+    main, block = _program_reading(["X"])
+    block.append_op("probe_dense_for_rows", inputs={"X": ["x0"]}, outputs={"Out": ["out"]})
+    with pytest.raises(KernelError, match=r"the kernel of probe_dense_for_rows returned a "
+                                          r"ndarray for 'out', but var-type inference "
+                                          r"declared SelectedRows"):
+        pir.Executor().run(main, feed={"x0": np.ones((3, 2), np.float32)}, fetch_list=["out"])
