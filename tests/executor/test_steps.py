@@ -7,6 +7,7 @@ through `freeing`), and the creation site in the storage-fallback warning.
 
 import gc
 import tracemalloc
+import warnings
 import weakref
 
 import numpy as np
@@ -802,12 +803,13 @@ def test_a_kernel_giving_a_duplicable_output_fewer_values_than_its_names_is_an_e
                            fetch_list=["p", "q"])
 
 
-def test_a_dense_value_for_a_sparse_output_is_converted_only_after_a_fallback(monkeypatch):
+@pytest.mark.parametrize("lod", [False, True])  # the fast step, and the general one
+def test_a_dense_value_for_a_sparse_output_is_converted_only_after_a_fallback(monkeypatch, lod):
     """Without a storage fallback, a kernel returning an array where var-type inference
-    declared SelectedRows is the kernel's error; converting it back is the fallback's
-    business only."""
+    declared SelectedRows is the kernel's error; after a fallback (a dense kernel given a
+    SelectedRows X) the array is converted back to the declared SelectedRows."""
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    op = register_op("probe_dense_for_rows", inputs=[In("X")], outputs=[Out("Out")])
+    op = register_op("probe_rows_out", inputs=[In("X")], outputs=[Out("Out")], fallback=True)
 
     @op.infer_var_type
     def _(ctx):
@@ -817,10 +819,26 @@ def test_a_dense_value_for_a_sparse_output_is_converted_only_after_a_fallback(mo
     def _(ctx):
         ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
 
-    op.kernel(dtypes=(np.float32,))(lambda attrs, x: x * 2)
-    main, block = _program_reading(["X"])
-    block.append_op("probe_dense_for_rows", inputs={"X": ["x0"]}, outputs={"Out": ["out"]})
-    with pytest.raises(KernelError, match=r"the kernel of probe_dense_for_rows returned a "
-                                          r"ndarray for 'out', but var-type inference "
+    op.kernel(dtypes=(np.float32,), lod=lod)(lambda attrs, x: np.asarray(x) * 2)
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="dense", shape=[3, 2], dtype="float32")
+    block.create_var(name="rows", shape=[3, 2], dtype="float32", type=SR)
+    for n in ("a", "b"):
+        block.create_var(name=n, dtype="float32", type=SR)
+    block.append_op("probe_rows_out", inputs={"X": ["dense"]}, outputs={"Out": ["a"]})
+    with pytest.raises(KernelError, match=r"the kernel of probe_rows_out returned a "
+                                          r"ndarray for 'a', but var-type inference "
                                           r"declared SelectedRows"):
-        pir.Executor().run(main, feed={"x0": np.ones((3, 2), np.float32)}, fetch_list=["out"])
+        pir.Executor().run(main, feed={"dense": np.ones((3, 2), np.float32)},
+                           fetch_list=["a"])
+    main.desc.blocks[0].ops[0].inputs[0].arguments[:] = ["rows"]
+    main.desc.blocks[0].ops[0].outputs[0].arguments[:] = ["b"]
+    rows = pir.SelectedRows([2], np.array([[1.0, 2.0]], np.float32), 3)
+    exe = pir.Executor()
+    for _ in range(2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pir.StorageFallbackWarning)
+            (b,) = exe.run(main, feed={"rows": rows}, fetch_list=["b"], return_numpy=False)
+        assert b.__class__ is pir.SelectedRows
+        np.testing.assert_array_equal(b.to_dense(), [[0, 0], [0, 0], [2, 4]])
