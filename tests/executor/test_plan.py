@@ -1017,3 +1017,27 @@ def test_an_output_beyond_the_memory_budget_is_refused_before_its_kernel_runs(pr
                                                      r"allocate 1.5 MiB for 'out'"):
             runner.run(program, feed={"x": np.ones((200, 2), np.float32)}, fetch_list=["out"])
     assert ran == [2]
+
+
+def test_a_persistable_whose_dims_are_large_is_compared_by_value():
+    """Dims beyond the small ints (300, 1000) held as declared are accepted, cached or not,
+    and one off is refused."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 1000], dtype="float32")
+    block.create_var(name="w", shape=[300, 1000], dtype="float32", persistable=True)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["w"]},
+                    outputs={"Out": ["out"]}, attrs={"axis": -1})
+    scope, exe = pir.Scope(), pir.Executor()
+    scope.var("w").value = pir.LoDTensor(np.ones((300, 1000), np.float32))
+    for _ in range(2):
+        (out,) = exe.run(program, feed={"x": np.ones((1, 1000), np.float32)},
+                         fetch_list=["out"], scope=scope)
+        assert out.shape == (300, 1000) and float(out.sum()) == 600000.0
+    scope.var("w").value = pir.LoDTensor(np.ones((301, 1000), np.float32))
+    with pytest.raises(InvalidProgramError, match=r"holds float32 \[301, 1000\] in the scope, "
+                                                  r"but the program declares float32 "
+                                                  r"\[300, 1000\]"):
+        exe.run(program, feed={"x": np.ones((1, 1000), np.float32)}, fetch_list=["out"],
+                scope=scope)
