@@ -39,7 +39,7 @@ from paddle_ir.core.errors import (
     OpLocation,
     PaddleIRError,
 )
-from paddle_ir.core.kinds import CONTAINER_CLASSES, LOD_TENSOR, VAR_TYPE_NAMES, var_type_of
+from paddle_ir.core.kinds import CONTAINER_CLASSES, LOD_TENSOR, var_type_of
 from paddle_ir.core.selected_rows import SelectedRows
 from paddle_ir.executor.budget import check_inferred_sizes
 from paddle_ir.executor.dispatch import select_kernel, warn_fallback
@@ -71,10 +71,13 @@ class KernelChoice:
     op_type: str
     key: KernelKey
     kernel: str
-    fallback: bool = False
+    fallback: bool
 
 
-@dataclass
+# Slotted: a field is set only if declared, and the fields compile_and_run (or the runner)
+# set after the plan is laid out have no default (field(init=False)), so a plan read before
+# they are set raises AttributeError instead of showing a made-up value.
+@dataclass(slots=True)
 class Plan:
     """A block compiled for one feed signature: slots, steps and what to free when."""
 
@@ -83,29 +86,30 @@ class Plan:
     # Slots read before any op writes them: bound from the feed or the scope each run.
     external: list[tuple[int, str]]
     # The class and LoD level each external value had when the plan was made.
-    external_kinds: list[tuple[type, int]] = field(default_factory=list)
+    external_kinds: list[tuple[type, int]] = field(init=False)
     # Slots written by the block whose values must outlive the run: persistables, and
     # in a sub-block the variables its ancestors declare (loop-carried values).
-    escaping_outputs: list[tuple[int, str]] = field(default_factory=list)
+    escaping_outputs: list[tuple[int, str]] = field(init=False)
     steps: list[Callable] = field(default_factory=list)
     op_types: list[str] = field(default_factory=list)
     choices: list[KernelChoice] = field(default_factory=list)
     locations: list[Callable] = field(default_factory=list)
-    compile_ms: float = 0.0
+    compile_ms: float = field(init=False)
     # Of compile_ms, the time inside the steps (the kernels' first run): the rest is what
     # compiling itself costs (inference, checks, kernel selection, building the steps).
-    kernel_ms: float = 0.0
+    kernel_ms: float = field(init=False)
     # Every slot the block writes: what a step scope keeps for the backward pass.
-    written: list[tuple[int, str]] = field(default_factory=list)
+    written: list[tuple[int, str]] = field(init=False)
     # The guards: each op's inference over the running frame (None: the op has none),
     # and the external shape signatures (`shape_signature`) every op's inference passed.
     checks: list[Callable | None] = field(default_factory=list)
     verified: set[tuple] = field(default_factory=set)
     # The memory budget the verified signatures were checked under (executor/budget.py).
-    budget: int = 0
+    budget: int = field(init=False)
     # External slots holding persistables the program declares as dense tensors:
-    # (slot, name, declared dims, declared dtype), checked by `check_declared_values`.
-    declared_values: list[tuple[int, str, tuple, np.dtype]] = field(default_factory=list)
+    # (slot, name, declared dims, declared dtype), checked by `check_declared_values`
+    # (set by the runner, which knows the program's declarations).
+    declared_values: list[tuple[int, str, tuple, np.dtype]] = field(init=False)
 
     def new_frame(self, run_context) -> tuple[list, list]:
         """An empty frame for one run: values and LoD offsets by slot."""
@@ -190,15 +194,13 @@ class BlockCompiler:
     """
 
     def __init__(self, block: pb.BlockDesc, escaping: set[str], options,
-                 declared: dict[str, int] | None = None):
+                 declared: dict[str, int]):
         self.block = block
         self.declared = declared  # VarType by name, this block's and its ancestors'
         self.escaping = escaping
         self.options = options
         self.names: list[str] = ["<absent>", "<run-context>"]
         self.index: dict[str, int] = {}
-        self._dead: list[list[str]] = [[] for _ in block.ops]
-        self._hollow: list[list[str]] = [[] for _ in block.ops]
         # Each op's (inputs, outputs) as slot -> names, read from the messages once: the
         # walks below (external reads, slots, liveness, compiling) all need them.
         self._op_slots = [(_slot_map(op.inputs), _slot_map(op.outputs)) for op in block.ops]
@@ -212,7 +214,8 @@ class BlockCompiler:
 
     def external_slots(self, fetch_names) -> list[str]:
         """Names read before any op of the block writes them, in first-read order."""
-        written, external, seen = set(), [], set()
+        # external: an ordered set (a dict keeps a key where it was first put)
+        written, external = set(), {}
         for op, (ins, outs) in zip(self.block.ops, self._op_slots, strict=True):
             opdef = op_registry.get_op_def(op.type)
             # an output the op may leave unwritten keeps the value it had: read it too
@@ -220,29 +223,23 @@ class BlockCompiler:
             reads = list(ins.values()) + [names for slot, names in outs.items()
                                           if slot in kept]
             for names in reads:
-                for n in names:
-                    if n not in written and n not in seen:
-                        seen.add(n)
-                        external.append(n)
+                external.update(dict.fromkeys(n for n in names if n not in written))
             for names in outs.values():
                 written.update(names)
-        for n in fetch_names:
-            if n not in written and n not in seen:
-                seen.add(n)
-                external.append(n)
-        return external
+        external.update(dict.fromkeys(n for n in fetch_names if n not in written))
+        return list(external)
 
     def new_plan(self, fetch_names, keep_locals: bool = False) -> Plan:
-        """The plan's frame layout (slots, external inputs) and each op's frees."""
+        """The plan's frame layout (slots, external inputs) and each op's frees (`_dead`,
+        `_hollow`: per op, the names it reads last, as compiling needs them)."""
         self._dead, self._hollow = last_reads(self.block, set(fetch_names) | self.escaping,
                                               keep_locals, self._op_slots)
         external = [(self.slot(n), n) for n in self.external_slots(fetch_names)]
+        # (every fetch name has a slot now: external if no op writes it, else below)
         for ins, outs in self._op_slots:
             for names in (*ins.values(), *outs.values()):
                 for n in names:
                     self.slot(n)
-        for n in fetch_names:
-            self.slot(n)
         return Plan(self.names, self.index, external)
 
     def compile_and_run(self, plan: Plan, env, lods) -> None:
@@ -273,7 +270,7 @@ class BlockCompiler:
             outs = self._op_slots[op_idx][1]
             if not compiled.kernel.control:  # control ops write through their scope
                 self._check_outputs(outs, compiled, env, lods)
-            elif self.declared is not None:
+            else:
                 check_declared_kinds(op.type, outs, env, self.index, self.declared,
                                      compiled.location)
             for names in outs.values():
@@ -351,19 +348,14 @@ class BlockCompiler:
                 i = self.index[n]
                 value = env[i]
                 declared = inferred.get(n)
-                if value is None:
-                    raise KernelError(f"the kernel left output {n!r} without a value",
-                                      op=location_fn())
                 if declared is None:
                     continue
+                # The step has already checked the value's class against the declared var
+                # type (make_step's out_classes, one class per var type), so neither None
+                # nor a value of another type reaches here. Arrays and rank tables have
+                # nothing more to check.
                 got_type = var_type_of(value)
                 problems = []
-                if got_type != declared.var_type:
-                    problems.append(f"type {VAR_TYPE_NAMES[got_type]} "
-                                    f"(declared {VAR_TYPE_NAMES[declared.var_type]})")
-                # Arrays and rank tables are checked for their type only. (A kernel's step
-                # already refuses a value of another class, so a type problem reaches here
-                # only from a kernel that writes through the scope, and those are unchecked.)
                 tensor = value.__class__ not in CONTAINER_CLASSES
                 if tensor:
                     if declared.shape is not None and (
@@ -422,8 +414,7 @@ def run_steps(plan: Plan, env, lods, profile=None,
     a dict {op_type: [calls, seconds]}, or an executor.profile.OpTimes.
     """
     steps = plan.steps
-    i = 0
-    try:
+    try:  # (each loop sets i, the failing op's index, before anything in it can raise)
         if checked:
             checks = plan.checks
             for i, step in enumerate(steps):
@@ -447,18 +438,16 @@ def run_steps(plan: Plan, env, lods, profile=None,
                 t0 = clock()
                 step(env, lods)
                 record(op_types[i], t0, clock() - t0)
-    except PaddleIRError as exc:
-        _locate(exc, plan.locations[i] if i < len(plan.locations) else None)
+    except PaddleIRError as exc:  # (compile_and_run appends a location with each step)
+        _locate(exc, plan.locations[i])
         raise
     except Exception as exc:  # a kernel raised: report it against its op
-        if i >= len(plan.locations):
-            raise KernelError(f"{type(exc).__name__}: {exc}") from exc
         raise kernel_failure(exc, plan.locations[i], env, plan.index) from exc
 
 
 
 def _locate(exc: PaddleIRError, location_fn) -> None:
     """Point an error raised inside a step (which knows at most its op type) at the op."""
-    if location_fn is not None and (exc.op is None or exc.op.op_idx is None):
+    if exc.op is None or exc.op.op_idx is None:
         exc.op = location_fn()
         exc.args = (exc._render(),)

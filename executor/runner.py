@@ -136,7 +136,7 @@ class ProgramRunner:
     def _bind(plan: Plan, env, lods, feeds, scope: Scope, strict: bool) -> tuple | None:
         """Put feeds and scope values into the frame; return their shape signature
         (Plan.shape_signature), or None if a kind changed since compile."""
-        kinds = plan.external_kinds
+        kinds = plan.external_kinds if strict else None  # (a plan compiling has none yet)
         shapes = []
         for k, (i, name) in enumerate(plan.external):
             fed = feeds.get(name)

@@ -27,9 +27,7 @@ from paddle_ir.proto import framework_pb2 as pb
 
 ABSENT = 0  # frame slot 0 is always None: where absent dispensable inputs point
 RUN_CONTEXT = 1  # frame slot 1 holds the run's executor.control.RunContext
-FIRST_SLOT = 2  # the first slot of a variable
 EMPTY = ()
-_ZEROS = bytes(16)  # the one element every shape-only stand-in repeats
 # How a fallback turns a dense kernel's result back into a declared sparse output.
 FROM_DENSE = {SELECTED_ROWS: SelectedRows.from_dense, CSR: CSRTensor.from_dense}
 
@@ -87,7 +85,7 @@ def kernel_failure(exc: Exception, location_fn, env, index) -> KernelError:
     location = location_fn()
     for names in location.inputs.values():
         for n in names:
-            shape = getattr(env[index[n]], "shape", None) if n in index else None
+            shape = getattr(env[index[n]], "shape", None)  # the plan slots every op name
             if shape is not None:
                 location.shapes[n] = shape
     return KernelError(f"{type(exc).__name__}: {exc}", op=location)
@@ -98,14 +96,12 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
     """A step for the common case: single-variable slots, one output, no LoD, no fallback.
 
     One rule: call the kernel, check the result's class, store it, and clear `dead`
-    (the input slots this op reads for the last time). Up to two dead slots are
+    (the input slots this op reads for the last time). The first two dead slots are
     cleared by two plain stores, padded with ABSENT (slot 0, None for good), which
-    costs less than a loop over them; more go through `freeing`. The kernel call is
+    costs less than a loop over them; the rest go through `freeing`. The kernel call is
     spelled out for one to three inputs because `fn(attrs, *args)` costs a fifth of
     a chained op's time.
     """
-    if len(dead) > 2:
-        return freeing(fast_step(fn, attrs, ins, out, cls, op_type, out_name), dead)
     d1, d2 = (tuple(dead) + (ABSENT, ABSENT))[:2]
     if len(ins) == 1:
         (a,) = ins
@@ -146,7 +142,7 @@ def fast_step(fn, attrs, ins: list[int], out: int, cls: type, op_type: str, out_
             env[out] = v
             env[d1] = env[d2] = None
 
-    return step
+    return freeing(step, tuple(dead[2:]))
 
 
 def direct_step(fn, attrs, direct, ins: list[int], out: int, cls: type, op_type: str,
@@ -197,10 +193,12 @@ def shape_only(value):
     if value.__class__ is not np.ndarray or not value.strides or not any(value.strides):
         return value
     dtype = value.dtype
-    if dtype.itemsize > len(_ZEROS) or dtype.hasobject:
+    if dtype.hasobject:  # (an object array cannot be made over a bytes buffer)
         return np.broadcast_to(np.zeros((), dtype=dtype), value.shape)
-    # The constructor over immutable zero bytes: 10x cheaper than np.broadcast_to.
-    return np.ndarray(value.shape, dtype, buffer=_ZEROS, strides=(0,) * value.ndim)
+    # The constructor over one element of immutable zero bytes: 10x cheaper than
+    # np.broadcast_to.
+    return np.ndarray(value.shape, dtype, buffer=bytes(dtype.itemsize),
+                      strides=(0,) * value.ndim)
 
 
 def freeing(step, dead: tuple[int, ...], hollow: tuple[int, ...] = ()):
@@ -355,7 +353,7 @@ def make_step(op_type: str, opdef, kernel, attrs, ins, outs, ctx, index, lods, f
         specialize = getattr(fn, "specialize", None)
         direct = None if specialize is None else specialize(
             attrs, *[None if n is None else ctx.value(n) for n in in_first])
-        if direct is not None and len(dead) <= 2:
+        if direct is not None:  # (direct_step takes any number of dead slots)
             return direct_step(fn, attrs, direct, ins_idx, out_layout[0], out_classes[0],
                                op_type, out_names[0], dead)
         return fast_step(fn, attrs, ins_idx, out_layout[0], out_classes[0], op_type,

@@ -138,11 +138,11 @@ class Kernel:
 
     fn: Callable
     key: KernelKey
-    lod: bool = False  # takes and returns LoDTensors for dense values
+    lod: bool  # takes and returns LoDTensors for dense values
     # A control-flow kernel (while, conditional_block): called as fn(ctx, attrs, *inputs)
     # with an executor.control.ControlContext, it runs sub-blocks and writes its outputs
     # through ctx.scope instead of returning them.
-    control: bool = False
+    control: bool
 
     @property
     def name(self) -> str:

@@ -68,6 +68,7 @@ def test_create_from_list_of_sequences():
 
 @pytest.mark.parametrize("lod, pattern", [
     ([[1, 3, 5]], r"level 0 must start at 0, but starts at 1"),
+    ([[-1, 3, 5]], r"level 0 must start at 0, but starts at -1"),  # below 0 too
     ([[0, 3, 2, 5]], r"level 0 decreases at offset #2: 3 -> 2"),
     ([[0, 2, 2, 1]], r"level 0 decreases at offset #3: 2 -> 1"),  # after an empty sequence
     ([[0, 3, 4]], r"ends at 4, but the tensor has 5 rows"),

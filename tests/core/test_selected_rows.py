@@ -172,7 +172,8 @@ def test_height_minus_one_is_refused_even_without_rows():
 
 
 # -- behaviours a fresh mutation sample found untested (issue 30) ---------------------------
-@pytest.mark.parametrize("rows, bad", [([0, 7, 3], 7), ([2, -1, 9], -1), ([-4, 1, 12], -4)])
+@pytest.mark.parametrize("rows, bad", [([0, 7, 3], 7), ([2, -1, 9], -1), ([-4, 1, 12], -4),
+                                       ([2, 7, 3], 7)])  # the lowest row in range, not 0
 def test_the_out_of_range_error_names_the_row_that_is_out(rows, bad):
     with pytest.raises(InvalidSelectedRowsError, match=rf"^\[\w+\] row {bad} is out of range"
                                                         rf" \[0, 5\)"):

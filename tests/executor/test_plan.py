@@ -11,6 +11,7 @@ import paddle_ir as pir
 from paddle_ir.core.csr import CSRTensor
 from paddle_ir.core.errors import (
     InvalidProgramError,
+    InvalidSelectedRowsError,
     KernelError,
     KernelNotFoundError,
     ShapeInferenceError,
@@ -608,3 +609,435 @@ def test_every_timing_is_a_difference_of_clock_readings_whatever_the_clock_s_ori
     assert times.stats["probe_clocked"] == [1] + [pytest.approx(0.25, rel=1e-9)] * 3
     assert times.events[0][:3] == ("probe_clocked", pytest.approx(0.125),
                                    pytest.approx(0.25))
+
+
+# --- each behaviour of plan.py, from its functions read one by one (issue 30) ----------------
+
+
+def _counting_op(op_type, inferred, out_shape=None, out_dtype="X", **kwargs):
+    """A probe op copying X whose InferShape records X's rows in `inferred` and declares
+    Out as `out_shape` (default: X's shape) and `out_dtype` (default: X's dtype)."""
+    op = register_op(op_type, inputs=[In("X")], outputs=[Out("Out")], **kwargs)
+
+    @op.infer_shape
+    def _(ctx):
+        inferred.append(ctx.input_shape("X")[0])
+        ctx.set_output("Out", ctx.input_shape("X") if out_shape is None else out_shape,
+                       ctx.input_dtype("X") if out_dtype == "X" else out_dtype)
+
+    return op
+
+
+def test_a_cached_plan_infers_again_when_a_lod_input_s_sequence_count_changes(probe):
+    """The guard's signature holds each external value's shape and its LoD's sequence
+    counts (not the lengths): the same rows cut into another number of sequences meet
+    the ops' inference again, once; the same count cut elsewhere does not."""
+    inferred = []
+    _counting_op("probe_seq_copy", inferred).kernel(dtypes=(np.float32,))(
+        lambda attrs, x: x.copy())
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32", lod_level=1)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("probe_seq_copy", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    inferred.clear()
+    exe = pir.Executor()
+    rows = np.arange(6, dtype=np.float32).reshape(3, 2)
+    for lengths, new in (([2, 1], True), ([2, 1], False), ([1, 1, 1], True),
+                         ([1, 2], False), ([1, 1, 1], False), ([3], True)):
+        before = len(inferred)
+        (out,) = exe.run(program, feed={"x": pir.create_lod_tensor(rows, [lengths])},
+                         fetch_list=["out"])
+        np.testing.assert_array_equal(out, rows)
+        assert len(inferred) - before == int(new), lengths
+    assert len(exe.last_plan.verified) == 3
+
+
+def test_a_dim_inference_declares_unknown_takes_any_size_the_kernel_gives(probe):
+    """-1 in a runtime declaration (an output sized by the data) leaves that dim to the
+    kernel; the other dims, and the rank, are still checked."""
+    for rows, cols, ok in ((5, 2, True), (0, 2, True), (5, 3, False)):
+        _counting_op(f"probe_data_sized_{rows}_{cols}", [], out_shape=(-1, 2)).kernel(
+            dtypes=(np.float32,))(lambda attrs, x, r=rows, c=cols: np.ones((r, c), np.float32))
+        program = one_op_program(f"probe_data_sized_{rows}_{cols}")
+        feed = {"x": np.ones((3, 2), np.float32)}
+        for exe in (pir.Executor(), pir.Executor(check=True)):
+            if ok:
+                assert exe.run(program, feed=feed, fetch_list=["out"])[0].shape == (rows, cols)
+                continue
+            with pytest.raises(KernelError, match=r"wrote 'out' with shape \[5, 3\] "
+                                                  r"\(declared \[-1, 2\]\)"):
+                exe.run(program, feed=feed, fetch_list=["out"])
+
+
+def test_an_output_declared_without_a_dtype_takes_the_kernel_s_dtype(probe):
+    _counting_op("probe_any_dtype", [], out_dtype=None).kernel(dtypes=(np.float32,))(
+        lambda attrs, x: x.astype(np.float64) * 2)
+    program = one_op_program("probe_any_dtype")
+    for exe in (pir.Executor(), pir.Executor(check=True)):
+        for _ in range(2):
+            (out,) = exe.run(program, feed={"x": np.ones((3, 2), np.float32)},
+                             fetch_list=["out"])
+            assert out.dtype == np.float64 and out.tolist() == [[2.0, 2.0]] * 3
+
+
+def test_an_output_wrong_in_shape_and_dtype_is_refused_naming_both(probe):
+    def widen_to_float64(attrs, x):
+        return np.concatenate([x, x], 1).astype(np.float64)
+
+    probe("probe_both_wrong", widen_to_float64)
+    program = one_op_program("probe_both_wrong")
+    with pytest.raises(KernelError) as info:
+        pir.Executor().run(program, feed={"x": np.ones((3, 2), np.float32)},
+                           fetch_list=["out"])
+    assert info.value.message.endswith(
+        "widen_to_float64 wrote 'out' with shape [3, 4] (declared [3, 2]); dtype "
+        "float64 (declared float32): it disagrees with the op's InferShape")
+    assert info.value.op.op_idx == 0 and info.value.op.op_type == "probe_both_wrong"
+
+
+@pytest.mark.parametrize("held, ok", [((7, 3), True), ((1, 3), True), ((7, 4), False)])
+def test_a_persistable_declared_with_an_unknown_dim_takes_any_size_there(held, ok):
+    """A persistable declared [-1, 3] (a state whose rows the program does not fix): any
+    row count is accepted, the column count is checked, and a refusal says how to fix it."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, -1], dtype="float32")
+    block.create_var(name="w", shape=[-1, 3], dtype="float32", persistable=True)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["w"], "Y": ["x"]},
+                    outputs={"Out": ["out"]}, attrs={"axis": -1})
+    scope = pir.Scope()
+    w = np.arange(np.prod(held), dtype=np.float32).reshape(held)
+    scope.var("w").value = pir.LoDTensor(w)
+    x = np.ones((1, held[1]), np.float32)
+    if ok:
+        (out,) = pir.Executor().run(program, feed={"x": x}, fetch_list=["out"], scope=scope)
+        np.testing.assert_array_equal(out, w + 1)
+        return
+    with pytest.raises(InvalidProgramError) as info:
+        pir.Executor().run(program, feed={"x": x}, fetch_list=["out"], scope=scope)
+    assert info.value.message.startswith("persistable variable 'w' holds float32 [7, 4] in "
+                                         "the scope, but the program declares float32 "
+                                         "[-1, 3]: ")
+    assert info.value.hint == ("run the program's startup program (or load its parameters) "
+                               "in a scope of its own")
+
+
+def test_an_op_of_an_unregistered_type_is_refused_naming_it():
+    program = one_op_program("scale")
+    program.desc.blocks[0].ops[0].type = "probe_never_registered"
+    with pytest.raises(InvalidProgramError) as info:
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["out"])
+    assert info.value.message == ("unknown op type 'probe_never_registered': no operator of "
+                                  "that name is registered")
+    assert info.value.hint == "`paddle-ir ops` lists the registered op types"
+    assert info.value.op.op_idx == 0 and info.value.op.inputs == {"X": ["x"]}
+
+
+def test_an_attribute_the_desc_leaves_out_takes_the_spec_s_default():
+    """leaky_relu's alpha (0.02) and a desc that carries no attributes: the kernel gets
+    the default on the compiling run and on the cached plan's."""
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="y", dtype="float32")
+    block.append_op("leaky_relu", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                    attrs={"alpha": 0.5})
+    del main.desc.blocks[0].ops[0].attrs[:]
+    x = np.array([[-1.0, 2.0]], np.float32)
+    exe = pir.Executor()
+    for _ in range(2):
+        (y,) = exe.run(main, feed={"x": x}, fetch_list=["y"])
+        np.testing.assert_allclose(y, [[-0.02, 2.0]], rtol=1e-6)
+
+
+def test_an_attribute_of_the_wrong_type_is_refused_before_the_kernel_runs():
+    """The desc's attribute problems come first, then the slots' (both from the spec)."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="y", dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                    attrs={"scale": 2.0})
+    op = program.desc.blocks[0].ops[0]
+    (attr,) = [a for a in op.attrs if a.name == "scale"]
+    attr.type, attr.s = pir.proto.framework_pb2.STRING, "2"
+    op.outputs[0].arguments.append("x")  # a slot problem too: it comes second
+    with pytest.raises(InvalidProgramError) as info:
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["y"])
+    assert info.value.message == ("attribute 'scale' of scale must be float (AttrType "
+                                  "FLOAT), but the program stores STRING")
+    assert info.value.op.op_type == "scale" and info.value.op.op_idx == 0
+    attr.type, attr.f = pir.proto.framework_pb2.FLOAT, 2.0  # now only the slot problem
+    with pytest.raises(InvalidProgramError, match=r"output Out of scale takes one variable, "
+                                                  r"got 2: \['y', 'x'\]"):
+        pir.Executor().run(program, feed={"x": np.ones((1, 2), np.float32)},
+                           fetch_list=["y"])
+
+
+def test_an_input_that_may_be_unset_reaches_the_kernel_as_none(probe):
+    """An input slot declared may_be_unset reads a variable with no value without an error
+    (the kernel gets None); any other slot doing so is refused, naming the slot and how
+    values get there."""
+    monkey_op = register_op("probe_maybe", inputs=[In("X"), In("Prev", may_be_unset=True)],
+                            outputs=[Out("Out")])
+
+    @monkey_op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    monkey_op.kernel(dtypes=(np.float32,))(
+        lambda attrs, x, prev: x * 2 if prev is None else x + prev)
+    program = pir.Program()
+    block = program.global_block()
+    for n in ("x", "prev", "out"):
+        block.create_var(name=n, shape=[-1, 2], dtype="float32")
+    block.append_op("probe_maybe", inputs={"X": ["x"], "Prev": ["prev"]},
+                    outputs={"Out": ["out"]})
+    x = np.array([[1.0, 2.0]], np.float32)
+    exe = pir.Executor()
+    for _ in range(2):
+        (out,) = exe.run(program, feed={"x": x}, fetch_list=["out"])
+        np.testing.assert_array_equal(out, 2 * x)
+    (out,) = exe.run(program, feed={"x": x, "prev": x}, fetch_list=["out"])
+    np.testing.assert_array_equal(out, 2 * x)
+    from paddle_ir.core.errors import MissingVariableError
+
+    with pytest.raises(MissingVariableError) as info:
+        exe.run(program, feed={"prev": x}, fetch_list=["out"])
+    assert info.value.message == "input X reads 'x', which has no value in the scope"
+    assert info.value.hint == ("did you run the startup program? Parameters get their values "
+                               "there; data variables must be fed")
+
+
+def test_an_op_without_inference_runs_on_new_shapes_of_a_cached_plan(probe):
+    """An op with no InferShape has no guard: a cached plan's run with shapes it has not
+    verified checks the other ops and runs this one as it is."""
+    op = register_op("probe_uninferred", inputs=[In("X")], outputs=[Out("Out")])
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: x[::-1].copy())
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    for n in ("r", "out"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("probe_uninferred", inputs={"X": ["x"]}, outputs={"Out": ["r"]})
+    block.append_op("scale", inputs={"X": ["r"]}, outputs={"Out": ["out"]},
+                    attrs={"scale": 2.0})
+    exe = pir.Executor()
+    for rows in (2, 3, 2, 4):
+        x = np.arange(2 * rows, dtype=np.float32).reshape(rows, 2)
+        (out,) = exe.run(program, feed={"x": x}, fetch_list=["out"])
+        np.testing.assert_array_equal(out, 2 * x[::-1])
+    assert exe.last_plan.checks[0] is None and exe.last_plan.checks[1] is not None
+    assert len(exe.last_plan.verified) == 3
+
+
+def test_check_nan_inf_names_the_output_with_its_shape_and_says_what_it_found(probe):
+    """Inf in a float32 output, NaN in a complex one: the error names the op, the output
+    with its shape, the kind found, and why this op (the first to produce one)."""
+    from paddle_ir.core.errors import NanInfError
+
+    probe("probe_reciprocal", lambda attrs, x: np.float32(1) / x)
+    probe("probe_complex_nan", lambda attrs, x: x * np.complex64(np.nan),
+          dtypes=(np.complex64,))
+    program = one_op_program("probe_reciprocal")
+    with np.errstate(divide="ignore"), pytest.raises(NanInfError) as info:
+        pir.Executor(check_nan_inf=True).run(
+            program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    assert info.value.message == "output 'out' of probe_reciprocal contains Inf"
+    assert info.value.op.shapes == {"out": (1, 2)} and info.value.op.op_idx == 0
+    assert info.value.hint == "the first op that produced a non-finite value is shown"
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="complex64")
+    block.create_var(name="out", dtype="complex64")
+    block.append_op("probe_complex_nan", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    with pytest.raises(NanInfError, match="output 'out' of probe_complex_nan contains NaN"):
+        pir.Executor(check_nan_inf=True).run(
+            program, feed={"x": np.ones((1, 2), np.complex64)}, fetch_list=["out"])
+    (out,) = pir.Executor().run(program, feed={"x": np.ones((1, 2), np.complex64)},
+                                fetch_list=["out"])  # unchecked: computed and returned
+    assert np.isnan(out).all()
+
+
+def test_an_error_inside_a_sub_block_keeps_the_sub_block_op_s_place():
+    """A cached while loop whose body's op fails: the error names the body's op (block 1),
+    not the while op that ran the body."""
+    from paddle_ir import layers
+
+    main = pir.Program()
+    with pir.program_guard(main, pir.Program()):
+        x = layers.data("x", [-1, 3])
+        w = layers.data("w", [-1, 2], append_batch_size=False)
+        i = layers.fill_constant([1], "int64", 0)
+        c = layers.less_than(i, layers.fill_constant([1], "int64", 2))
+        loop = layers.While(c)
+        with loop.block():
+            layers.mul(x, w)
+            layers.increment(i, in_place=True)
+            layers.less_than(i, layers.fill_constant([1], "int64", 2), cond=c)
+    exe = pir.Executor()
+    feed = {"x": np.ones((2, 3), np.float32), "w": np.ones((3, 2), np.float32)}
+    exe.run(main, feed=feed)
+    feed["w"] = np.ones((4, 2), np.float32)
+    for _ in range(2):
+        with pytest.raises(ShapeInferenceError) as info:
+            exe.run(main, feed=feed)
+        assert info.value.op.block_idx == 1 and info.value.op.op_type == "mul"
+
+
+def test_every_persistable_is_checked_whatever_the_ones_before_it_hold():
+    """check_declared_values passes over a persistable with no value yet (its reader says
+    so) or with a value that is not a dense array (a SelectedRows), and goes on to the
+    next: a wrong one after them is still refused before any op runs."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 3], dtype="float32")
+    for n in ("unset", "rows", "w"):
+        block.create_var(name=n, shape=[3, 3], dtype="float32", persistable=True)
+    for n in ("a", "b", "out"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["unset"]},
+                    outputs={"Out": ["a"]})
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["rows"]},
+                    outputs={"Out": ["b"]})
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["w"]},
+                    outputs={"Out": ["out"]})
+    scope = pir.Scope()
+    scope.var("rows").value = pir.SelectedRows([0], np.ones((1, 3), np.float32), 3)
+    scope.var("w").value = pir.LoDTensor(np.ones((3, 4), np.float32))
+    with pytest.raises(InvalidProgramError, match=r"persistable variable 'w' holds float32 "
+                                                  r"\[3, 4\] in the scope"):
+        pir.Executor().run(program, feed={"x": np.ones((3, 3), np.float32)},
+                           fetch_list=["out"], scope=scope)
+
+
+def test_a_persistable_written_then_read_is_stored_though_nobody_fetches_it():
+    """A persistable the block writes outlives the run (its value goes back to the scope)
+    even when a later op reads it last and the fetch does not name it; a temporary read
+    last is freed, and a fetched feed no op reads comes back as fed."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="z", shape=[-1, 2], dtype="float32")
+    block.create_var(name="state", shape=[-1, 2], dtype="float32", persistable=True)
+    for n in ("t", "y"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["state"]},
+                    attrs={"scale": 3.0})
+    block.append_op("scale", inputs={"X": ["state"]}, outputs={"Out": ["t"]},
+                    attrs={"scale": 2.0})
+    block.append_op("scale", inputs={"X": ["t"]}, outputs={"Out": ["y"]},
+                    attrs={"scale": 1.0, "bias": 1.0})
+    exe, scope = pir.Executor(), pir.Scope()
+    z = np.array([[5.0, 6.0]], np.float32)
+    for k in (1.0, 2.0):
+        x = np.full((1, 2), k, np.float32)
+        y, z_back = exe.run(program, feed={"x": x, "z": z}, fetch_list=["y", "z"], scope=scope)
+        np.testing.assert_array_equal(y, 6 * x + 1)
+        np.testing.assert_array_equal(np.asarray(scope.find_var("state").value), 3 * x)
+        np.testing.assert_array_equal(z_back, z)
+        assert scope.find_var("t") is None or scope.find_var("t").value is None
+
+
+def test_the_first_run_points_a_kernel_s_own_error_at_its_op_as_later_runs_do(probe):
+    """A PaddleIRError a kernel raises without a place (and bad_output's, which knows only
+    the op type) names the op's block and index, in the message and in args, on the
+    compiling run and on the cached plan's."""
+    def picky(attrs, x):
+        if x.sum() > 0:
+            raise InvalidSelectedRowsError("no positive sums here")
+        return x.tolist() if x.sum() < 0 else x.copy()
+
+    probe("probe_placeless", picky)
+    program = one_op_program("probe_placeless")
+    exe = pir.Executor()
+    exe.run(program, feed={"x": np.zeros((1, 2), np.float32)}, fetch_list=["out"])
+    for runner in (pir.Executor(), exe):  # compiling, then cached
+        for value, words in ((1.0, "no positive sums here"), (-1.0, "returned a list")):
+            with pytest.raises(pir.PaddleIRError) as info:
+                runner.run(program, feed={"x": np.full((1, 2), value, np.float32)},
+                           fetch_list=["out"])
+            assert info.value.op.op_idx == 0 and info.value.op.inputs == {"X": ["x"]}
+            assert "block 0, op #0 probe_placeless (X=x -> Out=out)" in str(info.value)
+            assert words in str(info.value) and info.value.args == (str(info.value),)
+
+
+def test_an_output_an_op_may_leave_unwritten_keeps_the_value_it_had(probe):
+    """An op declaring may_skip_outputs (as conditional_block does) reads such an output
+    too: when its kernel writes nothing there, the output keeps the scope's value."""
+    op = register_op("probe_maybe_write", inputs=[In("X")], outputs=[Out("Out")],
+                     may_skip_outputs=["Out"])
+
+    def kernel(ctx, attrs, x):
+        if x.sum() > 0:
+            ctx.scope.find_var("out").value = pir.LoDTensor(x * 2)
+
+    op.kernel(dtypes=(np.float32,), control=True)(kernel)
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="out", shape=[-1, 2], dtype="float32", persistable=True)
+    block.append_op("probe_maybe_write", inputs={"X": ["x"]}, outputs={"Out": ["out"]})
+    scope, exe = pir.Scope(), pir.Executor()
+    scope.var("out").value = pir.LoDTensor(np.full((1, 2), 7.0, np.float32))
+    for x, want in ((0.0, 7.0), (1.0, 2.0), (0.0, 2.0), (0.0, 2.0)):
+        (out,) = exe.run(program, feed={"x": np.full((1, 2), x, np.float32)},
+                         fetch_list=["out"], scope=scope)
+        np.testing.assert_array_equal(out, np.full((1, 2), want))
+
+
+def test_an_output_beyond_the_memory_budget_is_refused_before_its_kernel_runs(probe):
+    """Inference's declared sizes are held to the budget when the plan compiles and when a
+    cached plan meets new shapes, before the kernel allocates anything."""
+    from paddle_ir.core.errors import ResourceLimitError
+
+    ran = []
+    op = register_op("probe_widen_1000", inputs=[In("X")], outputs=[Out("Out")])
+
+    @op.infer_shape
+    def _(ctx):
+        rows, cols = ctx.input_shape("X")
+        ctx.set_output("Out", (rows, cols * 1000), ctx.input_dtype("X"))
+
+    def widen(attrs, x):
+        ran.append(x.shape[0])
+        return np.repeat(x, 1000, axis=1)
+
+    op.kernel(dtypes=(np.float32,))(widen)
+    program = one_op_program("probe_widen_1000")
+    exe = pir.Executor(memory_budget=1 << 20)
+    (out,) = exe.run(program, feed={"x": np.ones((2, 2), np.float32)}, fetch_list=["out"])
+    assert out.shape == (2, 2000) and ran == [2]
+    for runner in (exe, pir.Executor(memory_budget=1 << 20)):  # cached, then compiling
+        with pytest.raises(ResourceLimitError, match=r"(?s)op #0 probe_widen_1000 .*would "
+                                                     r"allocate 1.5 MiB for 'out'"):
+            runner.run(program, feed={"x": np.ones((200, 2), np.float32)}, fetch_list=["out"])
+    assert ran == [2]
+
+
+def test_a_persistable_whose_dims_are_large_is_compared_by_value():
+    """Dims beyond the small ints (300, 1000) held as declared are accepted, cached or not,
+    and one off is refused."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 1000], dtype="float32")
+    block.create_var(name="w", shape=[300, 1000], dtype="float32", persistable=True)
+    block.create_var(name="out", dtype="float32")
+    block.append_op("elementwise_add", inputs={"X": ["x"], "Y": ["w"]},
+                    outputs={"Out": ["out"]}, attrs={"axis": -1})
+    scope, exe = pir.Scope(), pir.Executor()
+    scope.var("w").value = pir.LoDTensor(np.ones((300, 1000), np.float32))
+    for _ in range(2):
+        (out,) = exe.run(program, feed={"x": np.ones((1, 1000), np.float32)},
+                         fetch_list=["out"], scope=scope)
+        assert out.shape == (300, 1000) and float(out.sum()) == 600000.0
+    scope.var("w").value = pir.LoDTensor(np.ones((301, 1000), np.float32))
+    with pytest.raises(InvalidProgramError, match=r"holds float32 \[301, 1000\] in the scope, "
+                                                  r"but the program declares float32 "
+                                                  r"\[300, 1000\]"):
+        exe.run(program, feed={"x": np.ones((1, 1000), np.float32)}, fetch_list=["out"],
+                scope=scope)

@@ -7,6 +7,7 @@ through `freeing`), and the creation site in the storage-fallback warning.
 
 import gc
 import tracemalloc
+import warnings
 import weakref
 
 import numpy as np
@@ -457,6 +458,8 @@ def test_a_sparse_gradient_may_sit_in_a_lod_tensor_declared_gradient_and_nothing
     ([2], (), None),                   # one input, no constant
     ([2, 3], (), np.dtype(np.float64)),  # two inputs, but only for one dtype
     ([2, 3, 4], (), None),             # three inputs
+    ([2], (3.0, 4.0), None),           # one input and two constants
+    ([], (3.0,), None),                # no input
 ])
 def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, consts, dtype):
     """direct_step spells out two forms: f(x, y) for any dtype, and f(x, c) for one dtype.
@@ -465,14 +468,14 @@ def test_a_direct_form_the_step_has_no_call_for_runs_the_kernel_instead(ins, con
     from paddle_ir.executor.steps import direct_step
 
     def kernel(attrs, *xs):
-        return sum(xs) + 100.0
+        return sum(xs, np.zeros(2)) + 100.0
 
     env = [None, None, np.full(2, 1.0), np.full(2, 2.0), np.full(2, 4.0), None]
     step = direct_step(kernel, {}, (np.multiply, consts, dtype), ins, 5, np.ndarray, "probe",
-                       "out", (ins[0],))
+                       "out", tuple(ins[:1]))
     step(env, None)
-    np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins) + 100))
-    assert env[ins[0]] is None and all(env[i] is not None for i in ins[1:])
+    np.testing.assert_array_equal(env[5], np.full(2, sum(2.0 ** (i - 2) for i in ins)) + 100)
+    assert all(env[i] is None for i in ins[:1]) and all(env[i] is not None for i in ins[1:])
 
 
 def test_a_general_step_checks_each_output_s_class(monkeypatch):
@@ -525,3 +528,317 @@ def test_a_kernel_returning_fewer_values_than_its_op_has_outputs_is_a_kernel_err
     with pytest.raises(KernelError, match=r"(?s)probe_short.*ValueError: zip\(\) argument 2 "
                                           r"is longer than argument 1"):
         pir.Executor().run(main, feed={"x0": np.ones((1, 2), np.float32)}, fetch_list=["out"])
+
+
+# --- each behaviour of steps.py, from its functions read one by one (issue 30) ---------------
+
+
+def test_only_a_dense_output_turns_a_numpy_scalar_into_an_array():
+    """bad_output: a numpy scalar where an ndarray is expected becomes a 0-D array of its
+    dtype; where a SelectedRows (or anything else) is expected it is the kernel's error."""
+    from paddle_ir.executor.steps import bad_output
+
+    got = bad_output("probe", "out", np.float64(2.5), np.ndarray)
+    assert got.__class__ is np.ndarray and got.shape == () and got.dtype == np.float64
+    assert got == 2.5
+    for expected, name in ((pir.SelectedRows, "SelectedRows"), (list, "list")):
+        with pytest.raises(KernelError) as info:
+            bad_output("probe", "out", np.float32(1), expected)
+        assert info.value.message == (f"the kernel of probe returned a float32 for 'out', but "
+                                      f"var-type inference declared {name}")
+        assert info.value.op.op_type == "probe" and info.value.op.op_idx is None
+
+
+def test_a_kernel_s_own_exception_becomes_a_kernel_error_with_its_inputs_shapes():
+    """kernel_failure: the original exception's type and text, the op's location with the
+    shape of each input that has one (not of an input without a value or a shape)."""
+    from paddle_ir.core.errors import OpLocation
+    from paddle_ir.executor.steps import kernel_failure
+
+    index = {"a": 2, "b": 3, "c": 4, "out": 5}
+    env = [None, None, np.ones((2, 3)), None, 1.5, np.ones(4)]
+    made = []
+
+    def location():
+        made.append(OpLocation("probe", 0, 7, {"X": ["a"], "Y": ["b", "c"]}, {"Out": ["out"]}))
+        return made[-1]
+
+    error = kernel_failure(IndexError("index 9 is out of bounds"), location, env, index)
+    assert error.__class__ is KernelError and error.message == "IndexError: index 9 is out of " \
+                                                               "bounds"
+    assert error.op is made[0] and error.op.shapes == {"a": (2, 3)}
+    assert "block 0, op #7 probe (X=a[2, 3], Y=b, c -> Out=out)" in str(error)
+
+
+def test_a_control_step_passes_its_frame_and_each_input_slot_s_values():
+    """control_step: the kernel gets a ControlContext over the frame (its scope reads and
+    writes the frame's slots, the run's context from slot 1) and, per input slot, None
+    for an absent one, the value of a single one, the list of a duplicable one."""
+    from types import SimpleNamespace
+
+    from paddle_ir.executor.control import ControlContext
+    from paddle_ir.executor.steps import RUN_CONTEXT, control_step
+
+    run = SimpleNamespace(scope=pir.Scope(), options=SimpleNamespace(max_while_iterations=7))
+    index = {"x": 2, "y0": 3, "y1": 4, "out": 5}
+    ins = {"X": ["x"], "Ys": ["y0", "y1"]}
+    outs = {"Out": ["out"]}
+    seen = []
+
+    def kernel(ctx, attrs, absent, x, ys):
+        seen.append((ctx, attrs, absent, x, ys))
+        ctx.scope.find_var("out").value = x + ys[0] + ys[1]
+
+    step = control_step(kernel, {"k": 1}, [None, 2, [3, 4]], index, ins, outs)
+    env = [None, None, np.array([1.0]), np.array([10.0]), np.array([100.0]), None]
+    env[RUN_CONTEXT] = run
+    lods = [()] * len(env)
+    step(env, lods)
+    ((ctx, attrs, absent, x, ys),) = seen
+    assert ctx.__class__ is ControlContext and attrs == {"k": 1} and absent is None
+    assert x is env[2] and ys[0] is env[3] and ys[1] is env[4] and len(ys) == 2
+    assert ctx.max_while_iterations == 7 and ctx.input_names("Ys") == ["y0", "y1"]
+    np.testing.assert_array_equal(np.asarray(env[5]), [111.0])
+
+
+def _general(fn, in_layout, out_layout, out_names, out_classes, lod_aware=False,
+             densify=False, to_sparse=None, shares=(), single_output=False):
+    from paddle_ir.executor.steps import general_step
+
+    return general_step(fn, {}, in_layout, out_layout, out_names, out_classes, lod_aware,
+                        densify, to_sparse or [None] * len(out_names), list(shares),
+                        single_output, "probe")
+
+
+def test_a_general_step_lays_out_duplicable_slots_and_checks_each_output_in_order():
+    """Inputs: None for an absent slot, a list for a duplicable one; outputs: a duplicable
+    slot's values go to its slots in order, each checked against its own class (the k-th
+    output name), and a value for a slot of another class fails naming that output."""
+    seen = []
+
+    def kernel(attrs, absent, xs, y):
+        seen.append((absent, len(xs)))
+        return [xs[0] * 2, xs[1] * 3], result["second"](y)
+
+    result = {"second": lambda y: pir.SelectedRows([0], y, 4)}
+    step = _general(kernel, [None, [2, 3], 4], [[5, 6], 7], ["o0", "o1", "rows"],
+                    [np.ndarray, np.ndarray, pir.SelectedRows])
+    env = [None, None, np.ones(2), np.ones(2), np.ones((1, 2)), None, None, None]
+    lods = [()] * 8
+    step(env, lods)
+    assert seen == [(None, 2)]
+    np.testing.assert_array_equal(env[5], [2, 2])
+    np.testing.assert_array_equal(env[6], [3, 3])
+    assert env[7].__class__ is pir.SelectedRows and env[7].height == 4
+    result["second"] = lambda y: y  # a dense value where SelectedRows is declared
+    with pytest.raises(KernelError, match=r"returned a ndarray for 'rows', but var-type "
+                                          r"inference declared SelectedRows"):
+        step(env, lods)
+    step = _general(lambda attrs, xs: [xs[0], xs[0].tolist()], [[2]], [[5, 6]],
+                    ["first", "second"], [np.ndarray, np.ndarray], single_output=True)
+    with pytest.raises(KernelError, match="returned a list for 'second'"):
+        step(env, lods)
+
+
+def test_a_general_step_gives_lod_kernels_lod_tensors_and_stores_their_lod():
+    """A LoD-aware kernel gets each dense input as a LoDTensor over the frame's array and
+    offsets (a sparse input as it is); a LoDTensor result is stored as its array and
+    offsets, an array result with no LoD (whatever the slot held before)."""
+    from paddle_ir.core.lod_tensor import LoDTensor
+
+    seen = []
+
+    def kernel(attrs, x, rows):
+        seen.append((x, rows))
+        return LoDTensor.unchecked(x._array * 2, x._offsets), np.ones(3)
+
+    step = _general(kernel, [2, 3], [4, 5], ["out", "plain"], [np.ndarray, np.ndarray],
+                    lod_aware=True)
+    offsets = (np.array([0, 1, 3]),)
+    sr = pir.SelectedRows([1], np.ones((1, 2)), 3)
+    env = [None, None, np.arange(3.0), sr, None, None]
+    lods = [(), (), offsets, (), (), (np.array([0, 3]),)]
+    step(env, lods)
+    ((x, rows),) = seen
+    assert x.__class__ is LoDTensor and x._array is env[2] and x._offsets is offsets
+    assert rows is sr
+    np.testing.assert_array_equal(env[4], [0, 2, 4])
+    assert lods[4] is offsets and lods[5] == ()
+
+
+def test_a_general_step_of_a_fallback_densifies_inputs_and_converts_outputs_back():
+    """With a storage fallback the kernel gets sparse inputs as dense arrays (a dense one as
+    it is) and a dense result is converted to each output's declared sparse storage; an
+    output already sparse, or one declared dense, is kept as the kernel gave it."""
+    from paddle_ir.core.csr import CSRTensor
+    from paddle_ir.core.kinds import CSR, SELECTED_ROWS
+    from paddle_ir.executor.steps import FROM_DENSE
+
+    seen = []
+
+    def kernel(attrs, x, y):
+        seen.append((x.__class__, y.__class__))
+        return x * 2, x + 1, pir.SelectedRows([0], np.ones((1, 2)), 3)
+
+    step = _general(kernel, [2, 3], [4, 5, 6], ["rows", "dense", "given"],
+                    [pir.SelectedRows, np.ndarray, pir.SelectedRows], densify=True,
+                    to_sparse=[FROM_DENSE[SELECTED_ROWS], None, FROM_DENSE[SELECTED_ROWS]])
+    x = CSRTensor.from_dense(np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]]))
+    env = [None, None, x, np.zeros((3, 2)), None, None, None]
+    step(env, [()] * 7)
+    assert seen == [(np.ndarray, np.ndarray)]
+    assert env[4].__class__ is pir.SelectedRows and env[4].rows.tolist() == [0, 2]
+    np.testing.assert_array_equal(env[4].to_dense(), [[0, 2], [0, 0], [4, 0]])
+    assert env[5].__class__ is np.ndarray and env[5].tolist() == [[1, 2], [1, 1], [3, 1]]
+    assert env[6].rows.tolist() == [0]
+    csr = FROM_DENSE[CSR](np.eye(2))  # the other sparse storage a fallback converts to
+    assert csr.__class__ is CSRTensor and csr.to_dense().tolist() == [[1, 0], [0, 1]]
+
+
+def test_a_general_step_shares_a_lod_only_while_the_rows_stay():
+    """A LoD share (src -> dst) copies src's offsets to dst after the kernel when dst has
+    src's rows (values without a shape count as alike); a result with other rows keeps no
+    LoD (a squeeze of a one-row batch)."""
+    from paddle_ir.core.tensor_array import LoDTensorArray
+
+    offsets = (np.array([0, 2, 3]),)
+    result = {"out": np.ones((3, 5))}
+    step = _general(lambda attrs, x: result["out"], [2], [3], ["out"], [np.ndarray],
+                    shares=[(2, 3)], single_output=True)
+    env = [None, None, np.ones((3, 2)), None]
+    lods = [(), (), offsets, ()]
+    step(env, lods)
+    assert lods[3] is offsets
+    result["out"] = np.ones((1, 5))
+    step(env, lods)
+    assert lods[3] == ()
+    result["out"] = np.ones((5, 5))  # more rows than X: no share either
+    step(env, lods)
+    assert lods[3] == ()
+    array_step = _general(lambda attrs, x: LoDTensorArray([]), [2], [3], ["out"],
+                          [LoDTensorArray], shares=[(2, 3)], single_output=True)
+    env = [None, None, LoDTensorArray([]), None]
+    lods = [(), (), offsets, ()]
+    array_step(env, lods)
+    assert lods[3] is offsets
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_an_op_reading_attributes_from_tensors_calls_its_kernel_directly_only_when_none_is_bound(
+        bound):
+    """scale's ScaleTensor and expand's ExpandTimes/expand_times_tensor: with none bound the
+    step calls the wrapped kernel itself (scale then takes the direct step); with one bound
+    the tensor's value wins over the attribute, on the compiling and the cached run."""
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="s", shape=[1], dtype="float32")
+    for k in range(2):
+        block.create_var(name=f"t{k}", shape=[1], dtype="int32")
+    for n in ("y", "z"):
+        block.create_var(name=n, dtype="float32")
+    block.append_op("scale", inputs={"X": ["x"], **({"ScaleTensor": ["s"]} if bound else {})},
+                    outputs={"Out": ["y"]}, attrs={"scale": 2.0, "bias": 0.0})
+    block.append_op("expand", inputs={"X": ["y"],
+                                      **({"expand_times_tensor": ["t0", "t1"]} if bound
+                                         else {})},
+                    outputs={"Out": ["z"]}, attrs={"expand_times": [1, 1]})
+    x = np.array([[1.0, 2.0]], np.float32)
+    feed = {"x": x}
+    if bound:
+        feed.update(s=np.array([5.0], np.float32), t0=np.array([2], np.int32),
+                    t1=np.array([3], np.int32))
+    exe = pir.Executor()
+    for _ in range(2):
+        (z,) = exe.run(main, feed=feed, fetch_list=["z"])
+        np.testing.assert_array_equal(z, np.tile(x * (5 if bound else 2), (2, 3) if bound
+                                                  else (1, 1)))
+    kinds = [step.__qualname__.split(".")[0] for step in exe.last_plan.steps]
+    assert kinds[0] == ("fast_step" if bound else "direct_step")
+
+
+def test_unbound_output_slots_anywhere_drop_their_values_by_position(monkeypatch):
+    """Outputs A, B (optional) and C: with B unbound the kernel's second value is dropped
+    and A and C get theirs; with only C bound (after an unbound slot) C gets the third."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_three", inputs=[In("X")],
+                     outputs=[Out("A", dispensable=True), Out("B", dispensable=True),
+                              Out("C")])
+
+    @op.infer_shape
+    def _(ctx):
+        for slot in ("A", "B", "C"):
+            ctx.set_output(slot, ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: (x + 1, x + 2, x + 3))
+    x = np.array([[1.0, 2.0]], np.float32)
+    for bound in ({"A": ["a"], "C": ["c"]}, {"C": ["c"]}):
+        main, block = _program_reading(["X"], outputs=("a", "c"))
+        block.append_op("probe_three", inputs={"X": ["x0"]}, outputs=bound)
+        exe = pir.Executor()
+        for _ in range(2):
+            got = exe.run(main, feed={"x0": x}, fetch_list=[n for (n,) in bound.values()])
+            want = [x + 1, x + 3] if "A" in bound else [x + 3]
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_a_kernel_giving_a_duplicable_output_fewer_values_than_its_names_is_an_error(
+        monkeypatch):
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_split_short", inputs=[In("X")],
+                     outputs=[Out("Out", duplicable=True)])
+
+    @op.infer_shape
+    def _(ctx):
+        for k in range(2):
+            ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"), k)
+
+    op.kernel(dtypes=(np.float32,))(lambda attrs, x: [x * 2])
+    main, block = _program_reading(["X"], outputs=("p", "q"))
+    block.append_op("probe_split_short", inputs={"X": ["x0"]}, outputs={"Out": ["p", "q"]})
+    with pytest.raises(KernelError, match=r"(?s)op #0 probe_split_short.*ValueError: zip\(\) "
+                                          r"argument 2 is shorter than argument 1"):
+        pir.Executor().run(main, feed={"x0": np.ones((1, 2), np.float32)},
+                           fetch_list=["p", "q"])
+
+
+@pytest.mark.parametrize("lod", [False, True])  # the fast step, and the general one
+def test_a_dense_value_for_a_sparse_output_is_converted_only_after_a_fallback(monkeypatch, lod):
+    """Without a storage fallback, a kernel returning an array where var-type inference
+    declared SelectedRows is the kernel's error; after a fallback (a dense kernel given a
+    SelectedRows X) the array is converted back to the declared SelectedRows."""
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    op = register_op("probe_rows_out", inputs=[In("X")], outputs=[Out("Out")], fallback=True)
+
+    @op.infer_var_type
+    def _(ctx):
+        ctx.set_output_type("Out", SR)
+
+    @op.infer_shape
+    def _(ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), ctx.input_dtype("X"))
+
+    op.kernel(dtypes=(np.float32,), lod=lod)(lambda attrs, x: np.asarray(x) * 2)
+    main = pir.Program()
+    block = main.global_block()
+    block.create_var(name="dense", shape=[3, 2], dtype="float32")
+    block.create_var(name="rows", shape=[3, 2], dtype="float32", type=SR)
+    for n in ("a", "b"):
+        block.create_var(name=n, dtype="float32", type=SR)
+    block.append_op("probe_rows_out", inputs={"X": ["dense"]}, outputs={"Out": ["a"]})
+    with pytest.raises(KernelError, match=r"the kernel of probe_rows_out returned a "
+                                          r"ndarray for 'a', but var-type inference "
+                                          r"declared SelectedRows"):
+        pir.Executor().run(main, feed={"dense": np.ones((3, 2), np.float32)},
+                           fetch_list=["a"])
+    main.desc.blocks[0].ops[0].inputs[0].arguments[:] = ["rows"]
+    main.desc.blocks[0].ops[0].outputs[0].arguments[:] = ["b"]
+    rows = pir.SelectedRows([2], np.array([[1.0, 2.0]], np.float32), 3)
+    exe = pir.Executor()
+    for _ in range(2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pir.StorageFallbackWarning)
+            (b,) = exe.run(main, feed={"rows": rows}, fetch_list=["b"], return_numpy=False)
+        assert b.__class__ is pir.SelectedRows
+        np.testing.assert_array_equal(b.to_dense(), [[0, 0], [0, 0], [2, 4]])
