@@ -736,15 +736,20 @@ def test_an_op_of_an_unregistered_type_is_refused_naming_it():
     assert info.value.op.op_idx == 0 and info.value.op.inputs == {"X": ["x"]}
 
 
+def _x_to_y(op_type: str, attrs: dict) -> pir.Program:
+    """One `op_type` op from x (float32 [-1, 2]) to y, with `attrs`."""
+    program = pir.Program()
+    block = program.global_block()
+    block.create_var(name="x", shape=[-1, 2], dtype="float32")
+    block.create_var(name="y", dtype="float32")
+    block.append_op(op_type, inputs={"X": ["x"]}, outputs={"Out": ["y"]}, attrs=attrs)
+    return program
+
+
 def test_an_attribute_the_desc_leaves_out_takes_the_spec_s_default():
     """leaky_relu's alpha (0.02) and a desc that carries no attributes: the kernel gets
     the default on the compiling run and on the cached plan's."""
-    main = pir.Program()
-    block = main.global_block()
-    block.create_var(name="x", shape=[-1, 2], dtype="float32")
-    block.create_var(name="y", dtype="float32")
-    block.append_op("leaky_relu", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
-                    attrs={"alpha": 0.5})
+    main = _x_to_y("leaky_relu", {"alpha": 0.5})
     del main.desc.blocks[0].ops[0].attrs[:]
     x = np.array([[-1.0, 2.0]], np.float32)
     exe = pir.Executor()
@@ -755,12 +760,7 @@ def test_an_attribute_the_desc_leaves_out_takes_the_spec_s_default():
 
 def test_an_attribute_of_the_wrong_type_is_refused_before_the_kernel_runs():
     """The desc's attribute problems come first, then the slots' (both from the spec)."""
-    program = pir.Program()
-    block = program.global_block()
-    block.create_var(name="x", shape=[-1, 2], dtype="float32")
-    block.create_var(name="y", dtype="float32")
-    block.append_op("scale", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
-                    attrs={"scale": 2.0})
+    program = _x_to_y("scale", {"scale": 2.0})
     op = program.desc.blocks[0].ops[0]
     (attr,) = [a for a in op.attrs if a.name == "scale"]
     attr.type, attr.s = pir.proto.framework_pb2.STRING, "2"
