@@ -1,6 +1,6 @@
 """What compiling a plan costs per op, beside its kernels (issue 24: <= 0.1 ms per op).
 
-    python -m bench.compile_cost [--model mobilenet_v3_small] [--runs 7]
+    python -m bench.compile_cost [--model mobilenet_v3_small] [--runs 7] [--threads 1]
 
 Builds the model with paddle-ir's layers (bench/zoo_models.py, saved once into a
 temporary directory), then in one process loads it afresh `--runs` times (a new
@@ -14,7 +14,9 @@ the loaded program (after the load-time passes):
 - load: `load_inference_model` with its passes, for the whole model.
 
 Times are the main thread's CPU time (`time.thread_time`): OpenBLAS's threads spin
-after each GEMM, and a loaded machine's waiting is not the compiler's cost. The
+after each GEMM, and a loaded machine's waiting is not the compiler's cost. BLAS
+runs on `--threads` threads (default 1): with two, a warm run of a 6 ms model
+measured 96-192 ms on a loaded machine, the pool's waiting. The
 first load (imports, first calls) is not counted.
 """
 
@@ -33,6 +35,7 @@ import numpy as np
 import paddle_ir as pir
 from bench import zoo_models
 from paddle_ir.executor import plan as plan_module
+from paddle_ir.executor.threads import limit_threads
 
 
 def measure(model_dir: str, runs: int) -> dict:
@@ -70,7 +73,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", choices=zoo_models.MODELS, default="mobilenet_v3_small")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads (the zoo's 1)")
     args = parser.parse_args(argv)
+    limit_threads(args.threads)
     with tempfile.TemporaryDirectory(prefix="paddle-ir-compile-") as tmp:
         model_dir = zoo_models.build(args.model, os.path.join(tmp, args.model))
         r = measure(model_dir, args.runs)
